@@ -1,0 +1,55 @@
+/**
+ * The wallet's pure balance rules: given the known buckets of one currency and a request, either
+ * the postings to commit or a rejection. No I/O; the actor feeds it and commits what it returns.
+ */
+import { Bucket, type Posting } from "../../sql/LedgerRepo.ts"
+
+export const TREASURY_WALLET_ID = -1n
+
+export interface Buckets {
+  free: bigint
+  lockOut: bigint
+  lockIn: bigint
+  lockOrders: bigint
+}
+
+export const emptyBuckets = (): Buckets => ({ free: 0n, lockOut: 0n, lockIn: 0n, lockOrders: 0n })
+
+export type Decision =
+  | { readonly _tag: "Post"; readonly postings: ReadonlyArray<Posting> }
+  | { readonly _tag: "Reject"; readonly rule: "BalanceNotEnough" }
+
+/** Treasury credit or debit of the free bucket; a debit needs the free balance to cover it. */
+export const treasuryPosting = (
+  walletId: bigint,
+  known: Buckets,
+  currency: string,
+  amount: bigint,
+  direction: "credit" | "debit"
+): Decision => {
+  if (amount <= 0n) throw new Error("invariant: treasury amount must be positive")
+  if (direction === "debit" && known.free < amount) return { _tag: "Reject", rule: "BalanceNotEnough" }
+  const sign = direction === "credit" ? 1n : -1n
+  return {
+    _tag: "Post",
+    postings: [
+      { walletId, currency, bucket: Bucket.free, delta: sign * amount },
+      { walletId: TREASURY_WALLET_ID, currency, bucket: Bucket.free, delta: -sign * amount }
+    ]
+  }
+}
+
+/** Applies committed postings of this wallet to the known buckets. */
+export const applyPostings = (walletId: bigint, known: Map<string, Buckets>, postings: ReadonlyArray<Posting>): void => {
+  for (const posting of postings) {
+    if (posting.walletId !== walletId) continue
+    const buckets = known.get(posting.currency)
+    if (buckets === undefined) continue
+    switch (posting.bucket) {
+      case Bucket.free: buckets.free += posting.delta; break
+      case Bucket.lockOut: buckets.lockOut += posting.delta; break
+      case Bucket.lockIn: buckets.lockIn += posting.delta; break
+      case Bucket.lockOrders: buckets.lockOrders += posting.delta; break
+    }
+  }
+}

@@ -1,0 +1,28 @@
+/** The whole HTTP contract: one group per area of SPEC "Base paths". */
+import { HttpApi, OpenApi } from "effect/http-api"
+import { GeneralApi } from "./api/GeneralApi.ts"
+import { InvestApi } from "./api/InvestApi.ts"
+import { MarketApi } from "./api/MarketApi.ts"
+import { PaymentApi } from "./api/PaymentApi.ts"
+import { PayordersApi } from "./api/PayordersApi.ts"
+import { PrivateApi } from "./api/PrivateApi.ts"
+import { PublicApi } from "./api/PublicApi.ts"
+import { WalletApi } from "./api/WalletApi.ts"
+import { envelopeErrors } from "./OpenApiEnvelope.ts"
+
+export class Api extends HttpApi.make("core")
+  .add(PublicApi)
+  .add(GeneralApi)
+  .add(WalletApi)
+  .add(MarketApi)
+  .add(InvestApi)
+  .add(PayordersApi)
+  .add(PaymentApi)
+  .add(PrivateApi)
+  .annotateMerge(OpenApi.annotations({
+    title: "Core wallet service",
+    version: "1.0.0",
+    description: "Every response is the envelope { result, error, id, cursor? }. Errors carry a stable code; see the ErrorEnvelope schema.",
+    transform: envelopeErrors
+  }))
+{}

@@ -1,0 +1,91 @@
+/**
+ * Every expected rejection of the API, each named after the rule it enforces, with its HTTP
+ * status and its stable error code (CONTRACT C4). SPEC's five codes keep their numbers; the
+ * rest live in 10000-10999. `errorCodes` is the one table the envelope middleware and the
+ * OpenAPI document read.
+ */
+import { Schema } from "effect"
+
+const fields = { message: Schema.String }
+
+/** 10001: the request is malformed (wrong type, missing field, bad JSON); the message names the field. */
+export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", fields, { httpApiStatus: 400 }) {}
+/** 10002 (SPEC): the free balance does not cover the amount plus fee. */
+export class BalanceNotEnough extends Schema.TaggedError<BalanceNotEnough>()("BalanceNotEnough", fields, { httpApiStatus: 400 }) {}
+/** 10008 (SPEC): sender and recipient are the same wallet. */
+export class SameAccounts extends Schema.TaggedError<SameAccounts>()("SameAccounts", fields, { httpApiStatus: 400 }) {}
+/** 10014 (SPEC): the amount does not match what the operation requires. */
+export class InvalidAmount extends Schema.TaggedError<InvalidAmount>()("InvalidAmount", fields, { httpApiStatus: 400 }) {}
+/** 10094 (SPEC): the wallet holds the maximum number of open orders. */
+export class MaxActiveOrdersExceeded extends Schema.TaggedError<MaxActiveOrdersExceeded>()("MaxActiveOrdersExceeded", fields, { httpApiStatus: 400 }) {}
+/** 10130 (SPEC): the client nonce was used before. */
+export class NonceExists extends Schema.TaggedError<NonceExists>()("NonceExists", fields, { httpApiStatus: 400 }) {}
+/** 10020: the currency is not in the catalogue. */
+export class UnknownCurrency extends Schema.TaggedError<UnknownCurrency>()("UnknownCurrency", fields, { httpApiStatus: 400 }) {}
+/** 10021: the amount has more decimals than its currency. */
+export class TooManyDecimals extends Schema.TaggedError<TooManyDecimals>()("TooManyDecimals", fields, { httpApiStatus: 400 }) {}
+/** 10022: the currency is not enabled for this operation. */
+export class CurrencyNotEnabled extends Schema.TaggedError<CurrencyNotEnabled>()("CurrencyNotEnabled", fields, { httpApiStatus: 400 }) {}
+/** 10030: no such wallet (or not visible to the caller). */
+export class WalletNotFound extends Schema.TaggedError<WalletNotFound>()("WalletNotFound", fields, { httpApiStatus: 404 }) {}
+/** 10031: the wallet's flags forbid the operation (WalletBlock, InnerTransferBlock, Deleted). */
+export class WalletBlocked extends Schema.TaggedError<WalletBlocked>()("WalletBlocked", fields, { httpApiStatus: 400 }) {}
+/** 10032: a field value is outside its allowed range or set (the message names the field and rule). */
+export class FieldRuleViolated extends Schema.TaggedError<FieldRuleViolated>()("FieldRuleViolated", fields, { httpApiStatus: 400 }) {}
+/** 10040: no such terminal. */
+export class TerminalNotFound extends Schema.TaggedError<TerminalNotFound>()("TerminalNotFound", fields, { httpApiStatus: 404 }) {}
+/** 10041: the network already has its one Base terminal. */
+export class BaseTerminalExists extends Schema.TaggedError<BaseTerminalExists>()("BaseTerminalExists", fields, { httpApiStatus: 400 }) {}
+/** 10042: the built-in internal terminal cannot be replaced or re-typed. */
+export class TerminalReadOnly extends Schema.TaggedError<TerminalReadOnly>()("TerminalReadOnly", fields, { httpApiStatus: 400 }) {}
+/** 10050: no rate can be derived for the pair (direct, via USDT, via BTC). */
+export class RateNotFound extends Schema.TaggedError<RateNotFound>()("RateNotFound", fields, { httpApiStatus: 404 }) {}
+/** 10060: an externalId was reused with a different body. */
+export class ExternalIdConflict extends Schema.TaggedError<ExternalIdConflict>()("ExternalIdConflict", fields, { httpApiStatus: 400 }) {}
+/** 10070: the request carries more items than the action allows. */
+export class TooManyItems extends Schema.TaggedError<TooManyItems>()("TooManyItems", fields, { httpApiStatus: 400 }) {}
+/** 10401: missing or wrong credential. */
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", fields, { httpApiStatus: 401 }) {}
+/** 10403: a valid credential for something it does not own. */
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", fields, { httpApiStatus: 403 }) {}
+/** 10404: unknown action or resource. */
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", fields, { httpApiStatus: 404 }) {}
+/** 10429: rate limited or the service is shedding load. */
+export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", fields, { httpApiStatus: 429 }) {}
+/** 10500: unexpected failure; the message never carries internals. */
+export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", fields, { httpApiStatus: 500 }) {}
+
+/** The one table of error codes: tag → [code, HTTP status]. */
+export const errorCodes = {
+  InvalidRequest: [10001, 400],
+  BalanceNotEnough: [10002, 400],
+  SameAccounts: [10008, 400],
+  InvalidAmount: [10014, 400],
+  MaxActiveOrdersExceeded: [10094, 400],
+  NonceExists: [10130, 400],
+  UnknownCurrency: [10020, 400],
+  TooManyDecimals: [10021, 400],
+  CurrencyNotEnabled: [10022, 400],
+  WalletNotFound: [10030, 404],
+  WalletBlocked: [10031, 400],
+  FieldRuleViolated: [10032, 400],
+  TerminalNotFound: [10040, 404],
+  BaseTerminalExists: [10041, 400],
+  TerminalReadOnly: [10042, 400],
+  RateNotFound: [10050, 404],
+  ExternalIdConflict: [10060, 400],
+  TooManyItems: [10070, 400],
+  Unauthorized: [10401, 401],
+  Forbidden: [10403, 403],
+  NotFound: [10404, 404],
+  RateLimited: [10429, 429],
+  InternalError: [10500, 500]
+} as const satisfies Record<string, readonly [number, number]>
+
+export type ErrorTag = keyof typeof errorCodes
+
+export const codeOf = (tag: string): number | undefined =>
+  (errorCodes as Record<string, readonly [number, number]>)[tag]?.[0]
+
+/** The errors every authenticated endpoint may answer besides its own. */
+export const AuthErrors = [Unauthorized, Forbidden] as const

@@ -1,0 +1,63 @@
+/**
+ * Identifiers cross the API as 64-bit integers written as decimal strings (CONTRACT C5).
+ * Requests may send a JSON integer or a string; responses always carry the canonical string.
+ */
+import { Schema, SchemaGetter } from "effect"
+
+const INT64_MIN = -(2n ** 63n)
+const INT64_MAX = 2n ** 63n - 1n
+const int64Pattern = /^-?(0|[1-9][0-9]{0,18})$/
+
+export const isInt64String = (text: string): boolean => {
+  if (!int64Pattern.test(text)) return false
+  const value = BigInt(text)
+  return value >= INT64_MIN && value <= INT64_MAX
+}
+
+const int64Check = Schema.makeFilter<string>(
+  (text) => isInt64String(text) || "must be a 64-bit integer written as a decimal string",
+  { expected: "a 64-bit integer as a decimal string" }
+)
+
+/** The canonical form: a decimal string inside the int64 range. */
+export const Int64String = Schema.String.check(int64Check).annotate({
+  description: "64-bit integer as a decimal string",
+  examples: ["1732260000000000"]
+})
+
+/** What a request may send: a decimal string or a JSON safe integer. */
+export const Int64 = Schema.Union([Schema.String, Schema.Number]).pipe(
+  Schema.decodeTo(Int64String, {
+    decode: SchemaGetter.transform((input: string | number) =>
+      typeof input === "number" ? (Number.isSafeInteger(input) ? String(input) : "not-an-int64") : input
+    ),
+    encode: SchemaGetter.transform((text: string) => text)
+  })
+)
+
+export const WalletId = Int64.pipe(Schema.brand("WalletId"))
+export type WalletId = typeof WalletId.Type
+export const WalletIdOut = Int64String.pipe(Schema.brand("WalletId"))
+
+export const ClientId = Int64.pipe(Schema.brand("ClientId"))
+export type ClientId = typeof ClientId.Type
+export const ClientIdOut = Int64String.pipe(Schema.brand("ClientId"))
+
+export const TxId = Int64.pipe(Schema.brand("TxId"))
+export type TxId = typeof TxId.Type
+export const TxIdOut = Int64String.pipe(Schema.brand("TxId"))
+
+export const AppId = Int64.pipe(Schema.brand("AppId"))
+export type AppId = typeof AppId.Type
+export const AppIdOut = Int64String.pipe(Schema.brand("AppId"))
+
+export const TerminalId = Int64.pipe(Schema.brand("TerminalId"))
+export type TerminalId = typeof TerminalId.Type
+export const TerminalIdOut = Int64String.pipe(Schema.brand("TerminalId"))
+
+/** Ids and ticks built inside the service are minted through these, never by casting at call sites. */
+export const walletId = (value: bigint | string): WalletId => String(value) as WalletId
+export const clientId = (value: bigint | string): ClientId => String(value) as ClientId
+export const txId = (value: bigint | string): TxId => String(value) as TxId
+export const appId = (value: bigint | string): AppId => String(value) as AppId
+export const terminalId = (value: bigint | string): TerminalId => String(value) as TerminalId

@@ -1,0 +1,65 @@
+/**
+ * Money at the edge. Requests carry amounts as decimal strings or JSON numbers (CONTRACT C5);
+ * inside the service an amount is a bigint count of the currency's minor units. Conversion to
+ * and from minor units needs the currency's decimals, so it happens in the service, which
+ * names the field when an amount has more decimals than its currency allows.
+ */
+import { BigNumber } from "bignumber.js"
+import { Schema, SchemaGetter } from "effect"
+
+/** Integer digits allowed in any amount: far above any real balance, far below NUMERIC(78). */
+export const amountIntegerDigitsMax = 24
+/** Fraction digits accepted syntactically; the currency's own decimals are checked later. */
+export const amountFractionDigitsMax = 18
+
+const decimalPattern = new RegExp(`^[0-9]{1,${amountIntegerDigitsMax}}(\\.[0-9]{1,${amountFractionDigitsMax}})?$`)
+
+const toDecimalText = (input: string | number): string => {
+  if (typeof input === "number") {
+    return Number.isFinite(input) ? new BigNumber(input).toFixed() : "NaN"
+  }
+  return input.trim()
+}
+
+const positiveDecimal = Schema.makeFilter<string>(
+  (text) => {
+    if (!decimalPattern.test(text)) {
+      return `must be a positive decimal with at most ${amountIntegerDigitsMax} integer and ${amountFractionDigitsMax} fraction digits`
+    }
+    return /[1-9]/.test(text) || "must be greater than 0"
+  },
+  { expected: "a positive decimal amount" }
+)
+
+/** A positive amount as a canonical decimal string (no exponent, no sign). */
+export const PositiveAmount = Schema.Union([Schema.String, Schema.Number]).pipe(
+  Schema.decodeTo(Schema.String.check(positiveDecimal), {
+    decode: SchemaGetter.transform(toDecimalText),
+    encode: SchemaGetter.transform((text: string) => text)
+  })
+).annotate({ description: "Positive decimal amount: a decimal string or a JSON number", examples: ["12.5"] })
+
+/** A decimal output that SPEC types as a JSON number. */
+export const AmountNumber = Schema.Number
+
+export type AmountParseFailure = "TooManyDecimals"
+
+/** Decimal text to minor units; undefined when the text has more decimals than the currency. */
+export const toMinorUnits = (text: string, decimals: number): bigint | undefined => {
+  const [whole, fraction = ""] = text.split(".")
+  const trimmed = fraction.replace(/0+$/, "")
+  if (trimmed.length > decimals) return undefined
+  return BigInt(whole + trimmed.padEnd(decimals, "0"))
+}
+
+/** Minor units to a canonical decimal string. */
+export const fromMinorUnits = (minor: bigint, decimals: number): string => {
+  const negative = minor < 0n
+  const digits = (negative ? -minor : minor).toString().padStart(decimals + 1, "0")
+  const whole = digits.slice(0, digits.length - decimals)
+  const fraction = decimals > 0 ? digits.slice(digits.length - decimals).replace(/0+$/, "") : ""
+  return (negative ? "-" : "") + whole + (fraction.length > 0 ? "." + fraction : "")
+}
+
+/** Minor units to the JSON number SPEC asks for (display only; never fed back into arithmetic). */
+export const minorToNumber = (minor: bigint, decimals: number): number => Number(fromMinorUnits(minor, decimals))

@@ -1,0 +1,159 @@
+/** Reference data: currencies, terminals, rates, tariffs. */
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+
+export interface CurrencyRow {
+  readonly code: string
+  readonly name: string
+  readonly decimals: number
+  readonly exchange_enabled: boolean
+  readonly is_base: boolean
+}
+
+export const allCurrencies = SqlClient.SqlClient.use((sql) =>
+  sql<CurrencyRow>`SELECT code, name, decimals, exchange_enabled, is_base FROM currencies ORDER BY sort_order, code`)
+
+export interface TerminalRow {
+  readonly id: bigint
+  readonly type_network: number
+  readonly type_contract: number
+  readonly currency: string | null
+  readonly decimals: number
+  readonly address_contract: string | null
+  readonly name: string | null
+  readonly tag: string | null
+  readonly priority: number | null
+  readonly network_fee: string | null
+  readonly display_name: string | null
+  readonly icon_code: string | null
+  readonly flags: number
+  readonly default_hot_address: string | null
+  readonly default_system_wallet_id: bigint | null
+  readonly wallet_groups: ReadonlyArray<number>
+  readonly last_block: bigint | null
+  readonly built_in: boolean
+}
+
+const terminalColumns = `id, type_network, type_contract, currency, decimals, address_contract, name, tag, priority,
+  network_fee::text AS network_fee, display_name, icon_code, flags, default_hot_address, default_system_wallet_id,
+  wallet_groups, last_block, built_in`
+
+export const allTerminals = SqlClient.SqlClient.use((sql) =>
+  sql<TerminalRow>`SELECT ${sql.literal(terminalColumns)} FROM terminals ORDER BY COALESCE(priority, 0) DESC, id`)
+
+export const findTerminal = (id: string) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(sql<TerminalRow>`SELECT ${sql.literal(terminalColumns)} FROM terminals WHERE id = ${id}`, (rows) => rows[0]))
+
+export const baseTerminalOf = (typeNetwork: number) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(sql<{ id: bigint }>`SELECT id FROM terminals WHERE type_network = ${typeNetwork} AND type_contract = 0 AND NOT built_in`,
+      (rows) => rows[0]))
+
+export interface TerminalValues {
+  readonly typeNetwork: number
+  readonly typeContract: number
+  readonly currency: string
+  readonly decimals: number
+  readonly addressContract: string | null
+  readonly name: string | null
+  readonly tag: string | null
+  readonly priority: number | null
+  readonly networkFee: string | null
+  readonly displayName: string | null
+  readonly iconCode: string | null
+  readonly flags: number
+  readonly defaultHotAddress: string | null
+  readonly defaultSystemWalletId: string | null
+  readonly walletGroups: ReadonlyArray<number>
+}
+
+export const insertTerminal = (t: TerminalValues) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(sql<TerminalRow>`INSERT INTO terminals (type_network, type_contract, currency, decimals, address_contract, name, tag,
+        priority, network_fee, display_name, icon_code, flags, default_hot_address, default_system_wallet_id, wallet_groups)
+      VALUES (${t.typeNetwork}, ${t.typeContract}, ${t.currency}, ${t.decimals}, ${t.addressContract}, ${t.name}, ${t.tag},
+        ${t.priority}, ${t.networkFee}::numeric, ${t.displayName}, ${t.iconCode}, ${t.flags}, ${t.defaultHotAddress},
+        ${t.defaultSystemWalletId}::bigint, ${"{" + t.walletGroups.join(",") + "}"}::integer[])
+      RETURNING ${sql.literal(terminalColumns)}`, ([row]) => row))
+
+/**
+ * The update_network write: nullable attributes arrive as "keep" (undefined/null), "clear" ("" or 0
+ * mapped to SQL NULL by the service via `clear`), or a value; the always-written fields are set
+ * unconditionally; identity and scanner fields are not in the statement at all.
+ */
+export interface TerminalPatch {
+  readonly name: { readonly keep: true } | { readonly keep: false; readonly value: string | null }
+  readonly tag: { readonly keep: true } | { readonly keep: false; readonly value: string | null }
+  readonly priority: { readonly keep: true } | { readonly keep: false; readonly value: number | null }
+  readonly networkFee: { readonly keep: true } | { readonly keep: false; readonly value: string | null }
+  readonly displayName: { readonly keep: true } | { readonly keep: false; readonly value: string | null }
+  readonly iconCode: { readonly keep: true } | { readonly keep: false; readonly value: string | null }
+  readonly flags: number
+  readonly defaultHotAddress: string | null
+  readonly defaultSystemWalletId: string | null
+  readonly walletGroups: ReadonlyArray<number>
+}
+
+export const updateTerminal = (id: string, p: TerminalPatch) =>
+  SqlClient.SqlClient.use((sql) => {
+    const set = <A>(column: string, field: { readonly keep: true } | { readonly keep: false; readonly value: A }, cast: string) =>
+      field.keep ? sql`` : sql`, ${sql.literal(column)} = ${field.value as any}::${sql.literal(cast)}`
+    return Effect.map(sql<TerminalRow>`UPDATE terminals SET
+        flags = ${p.flags},
+        default_hot_address = ${p.defaultHotAddress},
+        default_system_wallet_id = ${p.defaultSystemWalletId}::bigint,
+        wallet_groups = ${"{" + p.walletGroups.join(",") + "}"}::integer[]
+        ${set("name", p.name, "text")}
+        ${set("tag", p.tag, "text")}
+        ${set("priority", p.priority, "integer")}
+        ${set("network_fee", p.networkFee, "numeric")}
+        ${set("display_name", p.displayName, "text")}
+        ${set("icon_code", p.iconCode, "text")}
+      WHERE id = ${id}
+      RETURNING ${sql.literal(terminalColumns)}`, (rows) => rows[0])
+  })
+
+export interface RateRow {
+  readonly from_currency: string
+  readonly to_currency: string
+  readonly rate: string
+}
+
+export const allRates = SqlClient.SqlClient.use((sql) =>
+  sql<RateRow>`SELECT from_currency, to_currency, rate::text AS rate FROM rates ORDER BY from_currency, to_currency`)
+
+export const upsertRates = (rates: ReadonlyArray<{ readonly from: string; readonly to: string; readonly rate: string }>) =>
+  SqlClient.SqlClient.use((sql) =>
+    sql.withTransaction(Effect.forEach(rates, (r) =>
+      sql`INSERT INTO rates (from_currency, to_currency, rate, updated_at) VALUES (${r.from}, ${r.to}, ${r.rate}::numeric, now())
+        ON CONFLICT (from_currency, to_currency) DO UPDATE SET rate = EXCLUDED.rate, updated_at = now()`, { discard: true })))
+
+export interface TariffRow {
+  readonly tx_class: string
+  readonly currency: string
+  readonly wallet_group: number | null
+  readonly type_tx: number | null
+  readonly fee_fixed: string
+  readonly fee_percent: string
+  readonly min_amount: string | null
+  readonly max_amount: string | null
+  readonly profit_wallet_id: bigint | null
+}
+
+export const allTariffs = SqlClient.SqlClient.use((sql) =>
+  sql<TariffRow>`SELECT tx_class, currency, wallet_group, type_tx, fee_fixed::text AS fee_fixed, fee_percent::text AS fee_percent,
+      min_amount::text AS min_amount, max_amount::text AS max_amount, profit_wallet_id
+    FROM tariffs ORDER BY id`)
+
+/** set_tariffs replaces the whole rule set atomically. */
+export const replaceTariffs = (rules: ReadonlyArray<TariffRow>) =>
+  SqlClient.SqlClient.use((sql) =>
+    sql.withTransaction(Effect.gen(function*() {
+      yield* sql`DELETE FROM tariffs`
+      for (const r of rules) {
+        yield* sql`INSERT INTO tariffs (tx_class, currency, wallet_group, type_tx, fee_fixed, fee_percent, min_amount, max_amount, profit_wallet_id)
+          VALUES (${r.tx_class}, ${r.currency}, ${r.wallet_group}, ${r.type_tx}, ${r.fee_fixed}::numeric, ${r.fee_percent}::numeric,
+            ${r.min_amount}::numeric, ${r.max_amount}::numeric, ${r.profit_wallet_id}::bigint)`
+      }
+    })))

@@ -1,0 +1,101 @@
+/** Wallets and clients. */
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+
+export interface WalletRow {
+  readonly id: bigint
+  readonly client_id: bigint
+  readonly project: number
+  readonly wallet_group: number
+  readonly flags: number
+  readonly name: string
+  readonly sort_order: number
+  readonly max_addr_count: number
+  readonly address: string
+  readonly timetick_update: bigint
+}
+
+export interface WalletPatch {
+  readonly flags: number | null
+  readonly walletGroup: number | null
+  readonly project: number | null
+  readonly maxAddrCount: number | null
+  readonly name: string | null
+  readonly sortOrder: number | null
+}
+
+const columns = "id, client_id, project, wallet_group, flags, name, sort_order, max_addr_count, address, timetick_update"
+
+export const findWallet = (id: string) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(sql<WalletRow>`SELECT ${sql.literal(columns)} FROM wallets WHERE id = ${id}`, (rows) => rows[0]))
+
+export const listWallets = (options: { readonly clientId?: string | undefined; readonly fromId?: string | undefined; readonly limit: number }) =>
+  SqlClient.SqlClient.use((sql) =>
+    sql<WalletRow>`SELECT ${sql.literal(columns)} FROM wallets
+      WHERE id > 0
+        ${options.clientId !== undefined ? sql`AND client_id = ${options.clientId}` : sql``}
+        ${options.fromId !== undefined ? sql`AND id > ${options.fromId}` : sql``}
+      ORDER BY id LIMIT ${options.limit}`)
+
+export const walletsOfClient = (clientId: string) =>
+  SqlClient.SqlClient.use((sql) =>
+    sql<WalletRow>`SELECT ${sql.literal(columns)} FROM wallets WHERE client_id = ${clientId} AND id > 0 ORDER BY sort_order, id`)
+
+export const nextWalletId = SqlClient.SqlClient.use((sql) =>
+  Effect.map(sql<{ id: bigint }>`SELECT nextval('wallet_ids') AS id`, ([row]) => BigInt(row.id)))
+
+export const upsertClient = (client: {
+  readonly id: string
+  readonly crmId: string | null
+  readonly phone: string | null
+  readonly messengerId: string | null
+}) =>
+  SqlClient.SqlClient.use((sql) =>
+    sql`INSERT INTO clients (id, crm_id, phone, messenger_id)
+      VALUES (${client.id}, ${client.crmId}, ${client.phone}, ${client.messengerId})
+      ON CONFLICT (id) DO UPDATE SET
+        crm_id = COALESCE(EXCLUDED.crm_id, clients.crm_id),
+        phone = COALESCE(EXCLUDED.phone, clients.phone),
+        messenger_id = COALESCE(EXCLUDED.messenger_id, clients.messenger_id)`)
+
+export const clientHasDefault = (clientId: string) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(sql<{ n: bigint }>`SELECT count(*) AS n FROM wallets WHERE client_id = ${clientId} AND (flags & 16) <> 0`,
+      ([row]) => BigInt(row.n) > 0n))
+
+export const insertWallet = (wallet: Omit<WalletRow, "max_addr_count">) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(sql<WalletRow>`INSERT INTO wallets (id, client_id, project, wallet_group, flags, name, sort_order, address, timetick_update)
+      VALUES (${wallet.id}, ${wallet.client_id}, ${wallet.project}, ${wallet.wallet_group}, ${wallet.flags}, ${wallet.name},
+        ${wallet.sort_order}, ${wallet.address}, ${wallet.timetick_update})
+      RETURNING ${sql.literal(columns)}`, ([row]) => row))
+
+/** Applies a null-keeps patch; a new IsDefault clears the flag on the owner's other wallets first. */
+export const patchWallet = (id: string, patch: WalletPatch, tick: bigint) =>
+  SqlClient.SqlClient.use((sql) =>
+    sql.withTransaction(Effect.gen(function*() {
+      // Lock the owner's wallets so two concurrent default changes reconcile to exactly one default.
+      const [target] = yield* sql<WalletRow>`SELECT ${sql.literal(columns)} FROM wallets WHERE id = ${id} FOR UPDATE`
+      if (target === undefined) return undefined
+      if (patch.flags !== null && (patch.flags & 16) !== 0) {
+        yield* sql`SELECT id FROM wallets WHERE client_id = ${target.client_id} ORDER BY id FOR UPDATE`
+        yield* sql`UPDATE wallets SET flags = flags & ~16, timetick_update = ${tick}
+          WHERE client_id = ${target.client_id} AND id <> ${id} AND (flags & 16) <> 0`
+      }
+      const [row] = yield* sql<WalletRow>`UPDATE wallets SET
+          flags = COALESCE(${patch.flags}::integer, flags),
+          wallet_group = COALESCE(${patch.walletGroup}::smallint, wallet_group),
+          project = COALESCE(${patch.project}::integer, project),
+          max_addr_count = COALESCE(${patch.maxAddrCount}::integer, max_addr_count),
+          name = COALESCE(${patch.name}::text, name),
+          sort_order = COALESCE(${patch.sortOrder}::integer, sort_order),
+          timetick_update = ${tick}
+        WHERE id = ${id}
+        RETURNING ${sql.literal(columns)}`
+      return row
+    })))
+
+export const findWalletByAddress = (address: string) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(sql<WalletRow>`SELECT ${sql.literal(columns)} FROM wallets WHERE address = ${address}`, (rows) => rows[0]))

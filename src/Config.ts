@@ -1,0 +1,52 @@
+/**
+ * Configuration (CONTRACT C1) and every limit of the service as a named constant: environment
+ * variables with their defaults, read once at start.
+ */
+import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+
+export interface AppConfig {
+  readonly databaseUrl: Option.Option<Redacted.Redacted>
+  readonly dataDir: string
+  readonly host: string
+  readonly port: number
+  readonly monitoringHost: string
+  readonly monitoringPort: number
+  readonly serviceKeys: ReadonlyArray<string>
+  readonly logLevel: string
+  readonly poolSize: number
+  readonly maxResidentEntities: number
+}
+
+export class AppConfigService extends Context.Service<AppConfigService, AppConfig>()("core/Config") {
+  static readonly fromEnv = Layer.effect(
+    AppConfigService,
+    Effect.gen(function*() {
+      const databaseUrl = yield* Config.option(Config.Redacted("DATABASE_URL"))
+      const keys = yield* Config.String("SERVICE_KEYS").pipe(Config.withDefault(""))
+      return AppConfigService.of({
+        databaseUrl: Option.filter(databaseUrl, (url) => Redacted.value(url).trim().length > 0),
+        dataDir: yield* Config.String("DATA_DIR").pipe(Config.withDefault("./data")),
+        host: yield* Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),
+        port: yield* Config.Port("PORT").pipe(Config.withDefault(8080)),
+        monitoringHost: yield* Config.String("MONITORING_HOST").pipe(Config.withDefault("127.0.0.1")),
+        monitoringPort: yield* Config.Port("MONITORING_PORT").pipe(Config.withDefault(9464)),
+        serviceKeys: keys.split(",").map((key) => key.trim()).filter((key) => key.length > 0),
+        logLevel: yield* Config.String("LOG_LEVEL").pipe(Config.withDefault("info")),
+        poolSize: yield* Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),
+        maxResidentEntities: yield* Config.Int("MAX_RESIDENT_ENTITIES").pipe(Config.withDefault(100_000))
+      })
+    })
+  )
+}
+
+/** Limits (TigerBeetle style: a bound on everything, in one place). */
+export const limits = {
+  sessionTtlSecondsDefault: 86_400,
+  ledgerBatchMax: 256,
+  ledgerQueueMax: 8_192,
+  ledgerLingerMs: 1,
+  walletMailboxMax: 1_024,
+  walletIdleSeconds: 300,
+  getWalletsPageMax: 1000,
+  requestBodyBytesMax: 1_048_576
+} as const

@@ -1,0 +1,66 @@
+/**
+ * Wiring: configuration → database (migrated) → actor runtime and services → HTTP API with its
+ * credential middleware and envelope → the public server, plus the private monitoring server.
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { MessageStorage, RunnerHealth, Runners, RunnerStorage, Sharding, ShardingConfig } from "effect/cluster"
+import { HttpRouter } from "effect/http"
+import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
+import { createServer } from "node:http"
+import { WalletEntityLayer } from "../actors/wallet/Behaviour.ts"
+import { Api } from "../schema/Api.ts"
+import { AppConfigService } from "./Config.ts"
+import { MigratedDatabase } from "./db/Database.ts"
+import { MerchantAuthLive, ServiceAuthLive, SessionAuthLive } from "./http/Auth.ts"
+import { EnvelopeLayer } from "./http/EnvelopeMiddleware.ts"
+import { GeneralHandlers } from "./http/handlers/GeneralHandlers.ts"
+import { InvestHandlers, MarketHandlers, PaymentHandlers, PayordersHandlers } from "./http/handlers/AreaHandlers.ts"
+import { PrivateHandlers } from "./http/handlers/PrivateHandlers.ts"
+import { PublicHandlers } from "./http/handlers/PublicHandlers.ts"
+import { WalletHandlers } from "./http/handlers/WalletHandlers.ts"
+import { Metrics } from "./monitoring/Metrics.ts"
+import { MonitoringServer } from "./monitoring/MonitoringServer.ts"
+import { Credentials } from "./services/Credentials.ts"
+import { Currencies } from "./services/Currencies.ts"
+import { LedgerWriter } from "./services/LedgerWriter.ts"
+import { Rates } from "./services/Rates.ts"
+import { Tariffs } from "./services/Tariffs.ts"
+import { Terminals } from "./services/Terminals.ts"
+import { Treasury } from "./services/Treasury.ts"
+import { Wallets } from "./services/Wallets.ts"
+import { TimeTicks } from "./TimeTicks.ts"
+
+/** Single runner (the default): every entity in this process, messages in memory (they are volatile). */
+const ActorRuntime = Layer.unwrap(AppConfigService.useSync((config) =>
+  Sharding.layer.pipe(
+    Layer.provideMerge(Runners.layerNoop),
+    Layer.provideMerge(MessageStorage.layerMemory),
+    Layer.provide([RunnerStorage.layerMemory, RunnerHealth.layerNoop]),
+    Layer.provide(ShardingConfig.layer({ entityMaxIdleTime: "5 minutes", maxResidentEntities: config.maxResidentEntities } as any))
+  )))
+
+const Foundation = Layer.mergeAll(Metrics.layer).pipe(Layer.provideMerge(MigratedDatabase))
+
+const Core = Layer.mergeAll(TimeTicks.layer, Currencies.layer, Rates.layer, Tariffs.layer, LedgerWriter.layer, ActorRuntime)
+  .pipe(Layer.provideMerge(Foundation))
+
+const Services = Layer.mergeAll(Wallets.layer, Credentials.layer, Terminals.layer, Treasury.layer, WalletEntityLayer)
+  .pipe(Layer.provideMerge(Core))
+
+const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" }).pipe(
+  Layer.provide([PublicHandlers, GeneralHandlers, WalletHandlers, MarketHandlers, InvestHandlers, PayordersHandlers, PaymentHandlers, PrivateHandlers]),
+  Layer.provide([SessionAuthLive, ServiceAuthLive, MerchantAuthLive])
+)
+
+const Docs = HttpApiSwagger.layer(Api, { path: "/core/swagger/" })
+
+const PublicServer = Layer.unwrap(AppConfigService.useSync((config) =>
+  HttpRouter.serve(Layer.mergeAll(ApiRoutes, Docs, EnvelopeLayer), { disableLogger: true, disableListenLog: true }).pipe(
+    Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+  )))
+
+export const AppLayer = Layer.mergeAll(PublicServer, MonitoringServer).pipe(
+  Layer.provide(Services),
+  Layer.provide(AppConfigService.fromEnv)
+)

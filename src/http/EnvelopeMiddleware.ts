@@ -1,0 +1,100 @@
+/**
+ * Every response is the SPEC envelope (CONTRACT C4). Handlers build successful envelopes; this
+ * global middleware numbers each request (envelope `id` and `X-Request-Id`), and turns every
+ * failure into an error envelope: declared errors keep their code and status, decode failures
+ * become 400/10001 naming the field, unknown routes 404/10404, defects 500/10500 without internals.
+ */
+import { Cause, Effect, Layer } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiError } from "effect/http-api"
+import { RequestId } from "../../schema/Envelope.ts"
+import { codeOf, errorCodes } from "../../schema/Errors.ts"
+import { Metrics } from "../monitoring/Metrics.ts"
+
+let requestCounter = 0
+
+const envelope = (id: number, status: number, code: number, message: string) =>
+  HttpServerResponse.jsonUnsafe({ result: null, error: { code, message }, id }, { status })
+
+const decoder = new TextDecoder()
+
+/** A declared error was encoded by HttpApi as `{ _tag, message }`; re-wrap it. */
+const rewrite = (response: HttpServerResponse.HttpServerResponse, id: number) => {
+  const body = response.body
+  let parsed: any = undefined
+  if (body._tag === "Uint8Array") {
+    try { parsed = JSON.parse(decoder.decode(body.body)) } catch { parsed = undefined }
+  }
+  if (parsed !== null && typeof parsed === "object" && "result" in parsed && "error" in parsed) return response
+  const tag = typeof parsed?._tag === "string" ? parsed._tag : undefined
+  const code = (tag !== undefined ? codeOf(tag) : undefined) ?? statusCode(response.status)
+  const message = typeof parsed?.message === "string" ? parsed.message : defaultMessage(response.status)
+  return envelope(id, response.status, code, message)
+}
+
+const statusCode = (status: number): number =>
+  status === 401 ? errorCodes.Unauthorized[0] : status === 403 ? errorCodes.Forbidden[0] : status === 404 ? errorCodes.NotFound[0]
+    : status === 429 ? errorCodes.RateLimited[0] : status >= 500 ? errorCodes.InternalError[0] : errorCodes.InvalidRequest[0]
+
+const defaultMessage = (status: number): string =>
+  status === 401 ? "missing or invalid credential" : status === 403 ? "forbidden" : status === 404 ? "not found"
+    : status >= 500 ? "internal error" : "invalid request"
+
+/** One line naming the field: "body.walletId: Expected ..." */
+const describeSchemaError = (error: HttpApiError.HttpApiSchemaError): string => {
+  const where = error.kind === "Payload" || error.kind === "Body" ? "body" : error.kind.toLowerCase()
+  const text = String(error.cause?.message ?? "invalid").split("\n")
+  const at = text.find((line) => line.trim().startsWith("at "))
+  const path = at ? at.trim().slice(3).replace(/^\[|\]$/g, "").replace(/"/g, "").replace(/,/g, ".") : ""
+  const first = text[0].trim()
+  return `${where}${path ? "." + path : ""}: ${first}`.slice(0, 500)
+}
+
+const fromCause = (cause: Cause.Cause<unknown>, id: number) => {
+  for (const reason of cause.reasons) {
+    const value: any = reason._tag === "Fail" ? reason.error : reason._tag === "Die" ? reason.defect : undefined
+    if (value === undefined) continue
+    if (HttpApiError.HttpApiSchemaError.is(value)) {
+      if (value.kind === "Body" || value.kind === "ResponseHeaders") break
+      return envelope(id, 400, errorCodes.InvalidRequest[0], describeSchemaError(value))
+    }
+    if (value?._tag === "HttpServerError" || value?._tag === "RouteNotFound" || value?.reason?._tag === "RouteNotFound") {
+      const reasonTag = value.reason?._tag ?? value._tag
+      if (reasonTag === "RouteNotFound") return envelope(id, 404, errorCodes.NotFound[0], "no such action")
+      if (reasonTag === "RequestParseError") return envelope(id, 400, errorCodes.InvalidRequest[0], "body: malformed request body")
+    }
+    if (value?._tag === "HttpApiPayloadTooLarge") return envelope(id, 413, errorCodes.InvalidRequest[0], "body: too large")
+  }
+  if (Cause.hasInterruptsOnly(cause)) return envelope(id, 503, errorCodes.InternalError[0], "request interrupted")
+  return undefined
+}
+
+export const EnvelopeMiddleware = HttpRouter.middleware(
+  Effect.gen(function*() {
+    const metrics = yield* Metrics
+    return ((app: Effect.Effect<HttpServerResponse.HttpServerResponse, any, any>) =>
+      Effect.suspend(() => {
+        const id = ++requestCounter
+        const started = performance.now()
+        return app.pipe(
+          Effect.provideService(RequestId, id),
+          Effect.map((response) => (response.status >= 400 ? rewrite(response, id) : response)),
+          Effect.catchCause((cause) =>
+            Effect.suspend(() => {
+              const known = fromCause(cause, id)
+              if (known !== undefined) return Effect.succeed(known)
+              return Effect.as(Effect.logError("unexpected failure", cause), envelope(id, 500, errorCodes.InternalError[0], "internal error"))
+            })),
+          Effect.flatMap((response) =>
+            HttpServerRequest.HttpServerRequest.useSync((request) => {
+              const path = request.url.split("?")[0]
+              metrics.observeHttp(response.status === 404 ? "unmatched" : path, response.status, performance.now() - started)
+              return HttpServerResponse.setHeader(response, "x-request-id", String(id))
+            }))
+        )
+      })) as any
+  }),
+  { global: true }
+)
+
+export const EnvelopeLayer: Layer.Layer<never, never, HttpRouter.HttpRouter | Metrics> = EnvelopeMiddleware as any

@@ -1,0 +1,51 @@
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../../../schema/Api.ts"
+import { ok } from "../../../schema/Envelope.ts"
+import { InvalidRequest } from "../../../schema/Errors.ts"
+import { fromMinorUnits } from "../../../schema/Money.ts"
+import { TxClass, txClasses } from "../../../schema/Reference.ts"
+import { CurrentSession } from "../../../schema/Security.ts"
+import { Currencies } from "../../services/Currencies.ts"
+import { Tariffs, txClassOfType } from "../../services/Tariffs.ts"
+import { Terminals } from "../../services/Terminals.ts"
+import { Wallets } from "../../services/Wallets.ts"
+import { currencyOut } from "./PrivateHandlers.ts"
+
+const txClassOf = (txType: string): TxClass | undefined =>
+  (txClasses as ReadonlyArray<string>).includes(txType) ? (txType as TxClass) : /^[0-9]{1,3}$/.test(txType) ? txClassOfType(Number(txType)) : undefined
+
+export const GeneralHandlers = HttpApiBuilder.group(Api, "general", Effect.fn(function*(handlers) {
+  const currencies = yield* Currencies
+  const terminals = yield* Terminals
+  const tariffs = yield* Tariffs
+  const wallets = yield* Wallets
+  return handlers
+    .handle("tokens_networks", () =>
+      Effect.gen(function*() {
+        const session = yield* CurrentSession
+        const wallet = yield* Effect.orDie(wallets.get(session.walletId))
+        return yield* ok(yield* terminals.forWallet(wallet.wallet_group))
+      }))
+    .handle("assets", () => ok(currencies.all().map(currencyOut)))
+    .handle("estimate_fee", ({ query }) =>
+      Effect.gen(function*() {
+        const session = yield* CurrentSession
+        const txClass = txClassOf(query.tx_type)
+        if (txClass === undefined) {
+          return yield* new InvalidRequest({ message: `tx_type: expected one of ${txClasses.join(", ")} or a numeric typeTx` })
+        }
+        const currency = yield* currencies.require(query.currency, "currency")
+        const amount = yield* currencies.toMinor(query.amount, currency, "amount")
+        const wallet = yield* Effect.orDie(wallets.get(session.walletId))
+        const typeTx = /^[0-9]+$/.test(query.tx_type) ? Number(query.tx_type) : undefined
+        const quote = yield* tariffs.resolve({ txClass, currency: currency.code, decimals: currency.decimals, amount, walletGroup: wallet.wallet_group, typeTx })
+        return yield* ok({
+          txClass,
+          currency: currency.code,
+          amount: Number(fromMinorUnits(amount, currency.decimals)),
+          fee: Number(fromMinorUnits(quote.fee, currency.decimals)),
+          feeText: fromMinorUnits(quote.fee, currency.decimals)
+        })
+      }))
+}))

@@ -1,0 +1,103 @@
+/**
+ * Credentials (CONTRACT C2): random secrets of 256 bits, stored only as SHA-256 hashes. A secret
+ * is looked up by its hash (a preimage search, so index timing leaks nothing useful) and service
+ * keys are compared hash-to-hash in constant time.
+ */
+import { Context, Effect, Layer, Option } from "effect"
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
+import {
+  deleteSession, findAppByKeyHash, findLiveSession, insertApp, insertServiceKey, insertSession, nextAppId, serviceKeyHashes
+} from "../../sql/CredentialRepo.ts"
+import { findWallet } from "../../sql/WalletRepo.ts"
+import { WalletNotFound } from "../../schema/Errors.ts"
+import { appId, type AppId, clientId, walletId, type WalletId } from "../../schema/Ids.ts"
+import { AppConfigService, limits } from "../Config.ts"
+import { makeDb } from "../db/Sql.ts"
+
+export const hashSecret = (secret: string): Uint8Array => createHash("sha256").update(secret, "utf8").digest()
+export const newSecret = (): string => randomBytes(32).toString("base64url")
+
+const sameHash = (a: Uint8Array, b: Uint8Array) => a.length === b.length && timingSafeEqual(a, b)
+
+export interface SessionIdentity {
+  readonly walletId: WalletId
+  readonly clientId: ReturnType<typeof clientId>
+  readonly project: number
+}
+
+export class Credentials extends Context.Service<Credentials, {
+  readonly createSession: (wallet: WalletId, ttlSeconds: number) => Effect.Effect<{ sid: string; expiresAt: Date }, WalletNotFound>
+  readonly endSession: (sid: string) => Effect.Effect<boolean>
+  readonly session: (sid: string) => Effect.Effect<Option.Option<SessionIdentity>>
+  readonly createApp: (wallet: WalletId, name: string) => Effect.Effect<{ appId: AppId; pkey: string }, WalletNotFound>
+  readonly app: (pkey: string) => Effect.Effect<Option.Option<{ appId: AppId; walletId: WalletId }>>
+  readonly isServiceKey: (key: string) => boolean
+}>()("core/Credentials") {
+  static readonly layer = Layer.effect(
+    Credentials,
+    Effect.gen(function*() {
+      const db = yield* makeDb
+      const config = yield* AppConfigService
+      const serviceHashes: Array<Uint8Array> = config.serviceKeys.map(hashSecret)
+      if (serviceHashes.length === 0) {
+        const stored = yield* db(serviceKeyHashes)
+        if (stored.length === 0) {
+          const key = newSecret()
+          yield* db(insertServiceKey(hashSecret(key), "generated at first start"))
+          // Printed once: only its hash is kept.
+          process.stdout.write(`\nGenerated service key (shown once; set SERVICE_KEYS to choose your own):\n  ${key}\n\n`)
+          serviceHashes.push(hashSecret(key))
+        } else {
+          serviceHashes.push(...stored.map((hash) => new Uint8Array(hash)))
+        }
+      }
+
+      const requireWallet = (wallet: WalletId) =>
+        Effect.flatMap(db(findWallet(wallet)), (row) =>
+          row === undefined || row.id < 0n
+            ? Effect.fail(new WalletNotFound({ message: `walletId: no wallet ${wallet}` }))
+            : Effect.succeed(row))
+
+      return Credentials.of({
+        createSession: (wallet, ttlSeconds) =>
+          Effect.gen(function*() {
+            yield* requireWallet(wallet)
+            const sid = newSecret()
+            const expiresAt = new Date(Date.now() + ttlSeconds * 1000)
+            yield* db(insertSession(hashSecret(sid), wallet, expiresAt))
+            return { sid, expiresAt }
+          }),
+        endSession: (sid) => db(deleteSession(hashSecret(sid))),
+        session: (sid) =>
+          sid.length === 0 || sid.length > 200
+            ? Effect.succeed(Option.none())
+            : Effect.map(db(findLiveSession(hashSecret(sid))), (row) =>
+              row === undefined ? Option.none() : Option.some({
+                walletId: walletId(row.wallet_id), clientId: clientId(row.client_id), project: Number(row.project)
+              })),
+        createApp: (wallet, name) =>
+          Effect.gen(function*() {
+            yield* requireWallet(wallet)
+            const id = yield* db(nextAppId)
+            const pkey = newSecret()
+            yield* db(insertApp(String(id), wallet, name, hashSecret(pkey)))
+            return { appId: appId(id), pkey }
+          }),
+        app: (pkey) =>
+          pkey.length === 0 || pkey.length > 200
+            ? Effect.succeed(Option.none())
+            : Effect.map(db(findAppByKeyHash(hashSecret(pkey))), (row) =>
+              row === undefined ? Option.none() : Option.some({ appId: appId(row.id), walletId: walletId(row.wallet_id) })),
+        isServiceKey: (key) => {
+          if (key.length === 0 || key.length > 200) return false
+          const hash = hashSecret(key)
+          let found = false
+          for (const candidate of serviceHashes) found = sameHash(hash, candidate) || found
+          return found
+        }
+      })
+    })
+  )
+}
+
+export const sessionTtlDefault = limits.sessionTtlSecondsDefault

@@ -1,0 +1,123 @@
+/**
+ * The group-committing ledger writer (ARCHITECTURE "The ledger"). Operations from every actor are
+ * queued; one fiber commits them in batches (one SQL transaction, multi-row statements) and
+ * resolves each operation only after its batch is durable. If a batch fails, its operations are
+ * retried one by one, so one operation's failure never fails its neighbours. The queue is bounded:
+ * when it is full, callers wait (back-pressure), memory does not grow.
+ */
+import { Cause, Context, Deferred, Effect, Exit, Layer, PubSub, Queue } from "effect"
+import { SqlClient } from "effect/sql"
+import { commitOperations, type LedgerOperation } from "../../sql/LedgerRepo.ts"
+import { limits } from "../Config.ts"
+import { Metrics } from "../monitoring/Metrics.ts"
+
+export type CommitFailure =
+  | { readonly _tag: "Duplicate"; readonly constraint: string }
+  | { readonly _tag: "ConstraintViolated"; readonly constraint: string }
+
+interface Pending {
+  readonly operation: LedgerOperation
+  readonly done: Deferred.Deferred<bigint, CommitFailure>
+}
+
+const invariantSumsToZero = (operation: LedgerOperation): void => {
+  const sums = new Map<string, bigint>()
+  for (const posting of operation.postings) sums.set(posting.currency, (sums.get(posting.currency) ?? 0n) + posting.delta)
+  for (const [currency, sum] of sums) {
+    if (sum !== 0n) throw new Error(`invariant: postings of tx ${operation.tx.id} sum to ${sum} in ${currency}`)
+  }
+}
+
+const classify = (error: unknown): CommitFailure | undefined => {
+  const text = String((error as any)?.cause?.message ?? (error as any)?.message ?? error)
+  const code = findSqlState(error)
+  if (code === "23505") return { _tag: "Duplicate", constraint: text }
+  if (code === "23514") return { _tag: "ConstraintViolated", constraint: text }
+  return undefined
+}
+
+const findSqlState = (error: unknown): string | undefined => {
+  let current: any = error
+  for (let depth = 0; depth < 6 && current !== undefined && current !== null; depth++) {
+    if (typeof current.code === "string" && /^[0-9A-Z]{5}$/.test(current.code)) return current.code
+    if (typeof current.sqlState === "string") return current.sqlState
+    current = current.cause ?? current.reason
+  }
+  const text = String((error as any)?.message ?? "")
+  return /23505|duplicate key/.test(text) ? "23505" : /23514|violates check constraint/.test(text) ? "23514" : undefined
+}
+
+export class LedgerWriter extends Context.Service<LedgerWriter, {
+  /** Commits one operation; resolves with its update tick once durable. */
+  readonly commit: (operation: LedgerOperation) => Effect.Effect<bigint, CommitFailure>
+  /** The committed watermark of this process's commits (and of others', via the feed service). */
+  readonly commits: PubSub.PubSub<bigint>
+}>()("core/LedgerWriter") {
+  static readonly layer = Layer.effect(
+    LedgerWriter,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const metrics = yield* Metrics
+      const queue = yield* Queue.bounded<Pending>(limits.ledgerQueueMax)
+      const commits = yield* PubSub.sliding<bigint>(1024)
+      const nowMicros = () => BigInt(Date.now()) * 1000n
+
+      const commitBatch = (batch: ReadonlyArray<Pending>) =>
+        sql.withTransaction(commitOperations(batch.map((p) => p.operation), nowMicros()))
+
+      const resolveOne = Effect.fnUntraced(function*(pending: Pending) {
+        const exit = yield* Effect.exit(commitBatch([pending]))
+        if (Exit.isSuccess(exit)) {
+          yield* Deferred.succeed(pending.done, exit.value[0])
+          return exit.value[0]
+        }
+        const failure = exit.cause.reasons.find((r) => r._tag === "Fail")
+        const classified = failure ? classify((failure as any).error) : undefined
+        if (classified !== undefined) yield* Deferred.fail(pending.done, classified)
+        else yield* Deferred.die(pending.done, Cause.squash(exit.cause))
+        return undefined
+      })
+
+      // A batch once taken is committed and resolved without interruption, so shutdown never
+      // abandons an operation half way.
+      const commitTaken = (batch: ReadonlyArray<Pending>) => Effect.gen(function*() {
+        const started = performance.now()
+        const exit = yield* Effect.exit(commitBatch(batch))
+        let top: bigint | undefined
+        if (Exit.isSuccess(exit)) {
+          for (let i = 0; i < batch.length; i++) yield* Deferred.succeed(batch[i].done, exit.value[i])
+          top = exit.value[exit.value.length - 1]
+        } else {
+          for (const pending of batch) {
+            const tick = yield* resolveOne(pending)
+            if (tick !== undefined) top = tick
+          }
+        }
+        metrics.observeCommit(batch.length, performance.now() - started)
+        if (top !== undefined) yield* PubSub.publish(commits, top)
+      }).pipe(Effect.uninterruptible)
+
+      const loop = Queue.takeBetween(queue, 1, limits.ledgerBatchMax).pipe(Effect.flatMap(commitTaken), Effect.forever)
+
+      yield* Effect.forkScoped(loop)
+      // On shutdown, commit what is queued before the scope closes.
+      yield* Effect.addFinalizer(() =>
+        Effect.gen(function*() {
+          for (;;) {
+            const rest = yield* Queue.takeBetween(queue, 0, limits.ledgerBatchMax)
+            if (rest.length === 0) return
+            for (const pending of rest) yield* resolveOne(pending)
+          }
+        }).pipe(Effect.ignore))
+
+      const commit = (operation: LedgerOperation) =>
+        Effect.suspend(() => {
+          invariantSumsToZero(operation)
+          const done = Deferred.makeUnsafe<bigint, CommitFailure>()
+          return Effect.andThen(Queue.offer(queue, { operation, done }), Deferred.await(done))
+        })
+
+      return LedgerWriter.of({ commit, commits })
+    })
+  )
+}

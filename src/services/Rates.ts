@@ -1,0 +1,69 @@
+/**
+ * Rates (SPEC market rule 7, CONTRACT C14): a set rate of A/B or its inverse; else A/USDT × USDT/B;
+ * else A/BTC × BTC/B, each leg itself direct or via USDT. Reference rates come from the operator's
+ * `set_rates`; the order books add theirs with the exchange issue.
+ */
+import { BigNumber } from "bignumber.js"
+import { Context, Effect, Layer } from "effect"
+import { allRates, upsertRates } from "../../sql/ReferenceRepo.ts"
+import { makeDb } from "../db/Sql.ts"
+
+export type Via = "direct" | "USDT" | "BTC"
+export interface Rate {
+  readonly from: string
+  readonly to: string
+  readonly rate: BigNumber
+  readonly via: Via
+}
+
+const RATE_DECIMALS = 18
+
+export const crossRate = (table: ReadonlyMap<string, BigNumber>, from: string, to: string): Rate | undefined => {
+  const direct = (a: string, b: string): BigNumber | undefined => {
+    if (a === b) return new BigNumber(1)
+    const forward = table.get(`${a}/${b}`)
+    if (forward !== undefined) return forward
+    const backward = table.get(`${b}/${a}`)
+    return backward !== undefined ? new BigNumber(1).div(backward) : undefined
+  }
+  const viaUsdt = (a: string, b: string): BigNumber | undefined => {
+    const first = direct(a, "USDT")
+    const second = direct("USDT", b)
+    return first !== undefined && second !== undefined ? first.times(second) : undefined
+  }
+  const leg = (a: string, b: string) => direct(a, b) ?? viaUsdt(a, b)
+  const round = (value: BigNumber) => value.decimalPlaces(RATE_DECIMALS, BigNumber.ROUND_HALF_EVEN)
+  const d = direct(from, to)
+  if (d !== undefined) return { from, to, rate: round(d), via: "direct" }
+  const u = viaUsdt(from, to)
+  if (u !== undefined) return { from, to, rate: round(u), via: "USDT" }
+  const first = leg(from, "BTC")
+  const second = leg("BTC", to)
+  if (first !== undefined && second !== undefined) return { from, to, rate: round(first.times(second)), via: "BTC" }
+  return undefined
+}
+
+export class Rates extends Context.Service<Rates, {
+  readonly table: () => Effect.Effect<ReadonlyMap<string, BigNumber>>
+  readonly rate: (from: string, to: string) => Effect.Effect<Rate | undefined>
+  readonly setRates: (rates: ReadonlyArray<{ readonly from: string; readonly to: string; readonly rate: string }>) => Effect.Effect<number>
+  readonly listSet: () => Effect.Effect<ReadonlyArray<Rate>>
+}>()("core/Rates") {
+  static readonly layer = Layer.effect(
+    Rates,
+    Effect.gen(function*() {
+      const db = yield* makeDb
+      // Rates are read from SQL per request: the table is small, and every process sees the latest.
+      const table = () =>
+        Effect.map(db(allRates), (rows) => new Map(rows.map((r) => [`${r.from_currency}/${r.to_currency}`, new BigNumber(r.rate)])))
+      return Rates.of({
+        table,
+        rate: (from, to) => Effect.map(table(), (t) => crossRate(t, from, to)),
+        setRates: (rates) => Effect.as(db(upsertRates(rates)), rates.length),
+        listSet: () =>
+          Effect.map(db(allRates), (rows) =>
+            rows.map((r) => ({ from: r.from_currency, to: r.to_currency, rate: new BigNumber(r.rate), via: "direct" as const })))
+      })
+    })
+  )
+}

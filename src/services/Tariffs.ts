@@ -1,0 +1,74 @@
+/**
+ * Tariffs (CONTRACT C7): the most specific matching rule wins (wallet group, then typeTx, then
+ * the amount range), default fee 0; fee = feeFixed + amount × feePercent / 100, rounded up to the
+ * currency's decimals. estimate_fee and every fee-charging action call `resolve`.
+ */
+import { BigNumber } from "bignumber.js"
+import { Context, Effect, Layer } from "effect"
+import { allTariffs, replaceTariffs, type TariffRow } from "../../sql/ReferenceRepo.ts"
+import type { TxClass } from "../../schema/Reference.ts"
+import { fromMinorUnits } from "../../schema/Money.ts"
+import { makeDb } from "../db/Sql.ts"
+
+export const FEES_WALLET_ID = -2n
+
+export interface FeeQuote {
+  readonly fee: bigint
+  readonly profitWalletId: bigint
+}
+
+export interface FeeQuery {
+  readonly txClass: TxClass
+  readonly currency: string
+  readonly decimals: number
+  readonly amount: bigint
+  readonly walletGroup: number
+  readonly typeTx?: number | undefined
+}
+
+const specificity = (rule: TariffRow): number =>
+  (rule.wallet_group !== null ? 4 : 0) + (rule.type_tx !== null ? 2 : 0) + (rule.min_amount !== null || rule.max_amount !== null ? 1 : 0)
+
+export const quoteFee = (rules: ReadonlyArray<TariffRow>, query: FeeQuery): FeeQuote => {
+  const amount = new BigNumber(fromMinorUnits(query.amount, query.decimals))
+  let best: TariffRow | undefined
+  for (const rule of rules) {
+    if (rule.tx_class !== query.txClass || rule.currency !== query.currency) continue
+    if (rule.wallet_group !== null && Number(rule.wallet_group) !== query.walletGroup) continue
+    if (rule.type_tx !== null && Number(rule.type_tx) !== query.typeTx) continue
+    if (rule.min_amount !== null && amount.lt(rule.min_amount)) continue
+    if (rule.max_amount !== null && amount.gt(rule.max_amount)) continue
+    if (best === undefined || specificity(rule) >= specificity(best)) best = rule
+  }
+  if (best === undefined) return { fee: 0n, profitWalletId: FEES_WALLET_ID }
+  const fee = new BigNumber(best.fee_fixed).plus(amount.times(best.fee_percent).div(100))
+  const minor = fee.shiftedBy(query.decimals).integerValue(BigNumber.ROUND_CEIL)
+  return { fee: BigInt(minor.toFixed(0)), profitWalletId: best.profit_wallet_id !== null ? BigInt(best.profit_wallet_id) : FEES_WALLET_ID }
+}
+
+export class Tariffs extends Context.Service<Tariffs, {
+  readonly resolve: (query: FeeQuery) => Effect.Effect<FeeQuote>
+  readonly replace: (rules: ReadonlyArray<TariffRow>) => Effect.Effect<number>
+  readonly list: () => Effect.Effect<ReadonlyArray<TariffRow>>
+}>()("core/Tariffs") {
+  static readonly layer = Layer.effect(Tariffs, Effect.map(makeDb, (db) => Tariffs.of({
+    resolve: (query) => Effect.map(db(allTariffs), (rules) => quoteFee(rules, query)),
+    replace: (rules) => Effect.as(db(replaceTariffs(rules)), rules.length),
+    list: () => db(allTariffs)
+  })))
+}
+
+/** Which tariff class a numeric typeTx belongs to (CONTRACT C7/C11). */
+export const txClassOfType = (typeTx: number): TxClass | undefined => {
+  if (typeTx >= 11 && typeTx <= 14) return "InnerTransfer"
+  switch (typeTx) {
+    case 1: return "Deposit"
+    case 2: return "Withdraw"
+    case 15: return "SelfTransfer"
+    case 16: case 17: return "Exchange"
+    case 19: return "Refund"
+    case 20: return "Payment"
+    case 21: return "Payout"
+    default: return undefined
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * Terminals: add_network (every field authoritative, one Base terminal per network) and
+ * update_network with SPEC's preservation rules; the curated wallet view (WalletTerminalOut).
+ */
+import { Context, Effect, Layer } from "effect"
+import { allTerminals, baseTerminalOf, findTerminal, insertTerminal, type TerminalRow, updateTerminal } from "../../sql/ReferenceRepo.ts"
+import { findWallet } from "../../sql/WalletRepo.ts"
+import { BaseTerminalExists, FieldRuleViolated, TerminalNotFound, TerminalReadOnly, UnknownCurrency, WalletNotFound } from "../../schema/Errors.ts"
+import {
+  ContractType, type TerminalAdminOut, type TerminalCreateIn, TerminalFlag, type TerminalUpdateIn, type WalletTerminalOut
+} from "../../schema/Reference.ts"
+import { makeDb } from "../db/Sql.ts"
+import { Currencies } from "./Currencies.ts"
+
+export const toAdmin = (row: TerminalRow): TerminalAdminOut => ({
+  id: String(row.id) as TerminalAdminOut["id"],
+  typeNetwork: Number(row.type_network),
+  typeContract: Number(row.type_contract),
+  currencyId: row.currency ?? "*",
+  decimals: Number(row.decimals),
+  addressContract: row.address_contract,
+  name: row.name,
+  tag: row.tag,
+  priority: row.priority === null ? null : Number(row.priority),
+  networkFee: row.network_fee,
+  displayName: row.display_name,
+  iconCode: row.icon_code,
+  flags: Number(row.flags),
+  defaultHotAddress: row.default_hot_address,
+  defaultSystemWalletId: row.default_system_wallet_id === null ? null : String(row.default_system_wallet_id) as TerminalAdminOut["id"] as any,
+  walletGroups: row.wallet_groups.map(Number),
+  lastBlock: row.last_block === null ? null : String(row.last_block)
+})
+
+export const toWalletTerminal = (row: TerminalRow): WalletTerminalOut => ({
+  id: String(row.id) as WalletTerminalOut["id"],
+  typeNetwork: Number(row.type_network),
+  typeContract: Number(row.type_contract),
+  currency: row.currency ?? "*",
+  decimals: Number(row.decimals),
+  displayName: row.display_name ?? row.currency ?? "",
+  iconCode: row.icon_code,
+  networkFee: row.network_fee,
+  priority: row.priority === null ? 0 : Number(row.priority),
+  canDeposit: (Number(row.flags) & TerminalFlag.Deposit) !== 0,
+  canWithdraw: (Number(row.flags) & TerminalFlag.Withdraw) !== 0
+})
+
+/** null keeps; "" or 0 clears (stored as NULL); anything else is written. */
+const nullable = <A extends string | number>(value: A | null | undefined) =>
+  value === null || value === undefined ? { keep: true as const } : { keep: false as const, value: value === "" || value === 0 ? null : value }
+
+export class Terminals extends Context.Service<Terminals, {
+  readonly add: (input: TerminalCreateIn) => Effect.Effect<TerminalAdminOut, UnknownCurrency | BaseTerminalExists | FieldRuleViolated | WalletNotFound>
+  readonly update: (input: TerminalUpdateIn) => Effect.Effect<TerminalAdminOut, TerminalNotFound | TerminalReadOnly | WalletNotFound>
+  readonly all: () => Effect.Effect<ReadonlyArray<TerminalRow>>
+  /** Deposit/withdraw terminals a wallet of this group may use (empty walletGroups = every group). */
+  readonly forWallet: (walletGroup: number | undefined) => Effect.Effect<ReadonlyArray<WalletTerminalOut>>
+}>()("core/Terminals") {
+  static readonly layer = Layer.effect(
+    Terminals,
+    Effect.gen(function*() {
+      const db = yield* makeDb
+      const currencies = yield* Currencies
+
+      const requireSystemWallet = (id: string | null) =>
+        id === null ? Effect.void : Effect.flatMap(db(findWallet(id)), (row) =>
+          row === undefined ? Effect.fail(new WalletNotFound({ message: `defaultSystemWalletId: no wallet ${id}` })) : Effect.void)
+
+      const add = Effect.fn("Terminals.add")(function*(input: TerminalCreateIn) {
+        const currency = yield* currencies.require(input.currencyId, "currencyId")
+        if (input.decimals !== currency.decimals) {
+          return yield* new FieldRuleViolated({ message: `decimals: ${currency.code} has ${currency.decimals} decimals` })
+        }
+        yield* requireSystemWallet(input.defaultSystemWalletId)
+        if (input.typeContract === ContractType.Base && (yield* db(baseTerminalOf(input.typeNetwork))) !== undefined) {
+          return yield* new BaseTerminalExists({ message: `typeNetwork: network ${input.typeNetwork} already has its Base terminal` })
+        }
+        const row = yield* db(Effect.result(insertTerminal({
+          typeNetwork: input.typeNetwork, typeContract: input.typeContract, currency: currency.code, decimals: input.decimals,
+          addressContract: input.addressContract ?? null, name: input.name ?? null, tag: input.tag ?? null,
+          priority: input.priority ?? null, networkFee: input.networkFee ?? null, displayName: input.displayName ?? null,
+          iconCode: input.iconCode ?? null, flags: input.flags, defaultHotAddress: input.defaultHotAddress,
+          defaultSystemWalletId: input.defaultSystemWalletId, walletGroups: input.walletGroups
+        })))
+        // A concurrent add of the same network's Base terminal loses on the unique index.
+        if (row._tag === "Failure") {
+          return yield* new BaseTerminalExists({ message: `typeNetwork: network ${input.typeNetwork} already has its Base terminal` })
+        }
+        return toAdmin(row.success)
+      })
+
+      const update = Effect.fn("Terminals.update")(function*(input: TerminalUpdateIn) {
+        const existing = yield* db(findTerminal(input.id))
+        if (existing === undefined) return yield* new TerminalNotFound({ message: `id: no terminal ${input.id}` })
+        if (existing.built_in) return yield* new TerminalReadOnly({ message: "id: the built-in internal terminal is read-only" })
+        yield* requireSystemWallet(input.defaultSystemWalletId)
+        const row = yield* db(updateTerminal(input.id, {
+          name: nullable(input.name),
+          tag: nullable(input.tag),
+          priority: nullable(input.priority),
+          networkFee: nullable(input.networkFee),
+          displayName: nullable(input.displayName),
+          iconCode: nullable(input.iconCode),
+          flags: input.flags,
+          defaultHotAddress: input.defaultHotAddress,
+          defaultSystemWalletId: input.defaultSystemWalletId,
+          walletGroups: input.walletGroups
+        }))
+        if (row === undefined) return yield* new TerminalNotFound({ message: `id: no terminal ${input.id}` })
+        return toAdmin(row)
+      })
+
+      return Terminals.of({
+        add,
+        update,
+        all: () => db(allTerminals),
+        forWallet: (walletGroup) =>
+          Effect.map(db(allTerminals), (rows) =>
+            rows
+              .filter((row) => row.built_in || (Number(row.flags) & TerminalFlag.Hidden) === 0)
+              .filter((row) => row.built_in || (Number(row.flags) & (TerminalFlag.Deposit | TerminalFlag.Withdraw)) !== 0)
+              .filter((row) => walletGroup === undefined || row.wallet_groups.length === 0 || row.wallet_groups.map(Number).includes(walletGroup))
+              .map(toWalletTerminal))
+      })
+    })
+  )
+}
