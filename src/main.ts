@@ -1,6 +1,6 @@
 /** `npm start`: the service with its configuration from the environment (CONTRACT C1). */
 import { NodeRuntime } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Cause, Effect, Exit, Layer } from "effect"
 import { AppConfigService } from "./Config.ts"
 import { AppLayer } from "./Server.ts"
 
@@ -9,4 +9,10 @@ const announce = Effect.gen(function*() {
   yield* Effect.logInfo(`core wallet service on http://${config.host}:${config.port} (monitoring http://${config.monitoringHost}:${config.monitoringPort}); database: ${config.databaseUrl._tag === "Some" ? "DATABASE_URL" : "embedded PGlite in " + config.dataDir}`)
 }).pipe(Effect.provide(AppConfigService.fromEnv))
 
-Layer.launch(Layer.merge(AppLayer, Layer.effectDiscard(announce))).pipe(NodeRuntime.runMain)
+// SIGTERM/SIGINT interrupt the program; the layers then close in order (stop accepting, finish
+// in-flight requests, flush the ledger queue, close the database) and a clean stop exits 0.
+Layer.launch(Layer.merge(AppLayer, Layer.effectDiscard(announce))).pipe(
+  NodeRuntime.runMain({
+    teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? 0 : 1)
+  })
+)
