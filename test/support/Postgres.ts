@@ -1,0 +1,16 @@
+/** A fresh database per test service on the PostgreSQL server named by DATABASE_URL. */
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import { randomBytes } from "node:crypto"
+
+export const createDatabase = async (serverUrl: string): Promise<string> => {
+  const name = "core_test_" + randomBytes(6).toString("hex")
+  await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql.unsafe(`CREATE DATABASE ${name}`)
+  }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(serverUrl), maxConnections: 1 })))))
+  const url = new URL(serverUrl)
+  url.pathname = "/" + name
+  return url.toString()
+}

@@ -1,0 +1,86 @@
+/**
+ * Boots the real service as a child process (`node --import tsx src/main.ts`), exactly as
+ * `npm start` does, on free ports. With DATABASE_URL set it first creates a fresh database on that
+ * server for this service; without it the service uses its embedded PGlite in a temp DATA_DIR.
+ */
+import { spawn, type ChildProcess } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { mkdtempSync, rmSync } from "node:fs"
+import net from "node:net"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { createDatabase } from "./Postgres.ts"
+
+export const root = resolve(import.meta.dirname, "../..")
+
+export const freePort = () =>
+  new Promise<number>((done) => {
+    const server = net.createServer()
+    server.listen(0, "127.0.0.1", () => {
+      const port = (server.address() as net.AddressInfo).port
+      server.close(() => done(port))
+    })
+  })
+
+export interface RunningService {
+  readonly base: string
+  readonly monitoring: string
+  readonly key: string
+  readonly databaseUrl: string | undefined
+  readonly child: ChildProcess
+  readonly log: () => string
+  readonly stop: (signal?: NodeJS.Signals) => Promise<number | null>
+}
+
+export interface StartOptions {
+  /** Reuse this database (a second process over the same PostgreSQL). */
+  readonly databaseUrl?: string
+  readonly env?: Record<string, string>
+}
+
+export const usingRealPostgres = (): boolean => (process.env.DATABASE_URL ?? "").length > 0
+
+export const startService = async (options: StartOptions = {}): Promise<RunningService> => {
+  const port = await freePort()
+  const monitoringPort = await freePort()
+  const key = "test-key-" + randomBytes(16).toString("hex")
+  const dataDir = mkdtempSync(join(tmpdir(), "core-test-"))
+  const databaseUrl = options.databaseUrl ?? (usingRealPostgres() ? await createDatabase(process.env.DATABASE_URL!) : undefined)
+  const env: Record<string, string> = {
+    ...process.env as Record<string, string>,
+    PORT: String(port),
+    MONITORING_PORT: String(monitoringPort),
+    SERVICE_KEYS: key,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "warn",
+    ...options.env
+  }
+  if (databaseUrl !== undefined) env.DATABASE_URL = databaseUrl
+  else delete env.DATABASE_URL
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] })
+  let output = ""
+  child.stdout!.on("data", (chunk) => (output += chunk))
+  child.stderr!.on("data", (chunk) => (output += chunk))
+  const base = `http://127.0.0.1:${port}`
+  const started = Date.now()
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`service exited ${child.exitCode}:\n${output}`)
+    try {
+      if ((await fetch(base + "/core/v1/get_info")).status === 200) break
+    } catch { /* not yet listening */ }
+    if (Date.now() - started > 90_000) throw new Error(`service did not answer in 90 s:\n${output}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
+    if (child.exitCode === null) {
+      child.kill(signal)
+      await new Promise<void>((done) => {
+        const timer = setTimeout(() => { child.kill("SIGKILL"); done() }, 20_000)
+        child.once("exit", () => { clearTimeout(timer); done() })
+      })
+    }
+    if (options.databaseUrl === undefined) rmSync(dataDir, { recursive: true, force: true })
+    return child.exitCode
+  }
+  return { base, monitoring: `http://127.0.0.1:${monitoringPort}`, key, databaseUrl, child, log: () => output, stop }
+}
