@@ -25,8 +25,13 @@ export const Int64String = Schema.String.check(int64Check).annotate({
   examples: ["1732260000000000"]
 })
 
-/** What a request may send: a decimal string or a JSON safe integer. */
-export const Int64 = Schema.Union([Schema.String, Schema.Number]).pipe(
+/**
+ * What a request may send: a decimal string or a JSON safe integer. The number member only takes
+ * safe integers: a query parameter arrives as text that the number member may claim first, and
+ * "1838415606846308416" read as a number is no longer the same id; refused there, it falls to the
+ * string member intact.
+ */
+export const Int64 = Schema.Union([Schema.String, Schema.Number.check(Schema.isInt())]).pipe(
   Schema.decodeTo(Int64String, {
     decode: SchemaGetter.transform((input: string | number) =>
       typeof input === "number" ? (Number.isSafeInteger(input) ? String(input) : "not-an-int64") : input

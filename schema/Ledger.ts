@@ -26,3 +26,13 @@ export const ExecuteItemOut = Schema.Struct({
   error: Schema.NullOr(ErrorBody)
 }).annotate({ identifier: "ExecuteItemOut" })
 export type ExecuteItemOut = typeof ExecuteItemOut.Type
+
+/** ledger_audit (private, operator): the invariant of CONTRACT C6 as figures. */
+export const LedgerAuditOut = Schema.Struct({
+  sums: Schema.Array(Schema.Struct({
+    currency: Schema.String,
+    total: Schema.String.annotate({ description: "Sum of all buckets of all wallets, system wallets included, as a decimal string; \"0\" when sound" })
+  })).annotate({ description: "One entry per catalogue currency" }),
+  negativeUserBuckets: Schema.Int.annotate({ description: "Buckets of user wallets below zero; 0 when sound" })
+}).annotate({ identifier: "LedgerAuditOut" })
+export type LedgerAuditOut = typeof LedgerAuditOut.Type

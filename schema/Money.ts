@@ -14,15 +14,27 @@ export const amountFractionDigitsMax = 18
 
 const decimalPattern = new RegExp(`^[0-9]{1,${amountIntegerDigitsMax}}(\\.[0-9]{1,${amountFractionDigitsMax}})?$`)
 
+/** A JSON number holds about 15 significant decimal digits; past that the client's digits are already lost. */
+export const jsonNumberDigitsMax = 15
+const impreciseNumber = "imprecise-json-number"
+
+const significantDigits = (text: string): number => text.replace(/^[-0.]+/, "").replace(/\./, "").replace(/0+$/, "").length
+
 const toDecimalText = (input: string | number): string => {
   if (typeof input === "number") {
-    return Number.isFinite(input) ? new BigNumber(input).toFixed() : "NaN"
+    if (!Number.isFinite(input)) return "NaN"
+    const text = new BigNumber(input).toFixed()
+    // 12345678901234567891 parses to 12345678901234567000: refuse rather than post a different amount.
+    return significantDigits(text) > jsonNumberDigitsMax ? impreciseNumber : text
   }
   return input.trim()
 }
 
 const positiveDecimal = Schema.makeFilter<string>(
   (text) => {
+    if (text === impreciseNumber) {
+      return `a JSON number with more than ${jsonNumberDigitsMax} significant digits is not exact; send the amount as a decimal string`
+    }
     if (!decimalPattern.test(text)) {
       return `must be a positive decimal with at most ${amountIntegerDigitsMax} integer and ${amountFractionDigitsMax} fraction digits`
     }
@@ -37,7 +49,21 @@ export const PositiveAmount = Schema.Union([Schema.String, Schema.Number]).pipe(
     decode: SchemaGetter.transform(toDecimalText),
     encode: SchemaGetter.transform((text: string) => text)
   })
-).annotate({ description: "Positive decimal amount: a decimal string or a JSON number", examples: ["12.5"] })
+).annotate({
+  description: "Positive decimal amount: a decimal string, or a JSON number of at most 15 significant digits (beyond that a float is not exact)",
+  examples: ["12.5"]
+})
+
+/**
+ * The same amount as a query parameter: always text, kept as text. (A number member would claim
+ * "1.123456789012345678" first and hand on a rounded float.)
+ */
+export const PositiveAmountParam = Schema.String.pipe(
+  Schema.decodeTo(Schema.String.check(positiveDecimal), {
+    decode: SchemaGetter.transform((text: string) => text.trim()),
+    encode: SchemaGetter.transform((text: string) => text)
+  })
+).annotate({ description: "Positive decimal amount", examples: ["12.5"] })
 
 /** A decimal output that SPEC types as a JSON number. */
 export const AmountNumber = Schema.Number

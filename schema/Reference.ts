@@ -1,6 +1,6 @@
 /** Reference data shapes: currencies, terminals (SPEC TerminalIn / WalletTerminalOut), rates, tariffs, fees. */
 import { Schema, SchemaGetter } from "effect"
-import { PositiveAmount } from "./Money.ts"
+import { PositiveAmountParam } from "./Money.ts"
 import { Int64, Int64String, TerminalId, TerminalIdOut, WalletId, WalletIdOut } from "./Ids.ts"
 
 export const CurrencyCode = Schema.String.check(Schema.isPattern(/^[A-Z0-9]{2,12}$/)).annotate({
@@ -181,7 +181,7 @@ export const SetTariffsIn = Schema.Array(TariffRule).check(Schema.isMaxLength(10
 export const EstimateFeeQuery = {
   tx_type: Schema.String.check(Schema.isMaxLength(32)).annotate({ description: "A tariff class name (InnerTransfer, Withdraw, ...) or a numeric typeTx" }),
   currency: CurrencyCode,
-  amount: PositiveAmount,
+  amount: PositiveAmountParam,
   recipient: Schema.optional(Schema.String.check(Schema.isMaxLength(100)))
 }
 

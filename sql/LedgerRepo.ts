@@ -75,9 +75,15 @@ export const commitOperations = (operations: ReadonlyArray<LedgerOperation>, now
       return ticks
     }))
 
-/** Sums the batch's postings per wallet and currency and applies them in one statement each way. */
+/**
+ * Sums the batch's postings per wallet and currency and applies them: missing balance rows are
+ * created at zero, then one UPDATE adds the deltas. (A single INSERT ... ON CONFLICT DO UPDATE
+ * would not do: PostgreSQL checks CHECK constraints on the proposed insert row before it detects
+ * the conflict, so a debit's negative delta would violate `user_balance_not_negative` even when
+ * the updated balance stays non-negative.) The CHECK then judges the resulting balances only.
+ */
 const applyBalanceDeltas = (postings: ReadonlyArray<Posting>) =>
-  SqlClient.SqlClient.use((sql) => {
+  SqlClient.SqlClient.use((sql) => Effect.gen(function*() {
     const sums = new Map<string, { walletId: bigint; currency: string; d: [bigint, bigint, bigint, bigint] }>()
     for (const p of postings) {
       const key = `${p.walletId}:${p.currency}`
@@ -88,19 +94,23 @@ const applyBalanceDeltas = (postings: ReadonlyArray<Posting>) =>
       }
       entry.d[p.bucket] += p.delta
     }
-    // Sorted so concurrent batches lock balance rows in one global order (no deadlocks).
+    // Sorted so concurrent batches touch balance rows in one global order (no deadlocks).
     const rows = [...sums.values()].sort((a, b) =>
       a.walletId < b.walletId ? -1 : a.walletId > b.walletId ? 1 : a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0)
     const wallets = numberArray(rows.map((r) => r.walletId))
     const currencies = textArray(rows.map((r) => r.currency))
-    return sql`INSERT INTO balances AS b (wallet_id, currency, free, lock_out, lock_in, lock_orders)
-      SELECT * FROM unnest(${wallets}::bigint[], ${currencies}::text[],
+    yield* sql`INSERT INTO balances (wallet_id, currency)
+      SELECT * FROM unnest(${wallets}::bigint[], ${currencies}::text[])
+      ON CONFLICT (wallet_id, currency) DO NOTHING`
+    yield* sql`UPDATE balances AS b SET
+        free = b.free + d.free, lock_out = b.lock_out + d.lock_out,
+        lock_in = b.lock_in + d.lock_in, lock_orders = b.lock_orders + d.lock_orders
+      FROM unnest(${wallets}::bigint[], ${currencies}::text[],
         ${numberArray(rows.map((r) => r.d[0]))}::numeric[], ${numberArray(rows.map((r) => r.d[1]))}::numeric[],
         ${numberArray(rows.map((r) => r.d[2]))}::numeric[], ${numberArray(rows.map((r) => r.d[3]))}::numeric[])
-      ON CONFLICT (wallet_id, currency) DO UPDATE SET
-        free = b.free + EXCLUDED.free, lock_out = b.lock_out + EXCLUDED.lock_out,
-        lock_in = b.lock_in + EXCLUDED.lock_in, lock_orders = b.lock_orders + EXCLUDED.lock_orders`
-  })
+        AS d (wallet_id, currency, free, lock_out, lock_in, lock_orders)
+      WHERE b.wallet_id = d.wallet_id AND b.currency = d.currency`
+  }))
 
 export interface BalanceRow {
   readonly currency: string
@@ -136,10 +146,22 @@ export const findTxByExternalId = (externalId: string) =>
     Effect.map(sql<StoredTx>`SELECT id, id_update, wallet_to, wallet_from, currency, amount::text AS amount, request_hash
       FROM transactions WHERE external_id = ${externalId}`, (rows) => rows[0]))
 
-/** Σ of every bucket of every wallet per currency: zero when the ledger is sound (CONTRACT C6). */
+/**
+ * Σ of every bucket of every wallet (system wallets included) per catalogue currency, in minor
+ * units: zero when the ledger is sound (CONTRACT C6). A currency nobody holds sums to 0.
+ */
 export const ledgerSums = SqlClient.SqlClient.use((sql) =>
-  sql<{ currency: string; total: string }>`SELECT currency, sum(free + lock_out + lock_in + lock_orders)::text AS total
-    FROM balances GROUP BY currency ORDER BY currency`)
+  sql<{ currency: string; total: string }>`SELECT c.code AS currency,
+      COALESCE(sum(b.free + b.lock_out + b.lock_in + b.lock_orders), 0)::text AS total
+    FROM currencies c LEFT JOIN balances b ON b.currency = c.code
+    GROUP BY c.code, c.sort_order ORDER BY c.sort_order, c.code`)
+
+/** How many buckets of user wallets (id > 0) are below zero: 0 when the ledger is sound (CONTRACT C6). */
+export const negativeUserBucketCount = SqlClient.SqlClient.use((sql) =>
+  Effect.map(sql<{ n: string }>`SELECT (
+      count(*) FILTER (WHERE free < 0) + count(*) FILTER (WHERE lock_out < 0) +
+      count(*) FILTER (WHERE lock_in < 0) + count(*) FILTER (WHERE lock_orders < 0))::text AS n
+    FROM balances WHERE wallet_id > 0`, ([row]) => Number(row.n)))
 
 export const appPayments = (appId: string, after: string, limit: number) =>
   SqlClient.SqlClient.use((sql) =>

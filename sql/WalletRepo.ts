@@ -16,7 +16,11 @@ export interface WalletRow {
 }
 
 export interface WalletPatch {
+  /** The whole bitfield (update_wallet), or null to keep it. */
   readonly flags: number | null
+  /** Bits to set and to clear atomically in SQL (settings, security): no read-modify-write race. */
+  readonly flagsSet?: number
+  readonly flagsClear?: number
   readonly walletGroup: number | null
   readonly project: number | null
   readonly maxAddrCount: number | null
@@ -75,16 +79,18 @@ export const insertWallet = (wallet: Omit<WalletRow, "max_addr_count">) =>
 export const patchWallet = (id: string, patch: WalletPatch, tick: bigint) =>
   SqlClient.SqlClient.use((sql) =>
     sql.withTransaction(Effect.gen(function*() {
-      // Lock the owner's wallets so two concurrent default changes reconcile to exactly one default.
-      const [target] = yield* sql<WalletRow>`SELECT ${sql.literal(columns)} FROM wallets WHERE id = ${id} FOR UPDATE`
+      // A new default locks all the owner's wallets, in id order and before anything else, so two
+      // concurrent default changes serialize (no deadlock) and reconcile to exactly one default.
+      // client_id is immutable, so reading it unlocked first is safe.
+      const [target] = yield* sql<{ client_id: bigint }>`SELECT client_id FROM wallets WHERE id = ${id}`
       if (target === undefined) return undefined
-      if (patch.flags !== null && (patch.flags & 16) !== 0) {
+      if ((patch.flags !== null && (patch.flags & 16) !== 0) || ((patch.flagsSet ?? 0) & 16) !== 0) {
         yield* sql`SELECT id FROM wallets WHERE client_id = ${target.client_id} ORDER BY id FOR UPDATE`
         yield* sql`UPDATE wallets SET flags = flags & ~16, timetick_update = ${tick}
           WHERE client_id = ${target.client_id} AND id <> ${id} AND (flags & 16) <> 0`
       }
       const [row] = yield* sql<WalletRow>`UPDATE wallets SET
-          flags = COALESCE(${patch.flags}::integer, flags),
+          flags = (COALESCE(${patch.flags}::integer, flags) | ${patch.flagsSet ?? 0}::integer) & ~${patch.flagsClear ?? 0}::integer,
           wallet_group = COALESCE(${patch.walletGroup}::smallint, wallet_group),
           project = COALESCE(${patch.project}::integer, project),
           max_addr_count = COALESCE(${patch.maxAddrCount}::integer, max_addr_count),

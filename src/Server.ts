@@ -7,7 +7,7 @@ import { Effect, Layer } from "effect"
 import { MessageStorage, RunnerHealth, Runners, RunnerStorage, Sharding, ShardingConfig } from "effect/cluster"
 import { HttpRouter } from "effect/http"
 import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
-import { createServer } from "node:http"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { WalletEntityLayer } from "../actors/wallet/Behaviour.ts"
 import { Api } from "../schema/Api.ts"
 import { AppConfigService } from "./Config.ts"
@@ -23,6 +23,7 @@ import { Metrics } from "./monitoring/Metrics.ts"
 import { MonitoringServer } from "./monitoring/MonitoringServer.ts"
 import { Credentials } from "./services/Credentials.ts"
 import { Currencies } from "./services/Currencies.ts"
+import { LedgerAudit } from "./services/LedgerAudit.ts"
 import { LedgerWriter } from "./services/LedgerWriter.ts"
 import { Rates } from "./services/Rates.ts"
 import { Tariffs } from "./services/Tariffs.ts"
@@ -45,7 +46,7 @@ const Foundation = Layer.mergeAll(Metrics.layer).pipe(Layer.provideMerge(Migrate
 const Core = Layer.mergeAll(TimeTicks.layer, Currencies.layer, Rates.layer, Tariffs.layer, LedgerWriter.layer, ActorRuntime)
   .pipe(Layer.provideMerge(Foundation))
 
-const Services = Layer.mergeAll(Wallets.layer, Credentials.layer, Terminals.layer, Treasury.layer, WalletEntityLayer)
+const Services = Layer.mergeAll(Wallets.layer, Credentials.layer, Terminals.layer, Treasury.layer, LedgerAudit.layer, WalletEntityLayer)
   .pipe(Layer.provideMerge(Core))
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" }).pipe(
@@ -55,9 +56,34 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" 
 
 const Docs = HttpApiSwagger.layer(Api, { path: "/core/swagger/" })
 
+/**
+ * The HTTP server listens as soon as its layer is built, but the API's request handler is attached
+ * only once the routes are built; Node never answers a request that arrives in between (it has no
+ * `request` listener yet), so a client polling for readiness could hang forever. This server holds
+ * such early requests and hands them to the handler when it is attached.
+ */
+const createHoldingServer = () => {
+  const server = createServer()
+  let held: Array<readonly [IncomingMessage, ServerResponse]> | undefined = []
+  const hold = (request: IncomingMessage, response: ServerResponse) => {
+    held?.push([request, response])
+  }
+  server.on("newListener", (event: string | symbol, listener: (...args: Array<any>) => void) => {
+    if (event !== "request" || listener === hold || held === undefined) return
+    const early = held
+    held = undefined
+    server.off("request", hold)
+    setImmediate(() => {
+      for (const [request, response] of early) listener(request, response)
+    })
+  })
+  server.on("request", hold)
+  return server
+}
+
 const PublicServer = Layer.unwrap(AppConfigService.useSync((config) =>
   HttpRouter.serve(Layer.mergeAll(ApiRoutes, Docs, EnvelopeLayer), { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+    Layer.provide(NodeHttpServer.layer(createHoldingServer, { port: config.port, host: config.host }))
   )))
 
 export const AppLayer = Layer.mergeAll(PublicServer, MonitoringServer).pipe(

@@ -53,3 +53,48 @@ export const applyPostings = (walletId: bigint, known: Map<string, Buckets>, pos
     }
   }
 }
+
+const nonZero = (postings: ReadonlyArray<Posting>): ReadonlyArray<Posting> => postings.filter((p) => p.delta !== 0n)
+
+/** Step one of a two-step transfer: amount + fee move free → lock_out; refused when free is short. */
+export const reserveTransfer = (walletId: bigint, known: Buckets, currency: string, amount: bigint, fee: bigint): Decision => {
+  if (amount <= 0n || fee < 0n) throw new Error("invariant: transfer amount must be positive and fee not negative")
+  const total = amount + fee
+  if (known.free < total) return { _tag: "Reject", rule: "BalanceNotEnough" }
+  return {
+    _tag: "Post",
+    postings: [
+      { walletId, currency, bucket: Bucket.free, delta: -total },
+      { walletId, currency, bucket: Bucket.lockOut, delta: total }
+    ]
+  }
+}
+
+/** Step two: the reservation leaves lock_out; the recipient gets the amount, the profit wallet the fee. */
+export const settleTransfer = (
+  walletId: bigint, recipientId: bigint, profitWalletId: bigint, currency: string, amount: bigint, fee: bigint
+): ReadonlyArray<Posting> =>
+  nonZero([
+    { walletId, currency, bucket: Bucket.lockOut, delta: -(amount + fee) },
+    { walletId: recipientId, currency, bucket: Bucket.free, delta: amount },
+    { walletId: profitWalletId, currency, bucket: Bucket.free, delta: fee }
+  ])
+
+/** Cancel or expiry: the reservation returns to free. */
+export const releaseTransfer = (walletId: bigint, currency: string, amount: bigint, fee: bigint): ReadonlyArray<Posting> => [
+  { walletId, currency, bucket: Bucket.lockOut, delta: -(amount + fee) },
+  { walletId, currency, bucket: Bucket.free, delta: amount + fee }
+]
+
+/** An operator debt charge takes at most the free balance (never drives it negative). */
+export const debtCharge = (walletId: bigint, known: Buckets, currency: string, amount: bigint, profitWalletId: bigint) => {
+  const charged = known.free < amount ? (known.free > 0n ? known.free : 0n) : amount
+  return {
+    charged,
+    outstanding: amount - charged,
+    postings: charged === 0n ? [] : [
+      { walletId, currency, bucket: Bucket.free, delta: -charged },
+      { walletId: profitWalletId, currency, bucket: Bucket.free, delta: charged }
+    ] as ReadonlyArray<Posting>
+  }
+}

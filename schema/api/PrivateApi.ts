@@ -7,7 +7,7 @@ import {
   UnknownCurrency, WalletNotFound
 } from "../Errors.ts"
 import { AppIdOut, WalletId } from "../Ids.ts"
-import { ExecuteItemOut, ExecuteTransactionsIn } from "../Ledger.ts"
+import { ExecuteItemOut, ExecuteTransactionsIn, LedgerAuditOut } from "../Ledger.ts"
 import {
   CurrencyCode, CurrencyOut, RateOut, SetRatesIn, SetTariffsIn, TariffRule, TerminalAdminOut, TerminalCreateIn,
   TerminalUpdateIn, WalletTerminalOut
@@ -73,6 +73,10 @@ export class PrivateApi extends HttpApiGroup.make("private")
       success: Envelope(Schema.Array(ExecuteItemOut)),
       error: [InvalidRequest, TooManyItems]
     }),
+    HttpApiEndpoint.get("ledger_audit", "/ledger_audit", { success: Envelope(LedgerAuditOut) }).annotate(
+      OpenApi.Description,
+      "Operator audit of the invariant (CONTRACT C6): per currency the sum of every bucket of every wallet, system wallets included (\"0\" when sound), and the count of user-wallet buckets below zero (0 when sound)"
+    ),
     HttpApiEndpoint.post("add_network", "/add_network", {
       payload: TerminalCreateIn,
       success: Envelope(TerminalAdminOut),

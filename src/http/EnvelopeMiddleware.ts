@@ -38,16 +38,21 @@ const statusCode = (status: number): number =>
 
 const defaultMessage = (status: number): string =>
   status === 401 ? "missing or invalid credential" : status === 403 ? "forbidden" : status === 404 ? "not found"
+    : status === 415 ? "body: Content-Type must be application/json"
     : status >= 500 ? "internal error" : "invalid request"
 
-/** One line naming the field: "body.walletId: Expected ..." */
+/** The schema issue path `[0]["amount"]` as `[0].amount`: keys after a dot, indices in brackets. */
+const fieldPath = (at: string): string =>
+  Array.from(at.matchAll(/\[(?:"((?:[^"\\]|\\.)*)"|([^\]]*))\]/g), (m) => (m[1] !== undefined ? "." + m[1] : `[${m[2]}]`)).join("")
+
+/** One line naming the field: "body.walletId: Expected ...", "body[0].amount: ..." */
 const describeSchemaError = (error: HttpApiError.HttpApiSchemaError): string => {
   const where = error.kind === "Payload" || error.kind === "Body" ? "body" : error.kind.toLowerCase()
   const text = String(error.cause?.message ?? "invalid").split("\n")
   const at = text.find((line) => line.trim().startsWith("at "))
-  const path = at ? at.trim().slice(3).replace(/^\[|\]$/g, "").replace(/"/g, "").replace(/,/g, ".") : ""
+  const path = at ? fieldPath(at.trim().slice(3)) : ""
   const first = text[0].trim()
-  return `${where}${path ? "." + path : ""}: ${first}`.slice(0, 500)
+  return `${where}${path}: ${first}`.slice(0, 500)
 }
 
 const fromCause = (cause: Cause.Cause<unknown>, id: number) => {

@@ -17,6 +17,7 @@ export interface Rate {
 }
 
 const RATE_DECIMALS = 18
+export const rateCacheMs = 1_000
 
 export const crossRate = (table: ReadonlyMap<string, BigNumber>, from: string, to: string): Rate | undefined => {
   const direct = (a: string, b: string): BigNumber | undefined => {
@@ -53,13 +54,20 @@ export class Rates extends Context.Service<Rates, {
     Rates,
     Effect.gen(function*() {
       const db = yield* makeDb
-      // Rates are read from SQL per request: the table is small, and every process sees the latest.
+      // The rate table is small and read on every balance: it is cached for `rateCacheMs`. This
+      // process's set_rates drops the cache at once; another process's change shows within that time.
+      let cached: { readonly at: number; readonly table: ReadonlyMap<string, BigNumber> } | undefined
+      const load = Effect.map(db(allRates), (rows) => {
+        const table = new Map(rows.map((r) => [`${r.from_currency}/${r.to_currency}`, new BigNumber(r.rate)]))
+        cached = { at: Date.now(), table }
+        return table as ReadonlyMap<string, BigNumber>
+      })
       const table = () =>
-        Effect.map(db(allRates), (rows) => new Map(rows.map((r) => [`${r.from_currency}/${r.to_currency}`, new BigNumber(r.rate)])))
+        Effect.suspend(() => (cached !== undefined && Date.now() - cached.at < rateCacheMs ? Effect.succeed(cached.table) : load))
       return Rates.of({
         table,
         rate: (from, to) => Effect.map(table(), (t) => crossRate(t, from, to)),
-        setRates: (rates) => Effect.as(db(upsertRates(rates)), rates.length),
+        setRates: (rates) => Effect.as(Effect.tap(db(upsertRates(rates)), () => Effect.sync(() => (cached = undefined))), rates.length),
         listSet: () =>
           Effect.map(db(allRates), (rows) =>
             rows.map((r) => ({ from: r.from_currency, to: r.to_currency, rate: new BigNumber(r.rate), via: "direct" as const })))

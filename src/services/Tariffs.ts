@@ -41,7 +41,9 @@ export const quoteFee = (rules: ReadonlyArray<TariffRow>, query: FeeQuery): FeeQ
     if (best === undefined || specificity(rule) >= specificity(best)) best = rule
   }
   if (best === undefined) return { fee: 0n, profitWalletId: FEES_WALLET_ID }
-  const fee = new BigNumber(best.fee_fixed).plus(amount.times(best.fee_percent).div(100))
+  // shiftedBy(-2) is the exact "/ 100": BigNumber's div rounds to 20 places, which could turn a tiny
+  // positive fee into 0 before the rounding up below.
+  const fee = new BigNumber(best.fee_fixed).plus(amount.times(best.fee_percent).shiftedBy(-2))
   const minor = fee.shiftedBy(query.decimals).integerValue(BigNumber.ROUND_CEIL)
   return { fee: BigInt(minor.toFixed(0)), profitWalletId: best.profit_wallet_id !== null ? BigInt(best.profit_wallet_id) : FEES_WALLET_ID }
 }

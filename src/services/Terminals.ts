@@ -50,6 +50,10 @@ export const toWalletTerminal = (row: TerminalRow): WalletTerminalOut => ({
 const nullable = <A extends string | number>(value: A | null | undefined) =>
   value === null || value === undefined ? { keep: true as const } : { keep: false as const, value: value === "" || value === 0 ? null : value }
 
+/** A decimal attribute arrives as text (a JSON 0 becomes "0"): any zero ("0", "0.00") clears it like "" does. */
+const nullableDecimal = (value: string | null | undefined) =>
+  nullable(value !== null && value !== undefined && /^0*(\.0*)?$/.test(value) ? "" : value)
+
 export class Terminals extends Context.Service<Terminals, {
   readonly add: (input: TerminalCreateIn) => Effect.Effect<TerminalAdminOut, UnknownCurrency | BaseTerminalExists | FieldRuleViolated | WalletNotFound>
   readonly update: (input: TerminalUpdateIn) => Effect.Effect<TerminalAdminOut, TerminalNotFound | TerminalReadOnly | WalletNotFound>
@@ -99,7 +103,7 @@ export class Terminals extends Context.Service<Terminals, {
           name: nullable(input.name),
           tag: nullable(input.tag),
           priority: nullable(input.priority),
-          networkFee: nullable(input.networkFee),
+          networkFee: nullableDecimal(input.networkFee),
           displayName: nullable(input.displayName),
           iconCode: nullable(input.iconCode),
           flags: input.flags,

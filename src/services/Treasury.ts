@@ -60,9 +60,14 @@ export class Treasury extends Context.Service<Treasury, {
             direction: item.direction,
             tag: item.tag ?? null
           }).pipe(
-            // A concurrent twin won the externalId: answer with the winner's result.
-            Effect.catchTag("ExternalIdConflict", (conflict) =>
-              Effect.flatMap(replay(item, requestHash), (winner) => winner !== undefined ? Effect.succeed(winner) : Effect.fail(conflict)))
+            // A concurrent twin won the externalId: answer with the winner's result. A twin debit is
+            // refused for want of the money its winner just spent, so a refusal checks for a winner too.
+            Effect.catchTags({
+              ExternalIdConflict: (conflict) =>
+                Effect.flatMap(replay(item, requestHash), (winner) => winner !== undefined ? Effect.succeed(winner) : Effect.fail(conflict)),
+              BalanceNotEnough: (refusal) =>
+                Effect.flatMap(replay(item, requestHash), (winner) => winner !== undefined ? Effect.succeed(winner) : Effect.fail(refusal))
+            })
           )
           if ("externalId" in result) return result
           return { externalId: item.externalId, txId: result.txId as ExecuteItemOut["txId"], replayed: false, error: null }

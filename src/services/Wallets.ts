@@ -71,9 +71,12 @@ export class Wallets extends Context.Service<Wallets, {
             ? Effect.fail(new WalletNotFound({ message: `wallet ${id} not found` }))
             : Effect.succeed(row))
 
+      // System wallets (negative ids, CONTRACT C6) are not user wallets: update_wallet cannot reach them.
       const patch = (id: WalletId, values: WalletPatch) =>
-        Effect.flatMap(db(patchWallet(id, values, ticks.next())), (row) =>
-          row === undefined ? Effect.fail(new WalletNotFound({ message: `id: wallet ${id} not found` })) : Effect.succeed(toWalletInfo(row)))
+        BigInt(id) < 0n
+          ? Effect.fail(new WalletNotFound({ message: `id: wallet ${id} not found` }))
+          : Effect.flatMap(db(patchWallet(id, values, ticks.next())), (row) =>
+            row === undefined ? Effect.fail(new WalletNotFound({ message: `id: wallet ${id} not found` })) : Effect.succeed(toWalletInfo(row)))
 
       const keepAll: WalletPatch = { flags: null, walletGroup: null, project: null, maxAddrCount: null, name: null, sortOrder: null }
 
@@ -131,17 +134,14 @@ export class Wallets extends Context.Service<Wallets, {
           }),
         updateSettings: (id, settings) =>
           Effect.gen(function*() {
-            const row = yield* get(id)
-            const flags = settings.isDefault === null
-              ? null
-              : settings.isDefault ? Number(row.flags) | WalletFlag.IsDefault : Number(row.flags) & ~WalletFlag.IsDefault
-            return yield* patch(id, { ...keepAll, name: settings.name, sortOrder: settings.sortOrder, flags })
+            yield* get(id)
+            const bit = settings.isDefault === null ? {} : settings.isDefault ? { flagsSet: WalletFlag.IsDefault } : { flagsClear: WalletFlag.IsDefault }
+            return yield* patch(id, { ...keepAll, name: settings.name, sortOrder: settings.sortOrder, ...bit })
           }),
         setRequire2FA: (id, required) =>
           Effect.gen(function*() {
-            const row = yield* get(id)
-            const flags = required ? Number(row.flags) | WalletFlag.Require2FA : Number(row.flags) & ~WalletFlag.Require2FA
-            return yield* patch(id, { ...keepAll, flags })
+            yield* get(id)
+            return yield* patch(id, { ...keepAll, ...(required ? { flagsSet: WalletFlag.Require2FA } : { flagsClear: WalletFlag.Require2FA }) })
           }),
         balances: (id) =>
           Effect.gen(function*() {

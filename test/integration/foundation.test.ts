@@ -3,6 +3,7 @@
  * response, request numbering, the API reference, monitoring on its own port, migrations applied
  * idempotently across restarts, and a clean SIGTERM with nothing acknowledged lost.
  */
+import { rmSync } from "node:fs"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { isEnvelope, makeClient, type TestClient } from "../support/Client.ts"
 import { type RunningService, startService, usingRealPostgres } from "../support/Service.ts"
@@ -108,10 +109,10 @@ describe("restart and shutdown (C1)", () => {
     // Acknowledged credits issued right before the signal must all be there after the restart.
     const credits = await Promise.all(Array.from({ length: 20 }, () => ownClient.fund(wallet.id, "USDT", "1.5")))
     assert.strictEqual(credits.length, 20)
-    const code = await own.stop("SIGTERM")
+    const code = await own.stop("SIGTERM", true)
     assert.strictEqual(code, 0)
-    if (!usingRealPostgres()) return // the embedded data dir of `own` is removed on stop
-    const again = await startService({ databaseUrl: own.databaseUrl })
+    // The same database again: the embedded data directory, or the same server database.
+    const again = await startService(usingRealPostgres() ? { databaseUrl: own.databaseUrl } : { dataDir: own.dataDir })
     try {
       const againClient = makeClient(again)
       const sid = await againClient.createSession(wallet.id)
@@ -119,6 +120,7 @@ describe("restart and shutdown (C1)", () => {
       assert.strictEqual(row.freeBalance, 30)
     } finally {
       await again.stop()
+      if (!usingRealPostgres()) rmSync(own.dataDir, { recursive: true, force: true })
     }
   })
 })

@@ -10,6 +10,7 @@ import { limits } from "../../Config.ts"
 import { Metrics } from "../../monitoring/Metrics.ts"
 import { Credentials } from "../../services/Credentials.ts"
 import { type Currency, Currencies } from "../../services/Currencies.ts"
+import { LedgerAudit } from "../../services/LedgerAudit.ts"
 import { type Rate, Rates } from "../../services/Rates.ts"
 import { Tariffs } from "../../services/Tariffs.ts"
 import { Terminals, toWalletTerminal } from "../../services/Terminals.ts"
@@ -30,6 +31,7 @@ export const PrivateHandlers = HttpApiBuilder.group(Api, "private", Effect.fn(fu
   const terminals = yield* Terminals
   const treasury = yield* Treasury
   const metrics = yield* Metrics
+  const ledgerAudit = yield* LedgerAudit
 
   const requireCurrencies = (codes: ReadonlyArray<string>, field: string) =>
     Effect.forEach(codes, (code) => currencies.require(code, field), { discard: true })
@@ -86,6 +88,7 @@ export const PrivateHandlers = HttpApiBuilder.group(Api, "private", Effect.fn(fu
           minAmount: r.min_amount, maxAmount: r.max_amount, profitWalletId: r.profit_wallet_id === null ? null : String(r.profit_wallet_id) as any
         })))))
     .handle("execute_transactions", ({ payload }) => Effect.flatMap(treasury.execute(payload), ok))
+    .handle("ledger_audit", () => Effect.flatMap(ledgerAudit.audit(), ok))
     .handle("add_network", ({ payload }) => Effect.flatMap(terminals.add(payload), ok))
     .handle("update_network", ({ payload }) => Effect.flatMap(terminals.update(payload), ok))
     .handle("monitoring_stats", () => ok(metrics.snapshot() as unknown))

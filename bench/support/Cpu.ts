@@ -1,0 +1,28 @@
+/**
+ * CPU time a process has used so far (user + system, all its threads), read from
+ * /proc/<pid>/stat, in microseconds. Linux only; the clock-tick size comes from `getconf CLK_TCK`.
+ */
+import { execFileSync } from "node:child_process"
+import { readFileSync } from "node:fs"
+
+let ticksPerSecond: number | undefined
+
+const clockTicks = (): number => {
+  if (ticksPerSecond === undefined) {
+    try {
+      ticksPerSecond = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100
+    } catch {
+      ticksPerSecond = 100
+    }
+  }
+  return ticksPerSecond
+}
+
+export const cpuMicros = (pid: number): number => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  // The command name (field 2) is in parentheses and may hold spaces: split after its closing one.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  // Fields 14 (utime) and 15 (stime) of the whole line are 12 and 13 here (field 3 is index 0).
+  const ticks = Number(fields[11]) + Number(fields[12])
+  return (ticks * 1_000_000) / clockTicks()
+}
