@@ -7,13 +7,13 @@ import { Effect, Layer } from "effect"
 import { MessageStorage, RunnerHealth, Runners, RunnerStorage, Sharding, ShardingConfig } from "effect/cluster"
 import { HttpRouter } from "effect/http"
 import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { WalletEntityLayer } from "../actors/wallet/Behaviour.ts"
 import { Api } from "../schema/Api.ts"
 import { AppConfigService } from "./Config.ts"
 import { MigratedDatabase } from "./db/Database.ts"
 import { MerchantAuthLive, ServiceAuthLive, SessionAuthLive } from "./http/Auth.ts"
 import { EnvelopeLayer } from "./http/EnvelopeMiddleware.ts"
+import { makePublicServer } from "./http/NodeServer.ts"
 import { GeneralHandlers } from "./http/handlers/GeneralHandlers.ts"
 import { InvestHandlers, MarketHandlers, PaymentHandlers, PayordersHandlers } from "./http/handlers/AreaHandlers.ts"
 import { PrivateHandlers } from "./http/handlers/PrivateHandlers.ts"
@@ -56,35 +56,13 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" 
 
 const Docs = HttpApiSwagger.layer(Api, { path: "/core/swagger/" })
 
-/**
- * The HTTP server listens as soon as its layer is built, but the API's request handler is attached
- * only once the routes are built; Node never answers a request that arrives in between (it has no
- * `request` listener yet), so a client polling for readiness could hang forever. This server holds
- * such early requests and hands them to the handler when it is attached.
- */
-const createHoldingServer = () => {
-  const server = createServer()
-  let held: Array<readonly [IncomingMessage, ServerResponse]> | undefined = []
-  const hold = (request: IncomingMessage, response: ServerResponse) => {
-    held?.push([request, response])
-  }
-  server.on("newListener", (event: string | symbol, listener: (...args: Array<any>) => void) => {
-    if (event !== "request" || listener === hold || held === undefined) return
-    const early = held
-    held = undefined
-    server.off("request", hold)
-    setImmediate(() => {
-      for (const [request, response] of early) listener(request, response)
-    })
-  })
-  server.on("request", hold)
-  return server
-}
-
-const PublicServer = Layer.unwrap(AppConfigService.useSync((config) =>
-  HttpRouter.serve(Layer.mergeAll(ApiRoutes, Docs, EnvelopeLayer), { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provide(NodeHttpServer.layer(createHoldingServer, { port: config.port, host: config.host }))
-  )))
+const PublicServer = Layer.unwrap(Effect.gen(function*() {
+  const config = yield* AppConfigService
+  const metrics = yield* Metrics
+  return HttpRouter.serve(Layer.mergeAll(ApiRoutes, Docs, EnvelopeLayer), { disableLogger: true, disableListenLog: true }).pipe(
+    Layer.provide(NodeHttpServer.layer(makePublicServer(metrics), { port: config.port, host: config.host }))
+  )
+}))
 
 export const AppLayer = Layer.mergeAll(PublicServer, MonitoringServer).pipe(
   Layer.provide(Services),

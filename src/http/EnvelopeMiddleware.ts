@@ -10,8 +10,8 @@ import { HttpApiError } from "effect/http-api"
 import { RequestId } from "../../schema/Envelope.ts"
 import { codeOf, errorCodes } from "../../schema/Errors.ts"
 import { Metrics } from "../monitoring/Metrics.ts"
+import { nextRequestNumber } from "./RequestNumbers.ts"
 
-let requestCounter = 0
 
 const envelope = (id: number, status: number, code: number, message: string) =>
   HttpServerResponse.jsonUnsafe({ result: null, error: { code, message }, id }, { status })
@@ -79,7 +79,7 @@ export const EnvelopeMiddleware = HttpRouter.middleware(
     const metrics = yield* Metrics
     return ((app: Effect.Effect<HttpServerResponse.HttpServerResponse, any, any>) =>
       Effect.suspend(() => {
-        const id = ++requestCounter
+        const id = nextRequestNumber()
         const started = performance.now()
         return app.pipe(
           Effect.provideService(RequestId, id),
