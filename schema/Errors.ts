@@ -44,6 +44,14 @@ export class RateNotFound extends Schema.TaggedError<RateNotFound>()("RateNotFou
 export class ExternalIdConflict extends Schema.TaggedError<ExternalIdConflict>()("ExternalIdConflict", fields, { httpApiStatus: 400 }) {}
 /** 10070: the request carries more items than the action allows. */
 export class TooManyItems extends Schema.TaggedError<TooManyItems>()("TooManyItems", fields, { httpApiStatus: 400 }) {}
+/** 10080: the confirmation code or signature is wrong (the message says how many attempts are left). */
+export class ConfirmationFailed extends Schema.TaggedError<ConfirmationFailed>()("ConfirmationFailed", fields, { httpApiStatus: 400 }) {}
+/** 10081: the confirmation expired or its attempts are used up; the reservation was released. */
+export class ConfirmationExpired extends Schema.TaggedError<ConfirmationExpired>()("ConfirmationExpired", fields, { httpApiStatus: 400 }) {}
+/** 10082: the transaction is not waiting for this step (already settled, cancelled, or not yours). */
+export class TransactionNotPending extends Schema.TaggedError<TransactionNotPending>()("TransactionNotPending", fields, { httpApiStatus: 400 }) {}
+/** 10083: no such transaction visible to the caller. */
+export class TransactionNotFound extends Schema.TaggedError<TransactionNotFound>()("TransactionNotFound", fields, { httpApiStatus: 404 }) {}
 /** 10401: missing or wrong credential. */
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", fields, { httpApiStatus: 401 }) {}
 /** 10403: a valid credential for something it does not own. */
@@ -75,6 +83,10 @@ export const errorCodes = {
   RateNotFound: [10050, 404],
   ExternalIdConflict: [10060, 400],
   TooManyItems: [10070, 400],
+  ConfirmationFailed: [10080, 400],
+  ConfirmationExpired: [10081, 400],
+  TransactionNotPending: [10082, 400],
+  TransactionNotFound: [10083, 404],
   Unauthorized: [10401, 401],
   Forbidden: [10403, 403],
   NotFound: [10404, 404],

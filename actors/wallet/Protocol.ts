@@ -5,7 +5,9 @@
 import { Schema } from "effect"
 import { Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
-import { BalanceNotEnough, ExternalIdConflict } from "../../schema/Errors.ts"
+import {
+  BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, ExternalIdConflict, NonceExists, TransactionNotPending
+} from "../../schema/Errors.ts"
 
 /** A trusted treasury posting (execute_transactions): free ± amount against the Treasury wallet. */
 export const PostTreasury = Rpc.make("PostTreasury", {
@@ -20,6 +22,60 @@ export const PostTreasury = Rpc.make("PostTreasury", {
   },
   success: Schema.Struct({ txId: Schema.String, idUpdate: Schema.String }),
   error: Schema.Union([BalanceNotEnough, ExternalIdConflict])
+})
+
+/** Step one of a two-step transfer: reserve amount + fee (free → lock_out) and record the pending step. */
+export const ReserveTransfer = Rpc.make("ReserveTransfer", {
+  payload: {
+    txId: Schema.String,
+    typeTx: Schema.Int,
+    recipientId: Schema.String,
+    profitWalletId: Schema.String,
+    currency: Schema.String,
+    amountMinor: Schema.String,
+    feeMinor: Schema.String,
+    tag: Schema.NullOr(Schema.String),
+    clientNonce: Schema.NullOr(Schema.String),
+    channel: Schema.Literals(["Inline", "Code", "Sign"]),
+    codeHashHex: Schema.NullOr(Schema.String),
+    expiresAtMs: Schema.Number,
+    attempts: Schema.Int,
+    codeForEvent: Schema.NullOr(Schema.String)
+  },
+  success: Schema.Struct({ idUpdate: Schema.String }),
+  error: Schema.Union([BalanceNotEnough, NonceExists])
+})
+
+/** Step two: settle a reserved transfer after the proof is checked by the service. */
+export const ConfirmTransfer = Rpc.make("ConfirmTransfer", {
+  payload: { txId: Schema.String, proof: Schema.Union([
+    Schema.Struct({ kind: Schema.Literal("code"), code: Schema.String }),
+    Schema.Struct({ kind: Schema.Literal("sign"), signatureBase64: Schema.String })
+  ]) },
+  success: Schema.Struct({ idUpdate: Schema.String, feeMinor: Schema.String, currency: Schema.String }),
+  error: Schema.Union([TransactionNotPending, ConfirmationFailed, ConfirmationExpired])
+})
+
+/** Cancel a reserved transfer (sender's cancel, expiry, exhausted attempts): the reservation returns. */
+export const CancelTransfer = Rpc.make("CancelTransfer", {
+  payload: { txId: Schema.String, reason: Schema.String },
+  success: Schema.Struct({ idUpdate: Schema.String }),
+  error: TransactionNotPending
+})
+
+/** An operator's debt charge: takes at most the free balance, to the profit wallet. */
+export const ChargeDebt = Rpc.make("ChargeDebt", {
+  payload: {
+    txId: Schema.String,
+    externalId: Schema.String,
+    requestHash: Schema.String,
+    currency: Schema.String,
+    amountMinor: Schema.String,
+    profitWalletId: Schema.String,
+    tag: Schema.NullOr(Schema.String)
+  },
+  success: Schema.Struct({ txId: Schema.NullOr(Schema.String), chargedMinor: Schema.String, outstandingMinor: Schema.String }),
+  error: ExternalIdConflict
 })
 
 /** Forget cached balances (sent after credits committed by other actors, or by operators). */

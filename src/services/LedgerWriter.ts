@@ -7,13 +7,14 @@
  */
 import { Cause, Context, Deferred, Effect, Exit, Layer, PubSub, Queue } from "effect"
 import { SqlClient } from "effect/sql"
-import { commitOperations, type LedgerOperation } from "../../sql/LedgerRepo.ts"
+import { commitOperations, type LedgerOperation, txIdOf } from "../../sql/LedgerCommit.ts"
 import { limits } from "../Config.ts"
 import { Metrics } from "../monitoring/Metrics.ts"
 
 export type CommitFailure =
   | { readonly _tag: "Duplicate"; readonly constraint: string }
   | { readonly _tag: "ConstraintViolated"; readonly constraint: string }
+  | { readonly _tag: "StateConflict"; readonly constraint: string }
 
 interface Pending {
   readonly operation: LedgerOperation
@@ -24,11 +25,12 @@ const invariantSumsToZero = (operation: LedgerOperation): void => {
   const sums = new Map<string, bigint>()
   for (const posting of operation.postings) sums.set(posting.currency, (sums.get(posting.currency) ?? 0n) + posting.delta)
   for (const [currency, sum] of sums) {
-    if (sum !== 0n) throw new Error(`invariant: postings of tx ${operation.tx.id} sum to ${sum} in ${currency}`)
+    if (sum !== 0n) throw new Error(`invariant: postings of tx ${txIdOf(operation)} sum to ${sum} in ${currency}`)
   }
 }
 
 const classify = (error: unknown): CommitFailure | undefined => {
+  if ((error as any)?._tag === "StateConflict") return { _tag: "StateConflict", constraint: "transaction state changed" }
   const text = String((error as any)?.cause?.message ?? (error as any)?.message ?? error)
   const code = findSqlState(error)
   if (code === "23505") return { _tag: "Duplicate", constraint: text }

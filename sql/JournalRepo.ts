@@ -1,0 +1,121 @@
+/** Reads of the journal: one transaction, history pages, the cross-wallet journal feed, events. */
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+
+export interface TxDbRow {
+  readonly id: bigint
+  readonly id_update: bigint
+  readonly type_tx: number
+  readonly tx_state: number
+  readonly wallet_from: bigint
+  readonly wallet_to: bigint
+  readonly currency: string
+  readonly amount: string
+  readonly fee: string
+  readonly tag: string | null
+  readonly app_id: bigint | null
+  readonly profit_wallet: bigint | null
+  readonly created_at: Date
+}
+
+const txColumns = `id, id_update, type_tx, tx_state, wallet_from, wallet_to, currency, amount::text AS amount, fee::text AS fee,
+  tag, app_id, profit_wallet, created_at`
+
+export const findTx = (id: string) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(sql<TxDbRow>`SELECT ${sql.literal(txColumns)} FROM transactions WHERE id = ${id}`, (rows) => rows[0]))
+
+export const findTxs = (ids: ReadonlyArray<string>) =>
+  SqlClient.SqlClient.use((sql) =>
+    ids.length === 0
+      ? Effect.succeed([] as Array<TxDbRow>)
+      : sql<TxDbRow>`SELECT ${sql.literal(txColumns)} FROM transactions WHERE id = ANY(${"{" + ids.join(",") + "}"}::bigint[]) ORDER BY id`)
+
+export interface HistoryFilter {
+  readonly walletId: string
+  readonly orderByUpdate: boolean
+  readonly oldestFirst: boolean
+  readonly startTick: string | undefined
+  readonly endTick: string | undefined
+  readonly currency: string | undefined
+  readonly typeTx: number | undefined
+  readonly activeOnly: boolean
+  readonly limit: number
+}
+
+/**
+ * A wallet's history: rows where it sends or receives. By update tick with oldestFirst this is the
+ * SPEC's gapless polling order: startTick inclusive, endTick exclusive.
+ */
+export const history = (f: HistoryFilter) =>
+  SqlClient.SqlClient.use((sql) => {
+    const key = sql.literal(f.orderByUpdate ? "id_update" : "id")
+    const direction = sql.literal(f.oldestFirst ? "ASC" : "DESC")
+    return withWatermark(sql<TxDbRow & { watermark: bigint }>`SELECT c.tick AS watermark, t.* FROM journal_clock c
+      LEFT JOIN LATERAL (SELECT ${sql.literal(txColumns)} FROM transactions
+        WHERE (wallet_from = ${f.walletId} OR wallet_to = ${f.walletId})
+          ${f.startTick !== undefined ? sql`AND ${key} >= ${f.startTick}::bigint` : sql``}
+          ${f.endTick !== undefined ? sql`AND ${key} < ${f.endTick}::bigint` : sql``}
+          ${f.currency !== undefined ? sql`AND currency = ${f.currency}` : sql``}
+          ${f.typeTx !== undefined ? sql`AND type_tx = ${f.typeTx}` : sql``}
+          ${f.activeOnly ? sql`AND (tx_state & 24) = 0` : sql``}
+        ORDER BY ${key} ${direction} LIMIT ${f.limit}) t ON true
+      ORDER BY t.${key} ${direction}`)
+  })
+
+/**
+ * Rows and the committed watermark read in ONE statement, so in one snapshot: every row with a
+ * tick at or below the watermark is visible in it (ticks are allocated in commit order), which is
+ * what makes a cursor built from it safe to resume from.
+ */
+const withWatermark = <E, R>(query: Effect.Effect<ReadonlyArray<TxDbRow & { watermark: bigint }>, E, R>) =>
+  Effect.map(query, (rows) => ({
+    watermark: rows.length > 0 ? BigInt(rows[0].watermark) : 0n,
+    rows: rows.filter((row) => row.id !== null) as ReadonlyArray<TxDbRow>
+  }))
+
+export const profitRows = (walletId: string, startTick: string | undefined, limit: number) =>
+  SqlClient.SqlClient.use((sql) =>
+    sql<TxDbRow>`SELECT ${sql.literal(txColumns)} FROM transactions
+      WHERE profit_wallet = ${walletId} AND fee > 0
+        ${startTick !== undefined ? sql`AND id_update >= ${startTick}::bigint` : sql``}
+      ORDER BY id_update LIMIT ${limit}`)
+
+export interface JournalFilter {
+  readonly since: string
+  readonly limit: number
+  readonly scope: 0 | 1 | 2
+  readonly intern: string | null
+}
+
+/** The journal after a cursor (exclusive), in update-tick order. Scope 2 (address side) arrives with deposits. */
+export const journalAfter = (f: JournalFilter) =>
+  SqlClient.SqlClient.use((sql) =>
+    withWatermark(sql<TxDbRow & { watermark: bigint }>`SELECT c.tick AS watermark, t.* FROM journal_clock c
+      LEFT JOIN LATERAL (SELECT ${sql.literal(txColumns)} FROM transactions
+        WHERE id_update > ${f.since}::bigint
+          ${f.intern !== null ? sql`AND app_id = ${f.intern}::bigint` : sql``}
+          ${f.scope === 2 ? sql`AND type_tx IN (1, 2)` : sql``}
+        ORDER BY id_update LIMIT ${f.limit}) t ON true
+      ORDER BY t.id_update`))
+
+export const committedWatermark = SqlClient.SqlClient.use((sql) =>
+  Effect.map(sql<{ tick: bigint }>`SELECT tick FROM journal_clock`, ([row]) => BigInt(row.tick)))
+
+export interface EventRow {
+  readonly id: bigint
+  readonly kind: string
+  readonly wallet_id: bigint
+  readonly payload: unknown
+  readonly created_at: Date
+}
+
+export const eventsAfter = (cursor: string, limit: number) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(sql<EventRow & { watermark: bigint }>`SELECT c.tick AS watermark, e.* FROM journal_clock c
+      LEFT JOIN LATERAL (SELECT id, kind, wallet_id, payload, created_at FROM events WHERE id > ${cursor}::bigint
+        ORDER BY id LIMIT ${limit}) e ON true
+      ORDER BY e.id`, (rows) => ({
+      watermark: rows.length > 0 ? BigInt(rows[0].watermark) : 0n,
+      rows: rows.filter((row) => row.id !== null) as ReadonlyArray<EventRow>
+    })))

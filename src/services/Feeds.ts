@@ -1,0 +1,86 @@
+/**
+ * The committed journal watermark and long-poll waiters (ARCHITECTURE "Feeds and long-polls"). The
+ * ledger writer publishes each commit's top tick in-process; other processes' commits arrive by
+ * PostgreSQL LISTEN/NOTIFY (sent inside each committing transaction). Waiters are woken by those
+ * signals, never by polling SQL; the answer is always re-read from SQL, the authority.
+ */
+import { PgClient } from "@effect/sql-pg"
+import { Context, Deferred, Effect, Layer, Option, PubSub, Queue, Schedule } from "effect"
+import { committedWatermark } from "../../sql/JournalRepo.ts"
+import { RateLimited } from "../../schema/Errors.ts"
+import { AppConfigService } from "../Config.ts"
+import { makeDb } from "../db/Sql.ts"
+import { Metrics } from "../monitoring/Metrics.ts"
+import { LedgerWriter } from "./LedgerWriter.ts"
+
+export const journalChannel = "core_journal"
+export const longPollWaitersMax = 10_000
+export const longPollDefaultSeconds = 30
+export const longPollMaxSeconds = 45
+
+export class Feeds extends Context.Service<Feeds, {
+  readonly watermark: () => Effect.Effect<bigint>
+  /** Resolves with the committed watermark once it exceeds `cursor`, or after `timeoutMs` idle. */
+  readonly waitBeyond: (cursor: bigint, timeoutMs: number) => Effect.Effect<{ readonly moved: boolean; readonly watermark: bigint }, RateLimited>
+}>()("core/Feeds") {
+  static readonly layer = Layer.effect(
+    Feeds,
+    Effect.gen(function*() {
+      const db = yield* makeDb
+      const ledger = yield* LedgerWriter
+      const metrics = yield* Metrics
+      const config = yield* AppConfigService
+      let latest = yield* db(committedWatermark)
+      const waiters = new Set<{ readonly cursor: bigint; readonly done: Deferred.Deferred<void> }>()
+      metrics.gauge("longpoll_waiters", () => waiters.size)
+
+      const advance = (tick: bigint) =>
+        Effect.sync(() => {
+          if (tick <= latest) return
+          latest = tick
+          for (const waiter of waiters) {
+            if (waiter.cursor < tick) {
+              waiters.delete(waiter)
+              Deferred.doneUnsafe(waiter.done, Effect.void)
+            }
+          }
+        })
+
+      const local = yield* PubSub.subscribe(ledger.commits)
+      yield* Effect.forkScoped(Effect.forever(Effect.flatMap(PubSub.take(local), advance)))
+
+      if (Option.isSome(config.databaseUrl)) {
+        // Other processes' commits: their NOTIFY carries the tick.
+        const pg = yield* PgClient.PgClient
+        const listener = Effect.scoped(Effect.gen(function*() {
+          const notifications = yield* pg.listen(journalChannel)
+          for (;;) {
+            const notification = yield* Queue.take(notifications)
+            if (/^[0-9]{1,19}$/.test(notification.payload)) yield* advance(BigInt(notification.payload))
+          }
+        }))
+        // A dropped listening connection is re-established; waiters still time out and re-read SQL meanwhile.
+        yield* Effect.forkScoped(listener.pipe(Effect.retry({ schedule: Schedule.spaced("1 second") }), Effect.ignore))
+      }
+
+      const watermark = () => Effect.map(db(committedWatermark), (tick) => (tick > latest ? (latest = tick) : tick))
+
+      const waitBeyond = (cursor: bigint, timeoutMs: number) =>
+        Effect.gen(function*() {
+          const now = yield* watermark()
+          if (now > cursor || timeoutMs <= 0) return { moved: now > cursor, watermark: now }
+          if (waiters.size >= longPollWaitersMax) return yield* new RateLimited({ message: "too many long-poll waiters; retry later" })
+          const waiter = { cursor, done: Deferred.makeUnsafe<void>() }
+          waiters.add(waiter)
+          yield* Deferred.await(waiter.done).pipe(
+            Effect.timeoutOption(timeoutMs),
+            Effect.ensuring(Effect.sync(() => waiters.delete(waiter)))
+          )
+          const after = yield* watermark()
+          return { moved: after > cursor, watermark: after }
+        })
+
+      return Feeds.of({ watermark, waitBeyond })
+    })
+  )
+}

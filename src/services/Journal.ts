@@ -1,0 +1,103 @@
+/**
+ * Reads of the ledger journal: one transaction, a batch, a wallet's history (the SPEC's gapless
+ * polling by update tick), profit rows, the cross-wallet journal feed and the events feed. Every
+ * cursor comes from the same snapshot as its rows, so resuming from it skips nothing.
+ */
+import { Context, Effect, Layer } from "effect"
+import { type EventRow, eventsAfter, findTx, findTxs, history, type HistoryFilter, journalAfter, type JournalFilter, profitRows, type TxDbRow } from "../../sql/JournalRepo.ts"
+import { TransactionNotFound } from "../../schema/Errors.ts"
+import { fromMinorUnits } from "../../schema/Money.ts"
+import { isActiveState, txStateName, type TxRow } from "../../schema/Transfer.ts"
+import { makeDb } from "../db/Sql.ts"
+import { Currencies } from "./Currencies.ts"
+
+export interface Page<A> {
+  readonly rows: ReadonlyArray<A>
+  readonly cursor: string
+}
+
+export class Journal extends Context.Service<Journal, {
+  readonly toRow: (row: TxDbRow) => TxRow
+  /** A transaction the wallet takes part in; anything else is "not found" (existence does not leak). */
+  readonly txOfWallet: (walletId: string, txId: string) => Effect.Effect<TxRow, TransactionNotFound>
+  readonly txsOfWallet: (walletId: string, txIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<TxRow>>
+  readonly tx: (txId: string) => Effect.Effect<TxRow | null>
+  readonly history: (filter: HistoryFilter) => Effect.Effect<Page<TxRow>>
+  readonly profit: (walletId: string, startTick: string | undefined, limit: number) => Effect.Effect<Page<TxRow>>
+  readonly journal: (filter: JournalFilter) => Effect.Effect<Page<TxRow>>
+  readonly events: (cursor: string, limit: number) => Effect.Effect<Page<{ id: string; kind: string; walletId: string; payload: unknown; dateUTC: string }>>
+}>()("core/Journal") {
+  static readonly layer = Layer.effect(
+    Journal,
+    Effect.gen(function*() {
+      const db = yield* makeDb
+      const currencies = yield* Currencies
+
+      const toRow = (row: TxDbRow): TxRow => {
+        const decimals = currencies.find(row.currency)?.decimals ?? 0
+        const state = Number(row.tx_state)
+        return {
+          id: String(row.id),
+          idUpdate: String(row.id_update),
+          typeTx: Number(row.type_tx),
+          txState: state,
+          state: isActiveState(state) ? "Processing" : txStateName(state),
+          walletFrom: String(row.wallet_from),
+          walletTo: String(row.wallet_to),
+          currency: row.currency,
+          amount: Number(fromMinorUnits(BigInt(row.amount), decimals)),
+          fee: Number(fromMinorUnits(BigInt(row.fee), decimals)),
+          tag: row.tag,
+          dateTxUTC: row.created_at.toISOString()
+        }
+      }
+      const involves = (walletId: string) => (row: TxDbRow) => String(row.wallet_from) === walletId || String(row.wallet_to) === walletId
+
+      /** Next cursor for update-ordered reads: past the last row of a full page, else the snapshot's watermark. */
+      const nextCursor = (rows: ReadonlyArray<TxDbRow>, limit: number, watermark: bigint, inclusive: boolean) => {
+        const top = rows.length === limit ? BigInt(rows[rows.length - 1].id_update) : watermark
+        return String(inclusive ? top + 1n : top)
+      }
+
+      return Journal.of({
+        toRow,
+        txOfWallet: (walletId, txId) =>
+          Effect.flatMap(db(findTx(txId)), (row) =>
+            row !== undefined && involves(walletId)(row)
+              ? Effect.succeed(toRow(row))
+              : Effect.fail(new TransactionNotFound({ message: `id: no transaction ${txId} for this wallet` }))),
+        txsOfWallet: (walletId, txIds) => Effect.map(db(findTxs(txIds)), (rows) => rows.filter(involves(walletId)).map(toRow)),
+        tx: (txId) => Effect.map(db(findTx(txId)), (row) => (row === undefined ? null : toRow(row))),
+        history: (filter) =>
+          Effect.map(db(history(filter)), ({ rows, watermark }) => {
+            // With orderByUpdate + oldestFirst the cursor is the next inclusive startTick (SPEC recipe step 3).
+            const ascendingByUpdate = filter.orderByUpdate && filter.oldestFirst
+            let cursor = BigInt(ascendingByUpdate ? nextCursor(rows, filter.limit, watermark, true) : String(watermark + 1n))
+            // Never past a fixed endTick: rows at or above it are the next scan's.
+            if (filter.endTick !== undefined && filter.orderByUpdate && cursor > BigInt(filter.endTick)) cursor = BigInt(filter.endTick)
+            return { rows: rows.map(toRow), cursor: String(cursor) }
+          }),
+        profit: (walletId, startTick, limit) =>
+          Effect.map(db(profitRows(walletId, startTick, limit)), (rows) => ({
+            rows: rows.map(toRow),
+            cursor: rows.length > 0 ? String(BigInt(rows[rows.length - 1].id_update) + 1n) : (startTick ?? "0")
+          })),
+        journal: (filter) =>
+          Effect.map(db(journalAfter(filter)), ({ rows, watermark }) => ({
+            rows: rows.map(toRow),
+            cursor: nextCursor(rows, filter.limit, watermark > BigInt(filter.since) ? watermark : BigInt(filter.since), false)
+          })),
+        events: (cursor, limit) =>
+          Effect.map(db(eventsAfter(cursor, limit)), ({ rows, watermark }) => {
+            const top = rows.length === limit ? BigInt(rows[rows.length - 1].id) : (watermark > BigInt(cursor) ? watermark : BigInt(cursor))
+            return {
+              rows: rows.map((row: EventRow) => ({
+                id: String(row.id), kind: row.kind, walletId: String(row.wallet_id), payload: row.payload, dateUTC: row.created_at.toISOString()
+              })),
+              cursor: String(top)
+            }
+          })
+      })
+    })
+  )
+}
