@@ -23,7 +23,11 @@ import { Metrics } from "./monitoring/Metrics.ts"
 import { MonitoringServer } from "./monitoring/MonitoringServer.ts"
 import { Credentials } from "./services/Credentials.ts"
 import { Currencies } from "./services/Currencies.ts"
+import { Feeds } from "./services/Feeds.ts"
+import { Journal } from "./services/Journal.ts"
 import { LedgerAudit } from "./services/LedgerAudit.ts"
+import { Recipients } from "./services/Recipients.ts"
+import { Transfers } from "./services/Transfers.ts"
 import { LedgerWriter } from "./services/LedgerWriter.ts"
 import { Rates } from "./services/Rates.ts"
 import { Tariffs } from "./services/Tariffs.ts"
@@ -46,8 +50,11 @@ const Foundation = Layer.mergeAll(Metrics.layer).pipe(Layer.provideMerge(Migrate
 const Core = Layer.mergeAll(TimeTicks.layer, Currencies.layer, Rates.layer, Tariffs.layer, LedgerWriter.layer, ActorRuntime)
   .pipe(Layer.provideMerge(Foundation))
 
-const Services = Layer.mergeAll(Wallets.layer, Credentials.layer, Terminals.layer, Treasury.layer, LedgerAudit.layer, WalletEntityLayer)
-  .pipe(Layer.provideMerge(Core))
+const Lookups = Layer.mergeAll(Recipients.layer, Journal.layer, Feeds.layer).pipe(Layer.provideMerge(Core))
+
+const Services = Layer.mergeAll(
+  Wallets.layer, Credentials.layer, Terminals.layer, Treasury.layer, LedgerAudit.layer, Transfers.layer, WalletEntityLayer
+).pipe(Layer.provideMerge(Lookups))
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" }).pipe(
   Layer.provide([PublicHandlers, GeneralHandlers, WalletHandlers, MarketHandlers, InvestHandlers, PayordersHandlers, PaymentHandlers, PrivateHandlers]),

@@ -81,4 +81,4 @@ export const ChargeDebt = Rpc.make("ChargeDebt", {
 /** Forget cached balances (sent after credits committed by other actors, or by operators). */
 export const Reload = Rpc.make("Reload")
 
-export const WalletEntity = Entity.make("Wallet", [PostTreasury, Reload])
+export const WalletEntity = Entity.make("Wallet", [PostTreasury, ReserveTransfer, ConfirmTransfer, CancelTransfer, ChargeDebt, Reload])

@@ -1,10 +1,29 @@
 /** Wallet (session) `/core/v1/wallet/`. */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { Envelope } from "../Envelope.ts"
-import { FieldRuleViolated, WalletNotFound } from "../Errors.ts"
+import { CursorEnvelope, Envelope } from "../Envelope.ts"
+import {
+  BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, FieldRuleViolated, InvalidRequest, NonceExists, SameAccounts,
+  TooManyDecimals, TransactionNotFound, TransactionNotPending, UnknownCurrency, WalletBlocked, WalletNotFound
+} from "../Errors.ts"
+
 import { SessionAuth } from "../Security.ts"
+import { ConfirmQuery, CreateTransactOut, HistoryQuery, InternalTransferIn, TxIdQuery, TxListIn, TxRow } from "../Transfer.ts"
 import { GetBalanceOut, SetSecurityIn, UpdateSettingsIn, WalletInfo, WalletInfoOut } from "../Wallet.ts"
+
+const TwoFactorHeaders = {
+  "x-keytype": Schema.optional(Schema.Literals(["Fido2Key", "PassKey", "UserKey"])).annotate({
+    description: "Login method: selects the confirmation channel under Require2FA"
+  }),
+  "x-signresult": Schema.optional(Schema.String.check(Schema.isMaxLength(200))).annotate({
+    description: "base64 Ed25519 signature of the txId's decimal string (NeedSign step two)"
+  })
+}
+
+const TransferErrors = [
+  InvalidRequest, BalanceNotEnough, NonceExists, SameAccounts, WalletBlocked, WalletNotFound, UnknownCurrency, TooManyDecimals,
+  TransactionNotPending, ConfirmationFailed, ConfirmationExpired
+]
 
 export class WalletApi extends HttpApiGroup.make("wallet")
   .add(
@@ -19,9 +38,37 @@ export class WalletApi extends HttpApiGroup.make("wallet")
       payload: SetSecurityIn,
       success: Envelope(WalletInfo),
       error: WalletNotFound
+    }),
+    HttpApiEndpoint.post("internal_transfer", "/internal_transfer", {
+      query: ConfirmQuery,
+      headers: TwoFactorHeaders,
+      payload: InternalTransferIn,
+      success: Envelope(CreateTransactOut),
+      error: TransferErrors
+    }).annotateMerge(OpenApi.annotations({
+      description: "Two-step. Step one (no query) reserves amount + fee and answers CreateTransactOut; step two repeats the call with confirmationTimetick and confirmationCode (or X-SignResult) and settles."
+    })),
+    HttpApiEndpoint.post("cancel_tx", "/cancel_tx", {
+      query: TxIdQuery,
+      success: Envelope(Schema.Struct({ txId: Schema.String, idUpdate: Schema.String })),
+      error: [InvalidRequest, TransactionNotPending, TransactionNotFound]
+    }),
+    HttpApiEndpoint.get("get_tx_info", "/get_tx_info", { query: TxIdQuery, success: Envelope(TxRow), error: [InvalidRequest, TransactionNotFound] }),
+    HttpApiEndpoint.post("get_tx_list_info", "/get_tx_list_info", { payload: TxListIn, success: Envelope(Schema.Array(TxRow)) }),
+    HttpApiEndpoint.get("get_history_transactions", "/get_history_transactions", {
+      query: HistoryQuery,
+      success: CursorEnvelope(Schema.Array(TxRow))
+    }).annotateMerge(OpenApi.annotations({
+      description: "Gapless polling: orderByUpdate=true&oldestFirst=true, startTick inclusive, endTick exclusive and fixed for the scan; the next startTick is in `cursor`."
+    })),
+    HttpApiEndpoint.get("get_profit_transactions", "/get_profit_transactions", {
+      query: { startTick: Schema.optional(HistoryQuery.startTick), limit: HistoryQuery.limit },
+      success: CursorEnvelope(Schema.Array(TxRow))
     })
   )
   .middleware(SessionAuth)
   .prefix("/core/v1/wallet")
   .annotateMerge(OpenApi.annotations({ title: "Wallet", description: "Session: the active wallet" }))
 {}
+
+

@@ -1,12 +1,26 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../../schema/Api.ts"
-import { ok } from "../../../schema/Envelope.ts"
+import { ok, okCursor } from "../../../schema/Envelope.ts"
+import { InvalidRequest, TransactionNotFound } from "../../../schema/Errors.ts"
 import { CurrentSession } from "../../../schema/Security.ts"
+import { historyLimitMax } from "../../../schema/Transfer.ts"
+import { Journal } from "../../services/Journal.ts"
+import { Transfers } from "../../services/Transfers.ts"
 import { Wallets } from "../../services/Wallets.ts"
+
+/** Exactly one of `code` and `id` (SPEC error rule 1). Codes are served by the transfer-code issue. */
+const exactlyOne = (query: { readonly id?: string | undefined; readonly code?: string | undefined }): Effect.Effect<string, InvalidRequest | TransactionNotFound> =>
+  (query.id === undefined) === (query.code === undefined)
+    ? Effect.fail(new InvalidRequest({ message: "query: send exactly one of `code` and `id`" }))
+    : query.id === undefined
+    ? Effect.fail(new TransactionNotFound({ message: "code: no transfer code with this value" }))
+    : Effect.succeed(query.id)
 
 export const WalletHandlers = HttpApiBuilder.group(Api, "wallet", Effect.fn(function*(handlers) {
   const wallets = yield* Wallets
+  const transfers = yield* Transfers
+  const journal = yield* Journal
   return handlers
     .handle("get_info", () => CurrentSession.use((s) => Effect.flatMap(wallets.withSiblings(s.walletId), ok)))
     .handle("update_settings", ({ payload }) =>
@@ -17,4 +31,35 @@ export const WalletHandlers = HttpApiBuilder.group(Api, "wallet", Effect.fn(func
     .handle("get_balance", () => CurrentSession.use((s) => Effect.flatMap(wallets.balances(s.walletId), ok)))
     .handle("set_security", ({ payload }) =>
       CurrentSession.use((s) => Effect.flatMap(wallets.setRequire2FA(s.walletId, payload.require2FA), ok)))
+    .handle("internal_transfer", ({ payload, query, headers }) =>
+      CurrentSession.use((s) => {
+        const sender = { walletId: s.walletId, keyType: headers["x-keytype"] ?? ("None" as const) }
+        if (query.confirmationTimetick === undefined) {
+          return query.confirmationCode === undefined
+            ? Effect.flatMap(transfers.begin(sender, payload), ok)
+            : Effect.fail(new InvalidRequest({ message: "confirmationTimetick: required with confirmationCode" }))
+        }
+        return Effect.flatMap(transfers.confirm(sender, query.confirmationTimetick, query.confirmationCode, headers["x-signresult"]), ok)
+      }))
+    .handle("cancel_tx", ({ query }) =>
+      CurrentSession.use((s) => Effect.flatMap(exactlyOne(query), (id) => Effect.flatMap(transfers.cancel(s.walletId, id), ok))))
+    .handle("get_tx_info", ({ query }) =>
+      CurrentSession.use((s) => Effect.flatMap(exactlyOne(query), (id) => Effect.flatMap(journal.txOfWallet(s.walletId, id), ok))))
+    .handle("get_tx_list_info", ({ payload }) => CurrentSession.use((s) => Effect.flatMap(journal.txsOfWallet(s.walletId, payload), ok)))
+    .handle("get_history_transactions", ({ query }) =>
+      CurrentSession.use((s) =>
+        Effect.flatMap(journal.history({
+          walletId: s.walletId,
+          orderByUpdate: query.orderByUpdate ?? false,
+          oldestFirst: query.oldestFirst ?? false,
+          startTick: query.startTick,
+          endTick: query.endTick,
+          currency: query.currency,
+          typeTx: query.typeTx,
+          activeOnly: query.activeOnly ?? false,
+          limit: query.limit ?? 100
+        }), (page) => okCursor(page.rows, page.cursor))))
+    .handle("get_profit_transactions", ({ query }) =>
+      CurrentSession.use((s) =>
+        Effect.flatMap(journal.profit(s.walletId, query.startTick, query.limit ?? historyLimitMax), (page) => okCursor(page.rows, page.cursor))))
 }))

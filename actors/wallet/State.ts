@@ -1,0 +1,44 @@
+/**
+ * A wallet actor's known balances. They are loaded from SQL per currency on first use. Other actors
+ * may only credit this wallet, so a cached figure can only understate funds: a decision that
+ * refuses on the cache is retried once on a fresh load before the refusal stands.
+ */
+import { Effect } from "effect"
+import { balanceOf, type Posting } from "../../sql/LedgerRepo.ts"
+import type { Db } from "../../src/db/Sql.ts"
+import { applyPostings, type Buckets, type Decision, emptyBuckets } from "./Engine.ts"
+
+export const makeWalletState = (walletId: bigint, db: Db) => {
+  const known = new Map<string, Buckets>()
+
+  const load = Effect.fnUntraced(function*(currency: string) {
+    const row = yield* db(balanceOf(String(walletId), currency))
+    const buckets = row === undefined ? emptyBuckets() : {
+      free: BigInt(row.free), lockOut: BigInt(row.lock_out), lockIn: BigInt(row.lock_in), lockOrders: BigInt(row.lock_orders)
+    }
+    known.set(currency, buckets)
+    return buckets
+  })
+
+  const bucketsOf = (currency: string) => {
+    const cached = known.get(currency)
+    return cached !== undefined ? Effect.succeed(cached) : load(currency)
+  }
+
+  /** Decides on the cached figures, and again on fresh ones if the cache says no. */
+  const decide = Effect.fnUntraced(function*(currency: string, rule: (buckets: Buckets) => Decision) {
+    const first = rule(yield* bucketsOf(currency))
+    if (first._tag === "Post") return first
+    return rule(yield* load(currency))
+  })
+
+  return {
+    walletId,
+    bucketsOf,
+    decide,
+    apply: (postings: ReadonlyArray<Posting>) => applyPostings(walletId, known, postings),
+    forget: (currency?: string) => (currency === undefined ? known.clear() : known.delete(currency))
+  }
+}
+
+export type WalletState = ReturnType<typeof makeWalletState>

@@ -1,0 +1,126 @@
+/**
+ * The wallet actor's two-step transfer messages: reserve (step one), confirm (step two: check the
+ * proof, settle), cancel (sender, expiry, exhausted attempts). The actor that holds the reservation
+ * is the one that settles or releases it; every state change is a conditional transition in SQL.
+ */
+import { Effect } from "effect"
+import { findTx } from "../../sql/JournalRepo.ts"
+import type { LedgerOperation } from "../../sql/LedgerRepo.ts"
+import { findConfirmation, signingKeysOf, spendAttempt } from "../../sql/TransferRepo.ts"
+import {
+  BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, NonceExists, TransactionNotPending
+} from "../../schema/Errors.ts"
+import { TxState } from "../../schema/Transfer.ts"
+import type { Db } from "../../src/db/Sql.ts"
+import type { LedgerWriter } from "../../src/services/LedgerWriter.ts"
+import { codeMatches, signatureMatches } from "./Confirmation.ts"
+import { releaseTransfer, reserveTransfer, settleTransfer } from "./Engine.ts"
+import type { CancelTransfer, ConfirmTransfer, ReserveTransfer } from "./Protocol.ts"
+import type { WalletState } from "./State.ts"
+
+type Payload<R extends { payloadSchema: { Type: unknown } }> = R["payloadSchema"]["Type"]
+
+export const makeTransferHandlers = (state: WalletState, db: Db, ledger: LedgerWriter["Service"]) => {
+  const walletId = state.walletId
+
+  const notPending = (txId: string) => new TransactionNotPending({ message: `confirmationTimetick: transaction ${txId} is not waiting for confirmation` })
+
+  const commitApplied = (operation: LedgerOperation, currency: string) =>
+    Effect.tap(ledger.commit(operation), () => Effect.sync(() => state.apply(operation.postings))).pipe(
+      Effect.tapError(() => Effect.sync(() => state.forget(currency)))
+    )
+
+  /** Releases a pending reservation back to free (cancel, expiry, attempts used up). */
+  const release = (tx: NonNullable<Effect.Success<ReturnType<typeof loadPending>>>["tx"], reason: string) => {
+    const amount = BigInt(tx.amount), fee = BigInt(tx.fee)
+    return commitApplied({
+      transition: { id: BigInt(tx.id), from: TxState.Created, to: TxState.Canceled },
+      postings: releaseTransfer(walletId, tx.currency, amount, fee),
+      dropConfirmation: true,
+      events: [{ kind: "TransferCanceled", walletId, payload: { txId: String(tx.id), reason } }]
+    }, tx.currency).pipe(Effect.catch(() => Effect.fail(notPending(String(tx.id)))))
+  }
+
+  const loadPending = Effect.fnUntraced(function*(txId: string) {
+    const tx = yield* db(findTx(txId))
+    if (tx === undefined || BigInt(tx.wallet_from) !== walletId || Number(tx.tx_state) !== TxState.Created) return undefined
+    const confirmation = yield* db(findConfirmation(txId))
+    if (confirmation === undefined) return undefined
+    return { tx, confirmation }
+  })
+
+  const ReserveTransferHandler = Effect.fnUntraced(function*({ payload }: { payload: Payload<typeof ReserveTransfer> }) {
+    const amount = BigInt(payload.amountMinor), fee = BigInt(payload.feeMinor)
+    const decision = yield* state.decide(payload.currency, (known) => reserveTransfer(walletId, known, payload.currency, amount, fee))
+    if (decision._tag === "Reject") {
+      return yield* new BalanceNotEnough({ message: `amount: free ${payload.currency} balance does not cover amount plus fee` })
+    }
+    const txId = BigInt(payload.txId)
+    const idUpdate = yield* commitApplied({
+      tx: {
+        id: txId, typeTx: payload.typeTx, txState: TxState.Created, walletFrom: walletId, walletTo: BigInt(payload.recipientId),
+        currency: payload.currency, amount, fee, tag: payload.tag, appId: null, externalId: null, requestHash: null,
+        clientNonce: payload.clientNonce === null ? null : BigInt(payload.clientNonce), profitWallet: BigInt(payload.profitWalletId)
+      },
+      postings: decision.postings,
+      confirmation: {
+        txId, walletId, channel: payload.channel,
+        codeHash: payload.codeHashHex === null ? null : Buffer.from(payload.codeHashHex, "hex"),
+        attempts: payload.attempts, expiresAt: new Date(payload.expiresAtMs)
+      },
+      events: payload.codeForEvent === null ? [] : [{
+        kind: "ConfirmationCode", walletId, payload: { walletId: String(walletId), txId: payload.txId, code: payload.codeForEvent }
+      }]
+    }, payload.currency).pipe(
+      Effect.catch((failure): Effect.Effect<never, BalanceNotEnough | NonceExists> =>
+        failure._tag === "Duplicate"
+          ? Effect.fail(new NonceExists({ message: "clientNonce: already used by this wallet" }))
+          : Effect.fail(new BalanceNotEnough({ message: "amount: the balance changed; retry" })))
+    )
+    return { idUpdate: String(idUpdate) }
+  })
+
+  const ConfirmTransferHandler = Effect.fnUntraced(function*({ payload }: { payload: Payload<typeof ConfirmTransfer> }) {
+    const pending = yield* loadPending(payload.txId)
+    if (pending === undefined) return yield* notPending(payload.txId)
+    const { tx, confirmation } = pending
+    if (confirmation.expires_at.getTime() <= Date.now()) {
+      yield* release(tx, "expired")
+      return yield* new ConfirmationExpired({ message: "confirmationCode: the confirmation expired; the reservation was released" })
+    }
+    const proof = payload.proof
+    const valid = confirmation.channel === "Sign"
+      ? proof.kind === "sign" && signatureMatches(yield* db(signingKeysOf(String(walletId))), payload.txId, proof.signatureBase64)
+      : proof.kind === "code" && confirmation.code_hash !== null && codeMatches(new Uint8Array(confirmation.code_hash), proof.code)
+    if (!valid) {
+      const left = yield* db(spendAttempt(payload.txId))
+      if (left > 0) {
+        const field = confirmation.channel === "Sign" ? "X-SignResult" : "confirmationCode"
+        return yield* new ConfirmationFailed({ message: `${field}: does not match; ${left} attempt(s) left` })
+      }
+      yield* release(tx, "attempts exhausted")
+      return yield* new ConfirmationExpired({ message: "confirmationCode: no attempts left; the reservation was released" })
+    }
+    const amount = BigInt(tx.amount), fee = BigInt(tx.fee)
+    const recipient = BigInt(tx.wallet_to)
+    const idUpdate = yield* commitApplied({
+      transition: { id: BigInt(tx.id), from: TxState.Created, to: TxState.Finished },
+      postings: settleTransfer(walletId, recipient, tx.profit_wallet === null ? -2n : BigInt(tx.profit_wallet), tx.currency, amount, fee),
+      dropConfirmation: true,
+      events: [
+        { kind: "TransferSent", walletId, payload: { txId: payload.txId, to: String(recipient), currency: tx.currency, amount: tx.amount, fee: tx.fee } },
+        { kind: "TransferReceived", walletId: recipient, payload: { txId: payload.txId, from: String(walletId), currency: tx.currency, amount: tx.amount } }
+      ]
+    }, tx.currency).pipe(Effect.catch(() => Effect.fail(notPending(payload.txId))))
+    return { idUpdate: String(idUpdate), feeMinor: tx.fee, currency: tx.currency }
+  })
+
+  const CancelTransferHandler = Effect.fnUntraced(function*({ payload }: { payload: Payload<typeof CancelTransfer> }) {
+    const pending = yield* loadPending(payload.txId)
+    if (pending === undefined) return yield* notPending(payload.txId)
+    const idUpdate = yield* release(pending.tx, payload.reason)
+    return { idUpdate: String(idUpdate) }
+  })
+
+  return { ReserveTransfer: ReserveTransferHandler, ConfirmTransfer: ConfirmTransferHandler, CancelTransfer: CancelTransferHandler }
+}

@@ -1,0 +1,142 @@
+/**
+ * Two-step internal transfers (SPEC "Internal transfer" rules 1-7, CONTRACT C10, C12). Step one
+ * resolves the recipient, the type and the fee, picks the confirmation channel and asks the
+ * sender's wallet actor to reserve amount + fee; step two hands the proof to the same actor, which
+ * settles. Expired confirmations are released by a sweeper.
+ */
+import { Context, Effect, Layer, Schedule } from "effect"
+import { WalletEntity } from "../../actors/wallet/Protocol.ts"
+import {
+  confirmationAttemptsMax, confirmationTtlMs, ed25519PublicKey, hashCode, newConfirmationCode
+} from "../../actors/wallet/Confirmation.ts"
+import { expiredConfirmations, insertSigningKey } from "../../sql/TransferRepo.ts"
+import { findWallet } from "../../sql/WalletRepo.ts"
+import {
+  BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, FieldRuleViolated, InvalidRequest, NonceExists, SameAccounts,
+  TooManyDecimals, TransactionNotPending, UnknownCurrency, WalletBlocked, WalletNotFound
+} from "../../schema/Errors.ts"
+import { fromMinorUnits } from "../../schema/Money.ts"
+import type { KeyType } from "../../schema/Security.ts"
+import { type CreateTransactOut, type InternalTransferIn, TxType } from "../../schema/Transfer.ts"
+import { sendBlockingFlags, WalletFlag } from "../../schema/Wallet.ts"
+import { makeDb } from "../db/Sql.ts"
+import { TimeTicks } from "../TimeTicks.ts"
+import { Currencies } from "./Currencies.ts"
+import { Recipients } from "./Recipients.ts"
+import { Tariffs } from "./Tariffs.ts"
+
+export const sweepIntervalMs = 5_000
+export const sweepBatchMax = 500
+
+export interface Sender {
+  readonly walletId: string
+  readonly keyType: KeyType
+}
+
+export type TransferError =
+  | BalanceNotEnough | NonceExists | SameAccounts | WalletBlocked | WalletNotFound | UnknownCurrency | TooManyDecimals
+  | InvalidRequest | TransactionNotPending | ConfirmationFailed | ConfirmationExpired
+
+export class Transfers extends Context.Service<Transfers, {
+  readonly begin: (sender: Sender, input: InternalTransferIn) => Effect.Effect<CreateTransactOut, TransferError>
+  readonly confirm: (sender: Sender, txId: string, code: string | undefined, signResult: string | undefined) => Effect.Effect<CreateTransactOut, TransferError>
+  readonly cancel: (walletId: string, txId: string) => Effect.Effect<{ txId: string; idUpdate: string }, TransactionNotPending>
+  readonly registerKey: (walletId: string, publicKeyBase64: string) => Effect.Effect<void, WalletNotFound | FieldRuleViolated>
+}>()("core/Transfers") {
+  static readonly layer = Layer.effect(
+    Transfers,
+    Effect.gen(function*() {
+      const db = yield* makeDb
+      const ticks = yield* TimeTicks
+      const currencies = yield* Currencies
+      const recipients = yield* Recipients
+      const tariffs = yield* Tariffs
+      const walletActor = yield* WalletEntity.client
+
+      const begin = Effect.fn("Transfers.begin")(function*(sender: Sender, input: InternalTransferIn) {
+        const wallet = yield* db(findWallet(sender.walletId))
+        if (wallet === undefined) return yield* new WalletNotFound({ message: "sid: the session's wallet no longer exists" })
+        if ((Number(wallet.flags) & sendBlockingFlags) !== 0) {
+          return yield* new WalletBlocked({ message: "wallet: blocked for outgoing transfers (WalletBlock, InnerTransferBlock or Deleted)" })
+        }
+        const currency = yield* currencies.require(input.currency, "currency")
+        const amount = yield* currencies.toMinor(input.amount, currency, "amount")
+        const recipient = yield* recipients.resolve(input.recipient, Number(wallet.project))
+        if (recipient.id === wallet.id) return yield* new SameAccounts({ message: "recipient: is the active wallet itself" })
+        if ((Number(recipient.flags) & WalletFlag.Deleted) !== 0) {
+          return yield* new WalletBlocked({ message: "recipient: the wallet is deleted" })
+        }
+        const self = recipient.client_id === wallet.client_id
+        const typeTx = self ? TxType.SelfWalletTransfer : TxType.InternalTx
+        const quote = yield* tariffs.resolve({
+          txClass: self ? "SelfTransfer" : "InnerTransfer", currency: currency.code, decimals: currency.decimals, amount,
+          walletGroup: Number(wallet.wallet_group), typeTx
+        })
+        const require2FA = (Number(wallet.flags) & WalletFlag.Require2FA) !== 0
+        const channel = !require2FA ? "Inline" as const : sender.keyType === "Fido2Key" ? "Sign" as const : "Code" as const
+        const code = channel === "Sign" ? null : newConfirmationCode()
+        const txId = String(ticks.next())
+        yield* walletActor(sender.walletId).ReserveTransfer({
+          txId, typeTx, recipientId: String(recipient.id), profitWalletId: String(quote.profitWalletId),
+          currency: currency.code, amountMinor: String(amount), feeMinor: String(quote.fee), tag: input.tag ?? null,
+          clientNonce: input.clientNonce ?? null, channel,
+          codeHashHex: code === null ? null : hashCode(code).toString("hex"),
+          expiresAtMs: Date.now() + confirmationTtlMs, attempts: confirmationAttemptsMax,
+          codeForEvent: channel === "Code" ? code : null
+        }).pipe(Effect.catchTag(["MailboxFull", "AlreadyProcessingMessage", "PersistenceError", "EntityNotAssignedToRunner"] as any, Effect.die))
+        return {
+          txId: txId as CreateTransactOut["txId"],
+          fee: Number(fromMinorUnits(quote.fee, currency.decimals)),
+          confirmationStatusCode: channel === "Sign" ? "NeedSign" as const : "NeedCodeConfirm" as const,
+          ...(channel === "Inline" && code !== null ? { confirmationCode: code } : {})
+        }
+      })
+
+      const confirm = Effect.fn("Transfers.confirm")(function*(sender: Sender, txId: string, code: string | undefined, signResult: string | undefined) {
+        if (code === undefined && signResult === undefined) {
+          return yield* new InvalidRequest({ message: "confirmationCode: required with confirmationTimetick (or the X-SignResult header)" })
+        }
+        const proof = signResult !== undefined && signResult.length > 0
+          ? { kind: "sign" as const, signatureBase64: signResult }
+          : { kind: "code" as const, code: code ?? "" }
+        const settled = yield* walletActor(sender.walletId).ConfirmTransfer({ txId, proof })
+          .pipe(Effect.catchTag(["MailboxFull", "AlreadyProcessingMessage", "PersistenceError", "EntityNotAssignedToRunner"] as any, Effect.die))
+        const currency = currencies.find(settled.currency)
+        return {
+          txId: txId as CreateTransactOut["txId"],
+          fee: Number(fromMinorUnits(BigInt(settled.feeMinor), currency?.decimals ?? 0)),
+          confirmationStatusCode: "Confirmed" as const
+        }
+      })
+
+      const cancel = (walletId: string, txId: string) =>
+        walletActor(walletId).CancelTransfer({ txId, reason: "cancelled by the sender" }).pipe(
+          Effect.map(({ idUpdate }) => ({ txId, idUpdate })),
+          Effect.catchTag(["MailboxFull", "AlreadyProcessingMessage", "PersistenceError", "EntityNotAssignedToRunner"] as any, Effect.die)
+        ) as Effect.Effect<{ txId: string; idUpdate: string }, TransactionNotPending>
+
+      const registerKey = Effect.fn("Transfers.registerKey")(function*(walletId: string, publicKeyBase64: string) {
+        const wallet = yield* db(findWallet(walletId))
+        if (wallet === undefined || wallet.id < 0n) return yield* new WalletNotFound({ message: `walletId: no wallet ${walletId}` })
+        const raw = Buffer.from(publicKeyBase64, "base64")
+        const valid = raw.length === 32 && (() => {
+          try { ed25519PublicKey(raw); return true } catch { return false }
+        })()
+        if (!valid) return yield* new FieldRuleViolated({ message: "publicKey: must be a base64 raw 32-byte Ed25519 public key" })
+        yield* db(insertSigningKey(walletId, new Uint8Array(raw)))
+      })
+
+      // Confirmations past their expiry are released by their wallet's actor (a conditional
+      // transition, so two processes sweeping the same one is harmless).
+      const sweep = Effect.gen(function*() {
+        const expired = yield* db(expiredConfirmations(sweepBatchMax))
+        yield* Effect.forEach(expired, (row) =>
+          Effect.ignore(walletActor(String(row.wallet_id)).CancelTransfer({ txId: String(row.tx_id), reason: "expired" })), { concurrency: 8, discard: true })
+      })
+      yield* Effect.forkScoped(sweep.pipe(Effect.ignore, Effect.repeat(Schedule.spaced(sweepIntervalMs))))
+
+      return Transfers.of({ begin, confirm, cancel, registerKey })
+    })
+  )
+}
+
