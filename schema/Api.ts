@@ -6,6 +6,7 @@ import { MarketApi } from "./api/MarketApi.ts"
 import { PaymentApi } from "./api/PaymentApi.ts"
 import { PayordersApi } from "./api/PayordersApi.ts"
 import { PrivateApi } from "./api/PrivateApi.ts"
+import { PrivateLedgerApi } from "./api/PrivateLedgerApi.ts"
 import { PublicApi } from "./api/PublicApi.ts"
 import { WalletApi } from "./api/WalletApi.ts"
 import { envelopeErrors } from "./OpenApiEnvelope.ts"
@@ -19,6 +20,7 @@ export class Api extends HttpApi.make("core")
   .add(PayordersApi)
   .add(PaymentApi)
   .add(PrivateApi)
+  .add(PrivateLedgerApi)
   .annotateMerge(OpenApi.annotations({
     title: "Core wallet service",
     version: "1.0.0",

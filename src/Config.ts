@@ -15,6 +15,7 @@ export interface AppConfig {
   readonly logLevel: string
   readonly poolSize: number
   readonly maxResidentEntities: number
+  readonly confirmationTtlSeconds: number
 }
 
 export class AppConfigService extends Context.Service<AppConfigService, AppConfig>()("core/Config") {
@@ -33,7 +34,8 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
         serviceKeys: keys.split(",").map((key) => key.trim()).filter((key) => key.length > 0),
         logLevel: yield* Config.String("LOG_LEVEL").pipe(Config.withDefault("info")),
         poolSize: yield* Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),
-        maxResidentEntities: yield* Config.Int("MAX_RESIDENT_ENTITIES").pipe(Config.withDefault(100_000))
+        maxResidentEntities: yield* Config.Int("MAX_RESIDENT_ENTITIES").pipe(Config.withDefault(100_000)),
+        confirmationTtlSeconds: yield* Config.Int("CONFIRMATION_TTL_SECONDS").pipe(Config.withDefault(600))
       })
     })
   )

@@ -17,12 +17,14 @@ import { makePublicServer } from "./http/NodeServer.ts"
 import { GeneralHandlers } from "./http/handlers/GeneralHandlers.ts"
 import { InvestHandlers, MarketHandlers, PaymentHandlers, PayordersHandlers } from "./http/handlers/AreaHandlers.ts"
 import { PrivateHandlers } from "./http/handlers/PrivateHandlers.ts"
+import { PrivateLedgerHandlers } from "./http/handlers/PrivateLedgerHandlers.ts"
 import { PublicHandlers } from "./http/handlers/PublicHandlers.ts"
 import { WalletHandlers } from "./http/handlers/WalletHandlers.ts"
 import { Metrics } from "./monitoring/Metrics.ts"
 import { MonitoringServer } from "./monitoring/MonitoringServer.ts"
 import { Credentials } from "./services/Credentials.ts"
 import { Currencies } from "./services/Currencies.ts"
+import { DebtCharges } from "./services/DebtCharges.ts"
 import { Feeds } from "./services/Feeds.ts"
 import { Journal } from "./services/Journal.ts"
 import { LedgerAudit } from "./services/LedgerAudit.ts"
@@ -53,11 +55,11 @@ const Core = Layer.mergeAll(TimeTicks.layer, Currencies.layer, Rates.layer, Tari
 const Lookups = Layer.mergeAll(Recipients.layer, Journal.layer, Feeds.layer).pipe(Layer.provideMerge(Core))
 
 const Services = Layer.mergeAll(
-  Wallets.layer, Credentials.layer, Terminals.layer, Treasury.layer, LedgerAudit.layer, Transfers.layer, WalletEntityLayer
+  Wallets.layer, Credentials.layer, Terminals.layer, Treasury.layer, LedgerAudit.layer, Transfers.layer, DebtCharges.layer, WalletEntityLayer
 ).pipe(Layer.provideMerge(Lookups))
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" }).pipe(
-  Layer.provide([PublicHandlers, GeneralHandlers, WalletHandlers, MarketHandlers, InvestHandlers, PayordersHandlers, PaymentHandlers, PrivateHandlers]),
+  Layer.provide([PublicHandlers, GeneralHandlers, WalletHandlers, MarketHandlers, InvestHandlers, PayordersHandlers, PaymentHandlers, PrivateHandlers, PrivateLedgerHandlers]),
   Layer.provide([SessionAuthLive, ServiceAuthLive, MerchantAuthLive])
 )
 

@@ -63,7 +63,8 @@ export const WalletEntityLayer = WalletEntity.toLayer(
             walletTo: BigInt(payload.profitWalletId), currency: payload.currency, amount: charge.charged, fee: 0n, tag: payload.tag,
             appId: null, externalId: payload.externalId, requestHash: payload.requestHash
           },
-          postings: charge.postings
+          postings: charge.postings,
+          events: [{ kind: "DebtCharged", walletId, payload: { txId: payload.txId, currency: payload.currency, charged: String(charge.charged), outstanding: String(charge.outstanding) } }]
         }).pipe(Effect.catch((failure) => {
           state.forget(payload.currency)
           return Effect.fail(new ExternalIdConflict({ message: `externalId: ${failure._tag === "Duplicate" ? "already used" : "could not be charged; retry"}` }))

@@ -7,7 +7,6 @@ import { createHash, createPublicKey, randomInt, timingSafeEqual, verify } from 
 
 export const codeDigits = 6
 export const confirmationAttemptsMax = 5
-export const confirmationTtlMs = 10 * 60 * 1000
 
 export const newConfirmationCode = (): string => String(randomInt(0, 10 ** codeDigits)).padStart(codeDigits, "0")
 

@@ -7,7 +7,7 @@
 import { Context, Effect, Layer, Schedule } from "effect"
 import { WalletEntity } from "../../actors/wallet/Protocol.ts"
 import {
-  confirmationAttemptsMax, confirmationTtlMs, ed25519PublicKey, hashCode, newConfirmationCode
+  confirmationAttemptsMax, ed25519PublicKey, hashCode, newConfirmationCode
 } from "../../actors/wallet/Confirmation.ts"
 import { expiredConfirmations, insertSigningKey } from "../../sql/TransferRepo.ts"
 import { findWallet } from "../../sql/WalletRepo.ts"
@@ -19,13 +19,14 @@ import { fromMinorUnits } from "../../schema/Money.ts"
 import type { KeyType } from "../../schema/Security.ts"
 import { type CreateTransactOut, type InternalTransferIn, TxType } from "../../schema/Transfer.ts"
 import { sendBlockingFlags, WalletFlag } from "../../schema/Wallet.ts"
+import { AppConfigService } from "../Config.ts"
 import { makeDb } from "../db/Sql.ts"
 import { TimeTicks } from "../TimeTicks.ts"
 import { Currencies } from "./Currencies.ts"
 import { Recipients } from "./Recipients.ts"
 import { Tariffs } from "./Tariffs.ts"
 
-export const sweepIntervalMs = 5_000
+export const sweepIntervalMs = 1_000
 export const sweepBatchMax = 500
 
 export interface Sender {
@@ -52,6 +53,7 @@ export class Transfers extends Context.Service<Transfers, {
       const recipients = yield* Recipients
       const tariffs = yield* Tariffs
       const walletActor = yield* WalletEntity.client
+      const confirmationTtlMs = (yield* AppConfigService).confirmationTtlSeconds * 1000
 
       const begin = Effect.fn("Transfers.begin")(function*(sender: Sender, input: InternalTransferIn) {
         const wallet = yield* db(findWallet(sender.walletId))

@@ -1,0 +1,65 @@
+/**
+ * create_debt_charge (private, operator): charges a wallet toward the Fees wallet without ever
+ * driving its balance negative. The wallet's actor takes at most the free balance; the answer
+ * says what was charged and what remains outstanding. Idempotent by externalId: a replay returns
+ * the first result, the same externalId with a different body is 10060.
+ */
+import { Context, Effect, Layer } from "effect"
+import { createHash } from "node:crypto"
+import { WalletEntity } from "../../actors/wallet/Protocol.ts"
+import { findTxByExternalId } from "../../sql/LedgerRepo.ts"
+import { findWallet } from "../../sql/WalletRepo.ts"
+import { ExternalIdConflict, TooManyDecimals, UnknownCurrency, WalletNotFound } from "../../schema/Errors.ts"
+import { fromMinorUnits } from "../../schema/Money.ts"
+import type { DebtChargeIn } from "../../schema/Transfer.ts"
+import { makeDb } from "../db/Sql.ts"
+import { TimeTicks } from "../TimeTicks.ts"
+import { Currencies } from "./Currencies.ts"
+import { FEES_WALLET_ID } from "./Tariffs.ts"
+
+export interface DebtChargeResult {
+  readonly txId: string | null
+  readonly charged: number
+  readonly outstanding: number
+  readonly replayed: boolean
+}
+
+export class DebtCharges extends Context.Service<DebtCharges, {
+  readonly charge: (input: typeof DebtChargeIn.Type) => Effect.Effect<DebtChargeResult, WalletNotFound | UnknownCurrency | TooManyDecimals | ExternalIdConflict>
+}>()("core/DebtCharges") {
+  static readonly layer = Layer.effect(
+    DebtCharges,
+    Effect.gen(function*() {
+      const db = yield* makeDb
+      const ticks = yield* TimeTicks
+      const currencies = yield* Currencies
+      const walletActor = yield* WalletEntity.client
+
+      const charge = Effect.fn("DebtCharges.charge")(function*(input: typeof DebtChargeIn.Type) {
+        const currency = yield* currencies.require(input.currency, "currency")
+        const amount = yield* currencies.toMinor(input.amount, currency, "amount")
+        const requestHash = "debt:" + createHash("sha256").update(JSON.stringify([input.walletId, currency.code, String(amount), input.tag ?? null])).digest("hex")
+        const toNumber = (minor: bigint) => Number(fromMinorUnits(minor, currency.decimals))
+        const previous = yield* db(findTxByExternalId(input.externalId))
+        if (previous !== undefined) {
+          if (previous.request_hash !== requestHash) return yield* new ExternalIdConflict({ message: "externalId: already used with a different body" })
+          const charged = BigInt(previous.amount)
+          return { txId: String(previous.id), charged: toNumber(charged), outstanding: toNumber(amount - charged), replayed: true }
+        }
+        const wallet = yield* db(findWallet(input.walletId))
+        if (wallet === undefined || wallet.id < 0n) return yield* new WalletNotFound({ message: `walletId: no wallet ${input.walletId}` })
+        const result = yield* walletActor(input.walletId).ChargeDebt({
+          txId: String(ticks.next()), externalId: input.externalId, requestHash, currency: currency.code,
+          amountMinor: String(amount), profitWalletId: String(FEES_WALLET_ID), tag: input.tag ?? null
+        }).pipe(Effect.catchTag(["MailboxFull", "AlreadyProcessingMessage", "PersistenceError", "EntityNotAssignedToRunner"] as any, Effect.die))
+        return {
+          txId: result.txId,
+          charged: toNumber(BigInt(result.chargedMinor)),
+          outstanding: toNumber(BigInt(result.outstandingMinor)),
+          replayed: false
+        }
+      })
+      return DebtCharges.of({ charge: charge as any })
+    })
+  )
+}
