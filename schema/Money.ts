@@ -65,6 +65,25 @@ export const PositiveAmountParam = Schema.String.pipe(
   })
 ).annotate({ description: "Positive decimal amount", examples: ["12.5"] })
 
+/**
+ * Other decimal inputs (fees, rates, network fees): a decimal string or a JSON number of at most
+ * 15 significant digits, kept as canonical text; zero allowed or not.
+ */
+export const decimalInput = (options: { readonly allowZero: boolean; readonly fractionDigitsMax: number; readonly description: string }) => {
+  const pattern = new RegExp(`^[0-9]{1,${amountIntegerDigitsMax}}(\\.[0-9]{1,${options.fractionDigitsMax}})?$`)
+  const check = Schema.makeFilter<string>((text) => {
+    if (text === impreciseNumber) return `a JSON number with more than ${jsonNumberDigitsMax} significant digits is not exact; send a decimal string`
+    if (!pattern.test(text)) return `must be a ${options.allowZero ? "non-negative" : "positive"} decimal with at most ${options.fractionDigitsMax} fraction digits`
+    return options.allowZero || /[1-9]/.test(text) || "must be greater than 0"
+  })
+  return Schema.Union([Schema.String, Schema.Number]).pipe(
+    Schema.decodeTo(Schema.String.check(check), {
+      decode: SchemaGetter.transform(toDecimalText),
+      encode: SchemaGetter.transform((text: string) => text)
+    })
+  ).annotate({ description: options.description })
+}
+
 /** A decimal output that SPEC types as a JSON number. */
 export const AmountNumber = Schema.Number
 

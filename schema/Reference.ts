@@ -1,6 +1,6 @@
 /** Reference data shapes: currencies, terminals (SPEC TerminalIn / WalletTerminalOut), rates, tariffs, fees. */
 import { Schema, SchemaGetter } from "effect"
-import { PositiveAmountParam } from "./Money.ts"
+import { decimalInput, PositiveAmountParam } from "./Money.ts"
 import { Int64, Int64String, TerminalId, TerminalIdOut, WalletId, WalletIdOut } from "./Ids.ts"
 
 export const CurrencyCode = Schema.String.check(Schema.isPattern(/^[A-Z0-9]{2,12}$/)).annotate({
@@ -35,13 +35,8 @@ export const TerminalFlag = { Deposit: 1, Withdraw: 2, Hidden: 4 } as const
 
 const SmallText = (max: number) => Schema.String.check(Schema.isMaxLength(max))
 const WalletGroups = Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 63 }))).check(Schema.isMaxLength(64))
+const NetworkFee = decimalInput({ allowZero: true, fractionDigitsMax: 18, description: "Network fee in the currency, decimal" })
 const Flags = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 7 })).annotate({ description: "Deposit 1, Withdraw 2, Hidden 4" })
-const NetworkFee = Schema.Union([Schema.String, Schema.Number]).pipe(
-  Schema.decodeTo(Schema.String.check(Schema.isPattern(/^[0-9]{1,24}(\.[0-9]{1,18})?$/)), {
-    decode: SchemaGetter.transform((value: string | number) => String(value)),
-    encode: SchemaGetter.transform((value: string) => value)
-  })
-)
 
 /** add_network: every field authoritative. */
 export const TerminalCreateIn = Schema.Struct({
@@ -130,15 +125,8 @@ export type WalletTerminalOut = typeof WalletTerminalOut.Type
 
 // Rates --------------------------------------------------------------------------------------
 
-const RateText = Schema.Union([Schema.String, Schema.Number]).pipe(
-  Schema.decodeTo(
-    Schema.String.check(Schema.makeFilter((text: string) => (/^[0-9]{1,20}(\.[0-9]{1,20})?$/.test(text) && /[1-9]/.test(text)) || "must be a positive decimal")),
-    {
-      decode: SchemaGetter.transform((value: string | number) => String(value)),
-      encode: SchemaGetter.transform((value: string) => value)
-    }
-  )
-)
+
+const RateText = decimalInput({ allowZero: false, fractionDigitsMax: 20, description: "Units of `to` per unit of `from`, decimal" })
 
 export const RateIn = Schema.Struct({ from: CurrencyCode, to: CurrencyCode, rate: RateText })
 export const SetRatesIn = Schema.Array(RateIn).check(Schema.isMinLength(1), Schema.isMaxLength(1000))
@@ -157,12 +145,8 @@ export const txClasses = ["InnerTransfer", "SelfTransfer", "Code", "Withdraw", "
 export const TxClass = Schema.Literals(txClasses)
 export type TxClass = typeof TxClass.Type
 
-const FeeNumber = Schema.Union([Schema.String, Schema.Number]).pipe(
-  Schema.decodeTo(Schema.String.check(Schema.isPattern(/^[0-9]{1,24}(\.[0-9]{1,18})?$/)), {
-    decode: SchemaGetter.transform((value: string | number) => String(value)),
-    encode: SchemaGetter.transform((value: string) => value)
-  })
-)
+
+const FeeNumber = decimalInput({ allowZero: true, fractionDigitsMax: 18, description: "Non-negative decimal" })
 
 export const TariffRule = Schema.Struct({
   txClass: TxClass,

@@ -3,7 +3,7 @@
  * /proc/<pid>/stat, in microseconds. Linux only; the clock-tick size comes from `getconf CLK_TCK`.
  */
 import { execFileSync } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { readdirSync, readFileSync } from "node:fs"
 
 let ticksPerSecond: number | undefined
 
@@ -25,4 +25,16 @@ export const cpuMicros = (pid: number): number => {
   // Fields 14 (utime) and 15 (stime) of the whole line are 12 and 13 here (field 3 is index 0).
   const ticks = Number(fields[11]) + Number(fields[12])
   return (ticks * 1_000_000) / clockTicks()
+}
+
+/** CPU so far of every process whose command name is `comm` (e.g. the PostgreSQL server's "postgres" backends), by pid. */
+export const processesCpuMicros = (comm: string): Map<number, number> => {
+  const result = new Map<number, number>()
+  for (const entry of readdirSync("/proc")) {
+    if (!/^[0-9]+$/.test(entry)) continue
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === comm) result.set(Number(entry), cpuMicros(Number(entry)))
+    } catch { /* the process ended meanwhile */ }
+  }
+  return result
 }

@@ -40,7 +40,7 @@ export class PrivateLedgerApi extends HttpApiGroup.make("privateLedger")
     HttpApiEndpoint.post("create_debt_charge", "/create_debt_charge", {
       payload: DebtChargeIn,
       success: Envelope(DebtChargeOut),
-      error: [WalletNotFound, UnknownCurrency, TooManyDecimals, ExternalIdConflict]
+      error: [WalletNotFound, UnknownCurrency, TooManyDecimals, ExternalIdConflict, RateLimited]
     }).annotateMerge(OpenApi.annotations({
       description: "An operator charge (typeTx DebtCharge 18) to the Fees wallet that never drives a user balance negative: it takes at most the free balance and reports what is outstanding. Idempotent by externalId."
     }))

@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CursorEnvelope, Envelope } from "../Envelope.ts"
 import {
-  BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, FieldRuleViolated, InvalidRequest, NonceExists, SameAccounts,
+  BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, FieldRuleViolated, InvalidRequest, NonceExists, RateLimited, SameAccounts,
   TooManyDecimals, TransactionNotFound, TransactionNotPending, UnknownCurrency, WalletBlocked, WalletNotFound
 } from "../Errors.ts"
 
@@ -22,7 +22,7 @@ const TwoFactorHeaders = {
 
 const TransferErrors = [
   InvalidRequest, BalanceNotEnough, NonceExists, SameAccounts, WalletBlocked, WalletNotFound, UnknownCurrency, TooManyDecimals,
-  TransactionNotPending, ConfirmationFailed, ConfirmationExpired
+  TransactionNotPending, ConfirmationFailed, ConfirmationExpired, RateLimited
 ]
 
 export class WalletApi extends HttpApiGroup.make("wallet")
@@ -51,7 +51,7 @@ export class WalletApi extends HttpApiGroup.make("wallet")
     HttpApiEndpoint.post("cancel_tx", "/cancel_tx", {
       query: TxIdQuery,
       success: Envelope(Schema.Struct({ txId: Schema.String, idUpdate: Schema.String })),
-      error: [InvalidRequest, TransactionNotPending, TransactionNotFound]
+      error: [InvalidRequest, TransactionNotPending, TransactionNotFound, RateLimited]
     }),
     HttpApiEndpoint.get("get_tx_info", "/get_tx_info", { query: TxIdQuery, success: Envelope(TxRow), error: [InvalidRequest, TransactionNotFound] }),
     HttpApiEndpoint.post("get_tx_list_info", "/get_tx_list_info", { payload: TxListIn, success: Envelope(Schema.Array(TxRow)) }),

@@ -13,6 +13,7 @@ import { ExternalIdConflict, TooManyDecimals, UnknownCurrency, WalletNotFound } 
 import { fromMinorUnits } from "../../schema/Money.ts"
 import type { DebtChargeIn } from "../../schema/Transfer.ts"
 import { makeDb } from "../db/Sql.ts"
+import { delivered } from "./Delivery.ts"
 import { TimeTicks } from "../TimeTicks.ts"
 import { Currencies } from "./Currencies.ts"
 import { FEES_WALLET_ID } from "./Tariffs.ts"
@@ -51,7 +52,7 @@ export class DebtCharges extends Context.Service<DebtCharges, {
         const result = yield* walletActor(input.walletId).ChargeDebt({
           txId: String(ticks.next()), externalId: input.externalId, requestHash, currency: currency.code,
           amountMinor: String(amount), profitWalletId: String(FEES_WALLET_ID), tag: input.tag ?? null
-        }).pipe(Effect.catchTag(["MailboxFull", "AlreadyProcessingMessage", "PersistenceError", "EntityNotAssignedToRunner"] as any, Effect.die))
+        }).pipe(delivered)
         return {
           txId: result.txId,
           charged: toNumber(BigInt(result.chargedMinor)),

@@ -12,7 +12,7 @@ import {
 import { expiredConfirmations, insertSigningKey } from "../../sql/TransferRepo.ts"
 import { findWallet } from "../../sql/WalletRepo.ts"
 import {
-  BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, FieldRuleViolated, InvalidRequest, NonceExists, SameAccounts,
+  BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, FieldRuleViolated, InvalidRequest, NonceExists, RateLimited, SameAccounts,
   TooManyDecimals, TransactionNotPending, UnknownCurrency, WalletBlocked, WalletNotFound
 } from "../../schema/Errors.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
@@ -21,6 +21,7 @@ import { type CreateTransactOut, type InternalTransferIn, TxType } from "../../s
 import { sendBlockingFlags, WalletFlag } from "../../schema/Wallet.ts"
 import { AppConfigService } from "../Config.ts"
 import { makeDb } from "../db/Sql.ts"
+import { delivered } from "./Delivery.ts"
 import { TimeTicks } from "../TimeTicks.ts"
 import { Currencies } from "./Currencies.ts"
 import { Recipients } from "./Recipients.ts"
@@ -36,12 +37,12 @@ export interface Sender {
 
 export type TransferError =
   | BalanceNotEnough | NonceExists | SameAccounts | WalletBlocked | WalletNotFound | UnknownCurrency | TooManyDecimals
-  | InvalidRequest | TransactionNotPending | ConfirmationFailed | ConfirmationExpired
+  | InvalidRequest | TransactionNotPending | ConfirmationFailed | ConfirmationExpired | RateLimited
 
 export class Transfers extends Context.Service<Transfers, {
   readonly begin: (sender: Sender, input: InternalTransferIn) => Effect.Effect<CreateTransactOut, TransferError>
   readonly confirm: (sender: Sender, txId: string, code: string | undefined, signResult: string | undefined) => Effect.Effect<CreateTransactOut, TransferError>
-  readonly cancel: (walletId: string, txId: string) => Effect.Effect<{ txId: string; idUpdate: string }, TransactionNotPending>
+  readonly cancel: (walletId: string, txId: string) => Effect.Effect<{ txId: string; idUpdate: string }, TransactionNotPending | RateLimited>
   readonly registerKey: (walletId: string, publicKeyBase64: string) => Effect.Effect<void, WalletNotFound | FieldRuleViolated>
 }>()("core/Transfers") {
   static readonly layer = Layer.effect(
@@ -85,7 +86,7 @@ export class Transfers extends Context.Service<Transfers, {
           codeHashHex: code === null ? null : hashCode(code).toString("hex"),
           expiresAtMs: Date.now() + confirmationTtlMs, attempts: confirmationAttemptsMax,
           codeForEvent: channel === "Code" ? code : null
-        }).pipe(Effect.catchTag(["MailboxFull", "AlreadyProcessingMessage", "PersistenceError", "EntityNotAssignedToRunner"] as any, Effect.die))
+        }).pipe(delivered)
         return {
           txId: txId as CreateTransactOut["txId"],
           fee: Number(fromMinorUnits(quote.fee, currency.decimals)),
@@ -102,7 +103,7 @@ export class Transfers extends Context.Service<Transfers, {
           ? { kind: "sign" as const, signatureBase64: signResult }
           : { kind: "code" as const, code: code ?? "" }
         const settled = yield* walletActor(sender.walletId).ConfirmTransfer({ txId, proof })
-          .pipe(Effect.catchTag(["MailboxFull", "AlreadyProcessingMessage", "PersistenceError", "EntityNotAssignedToRunner"] as any, Effect.die))
+          .pipe(delivered)
         const currency = currencies.find(settled.currency)
         return {
           txId: txId as CreateTransactOut["txId"],
@@ -114,8 +115,8 @@ export class Transfers extends Context.Service<Transfers, {
       const cancel = (walletId: string, txId: string) =>
         walletActor(walletId).CancelTransfer({ txId, reason: "cancelled by the sender" }).pipe(
           Effect.map(({ idUpdate }) => ({ txId, idUpdate })),
-          Effect.catchTag(["MailboxFull", "AlreadyProcessingMessage", "PersistenceError", "EntityNotAssignedToRunner"] as any, Effect.die)
-        ) as Effect.Effect<{ txId: string; idUpdate: string }, TransactionNotPending>
+          delivered
+        )
 
       const registerKey = Effect.fn("Transfers.registerKey")(function*(walletId: string, publicKeyBase64: string) {
         const wallet = yield* db(findWallet(walletId))

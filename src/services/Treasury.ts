@@ -12,6 +12,7 @@ import { WalletEntity } from "../../actors/wallet/Protocol.ts"
 import { codeOf, ExternalIdConflict, WalletNotFound } from "../../schema/Errors.ts"
 import type { ExecuteItemOut, TreasuryPostingIn } from "../../schema/Ledger.ts"
 import { makeDb } from "../db/Sql.ts"
+import { delivered } from "./Delivery.ts"
 import { TimeTicks } from "../TimeTicks.ts"
 import { Currencies } from "./Currencies.ts"
 
@@ -60,6 +61,7 @@ export class Treasury extends Context.Service<Treasury, {
             direction: item.direction,
             tag: item.tag ?? null
           }).pipe(
+            delivered,
             // A concurrent twin won the externalId: answer with the winner's result. A twin debit is
             // refused for want of the money its winner just spent, so a refusal checks for a winner too.
             Effect.catchTags({
