@@ -99,7 +99,20 @@ export class LedgerWriter extends Context.Service<LedgerWriter, {
         if (top !== undefined) yield* PubSub.publish(commits, top)
       }).pipe(Effect.uninterruptible)
 
-      const loop = Queue.takeBetween(queue, 1, limits.ledgerBatchMax).pipe(Effect.flatMap(commitTaken), Effect.forever)
+      // Under load (the last batch had company), linger briefly so the next batch fills up; alone, go at once.
+      let lastBatchSize = 1
+      const takeBatch = Effect.gen(function*() {
+        const first = yield* Queue.takeBetween(queue, 1, limits.ledgerBatchMax)
+        if (lastBatchSize <= 1 || first.length >= limits.ledgerBatchMax || limits.ledgerLingerMs <= 0) return first
+        yield* Effect.sleep(limits.ledgerLingerMs)
+        const more = yield* Queue.takeBetween(queue, 0, limits.ledgerBatchMax - first.length)
+        return more.length === 0 ? first : [...first, ...more]
+      })
+      const loop = takeBatch.pipe(
+        Effect.tap((batch) => Effect.sync(() => (lastBatchSize = batch.length))),
+        Effect.flatMap(commitTaken),
+        Effect.forever
+      )
 
       yield* Effect.forkScoped(loop)
       // On shutdown, commit what is queued before the scope closes.
