@@ -6,9 +6,11 @@
 import { Effect } from "effect"
 import { Entity } from "effect/cluster"
 import { BalanceNotEnough, ExternalIdConflict } from "../../schema/Errors.ts"
+import { fromMinorUnits } from "../../schema/Money.ts"
 import { TxState, TxType } from "../../schema/Transfer.ts"
 import { limits } from "../../src/Config.ts"
 import { makeDb } from "../../src/db/Sql.ts"
+import { Currencies } from "../../src/services/Currencies.ts"
 import { LedgerWriter } from "../../src/services/LedgerWriter.ts"
 import { debtCharge, treasuryPosting } from "./Engine.ts"
 import { WalletEntity } from "./Protocol.ts"
@@ -24,7 +26,9 @@ export const WalletEntityLayer = WalletEntity.toLayer(
     const db = yield* makeDb
     const ledger = yield* LedgerWriter
     const state = makeWalletState(walletId, db)
-    const transfers = makeTransferHandlers(state, db, ledger)
+    const currencies = yield* Currencies
+    const decimalsOf = (code: string) => currencies.find(code)?.decimals ?? 0
+    const transfers = makeTransferHandlers(state, db, ledger, decimalsOf)
 
     const duplicateOrShort = (currency: string) => (failure: { readonly _tag: string }): Effect.Effect<never, BalanceNotEnough | ExternalIdConflict> => {
       state.forget(currency)
@@ -55,8 +59,16 @@ export const WalletEntityLayer = WalletEntity.toLayer(
       }),
       ...transfers,
       ChargeDebt: Effect.fnUntraced(function*({ payload }) {
-        const known = yield* state.bucketsOf(payload.currency)
-        const charge = debtCharge(walletId, known, payload.currency, BigInt(payload.amountMinor), BigInt(payload.profitWalletId))
+        const amount = BigInt(payload.amountMinor)
+        let known = yield* state.bucketsOf(payload.currency)
+        // Other actors may have credited this wallet since its figure was cached (it can only
+        // understate): a charge that would fall short is decided on a fresh load, so it takes
+        // min(free, amount) of the real free balance.
+        if (known.free < amount) {
+          state.forget(payload.currency)
+          known = yield* state.bucketsOf(payload.currency)
+        }
+        const charge = debtCharge(walletId, known, payload.currency, amount, BigInt(payload.profitWalletId))
         yield* ledger.commit({
           tx: {
             id: BigInt(payload.txId), typeTx: TxType.DebtCharge, txState: TxState.Finished, walletFrom: walletId,
@@ -64,7 +76,7 @@ export const WalletEntityLayer = WalletEntity.toLayer(
             appId: null, externalId: payload.externalId, requestHash: payload.requestHash
           },
           postings: charge.postings,
-          events: [{ kind: "DebtCharged", walletId, payload: { txId: payload.txId, currency: payload.currency, charged: String(charge.charged), outstanding: String(charge.outstanding) } }]
+          events: [{ kind: "DebtCharged", walletId, payload: { txId: payload.txId, currency: payload.currency, charged: fromMinorUnits(charge.charged, decimalsOf(payload.currency)), outstanding: fromMinorUnits(charge.outstanding, decimalsOf(payload.currency)) } }]
         }).pipe(Effect.catch((failure) => {
           state.forget(payload.currency)
           return Effect.fail(new ExternalIdConflict({ message: `externalId: ${failure._tag === "Duplicate" ? "already used" : "could not be charged; retry"}` }))

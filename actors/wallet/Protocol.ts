@@ -46,12 +46,14 @@ export const ReserveTransfer = Rpc.make("ReserveTransfer", {
   error: Schema.Union([BalanceNotEnough, NonceExists])
 })
 
-/** Step two: settle a reserved transfer after the proof is checked by the service. */
+/** Step two: check the proof against the pending confirmation and settle the reserved transfer. */
 export const ConfirmTransfer = Rpc.make("ConfirmTransfer", {
-  payload: { txId: Schema.String, proof: Schema.Union([
-    Schema.Struct({ kind: Schema.Literal("code"), code: Schema.String }),
-    Schema.Struct({ kind: Schema.Literal("sign"), signatureBase64: Schema.String })
-  ]) },
+  payload: {
+    txId: Schema.String,
+    /** Whatever the caller sent; the actor uses the one its confirmation channel expects. */
+    code: Schema.NullOr(Schema.String),
+    signatureBase64: Schema.NullOr(Schema.String)
+  },
   success: Schema.Struct({ idUpdate: Schema.String, feeMinor: Schema.String, currency: Schema.String }),
   error: Schema.Union([TransactionNotPending, ConfirmationFailed, ConfirmationExpired])
 })

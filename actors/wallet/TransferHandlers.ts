@@ -10,6 +10,7 @@ import { findConfirmation, signingKeysOf, spendAttempt } from "../../sql/Transfe
 import {
   BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, NonceExists, TransactionNotPending
 } from "../../schema/Errors.ts"
+import { fromMinorUnits } from "../../schema/Money.ts"
 import { TxState } from "../../schema/Transfer.ts"
 import type { Db } from "../../src/db/Sql.ts"
 import type { LedgerWriter } from "../../src/services/LedgerWriter.ts"
@@ -20,10 +21,17 @@ import type { WalletState } from "./State.ts"
 
 type Payload<R extends { payloadSchema: { Type: unknown } }> = R["payloadSchema"]["Type"]
 
-export const makeTransferHandlers = (state: WalletState, db: Db, ledger: LedgerWriter["Service"]) => {
+/**
+ * `decimalsOf` gives a currency's decimals: event payloads carry amounts as exact decimal strings in
+ * currency units (CONTRACT C5), never the ledger's minor units.
+ */
+export const makeTransferHandlers = (
+  state: WalletState, db: Db, ledger: LedgerWriter["Service"], decimalsOf: (currency: string) => number
+) => {
   const walletId = state.walletId
+  const units = (minor: string, currency: string) => fromMinorUnits(BigInt(minor), decimalsOf(currency))
 
-  const notPending = (txId: string) => new TransactionNotPending({ message: `confirmationTimetick: transaction ${txId} is not waiting for confirmation` })
+  const notPending = (txId: string, field = "confirmationTimetick") => new TransactionNotPending({ message: `${field}: transaction ${txId} is not waiting for confirmation` })
 
   const commitApplied = (operation: LedgerOperation, currency: string) =>
     Effect.tap(ledger.commit(operation), () => Effect.sync(() => state.apply(operation.postings))).pipe(
@@ -88,10 +96,9 @@ export const makeTransferHandlers = (state: WalletState, db: Db, ledger: LedgerW
       yield* release(tx, "expired")
       return yield* new ConfirmationExpired({ message: "confirmationCode: the confirmation expired; the reservation was released" })
     }
-    const proof = payload.proof
     const valid = confirmation.channel === "Sign"
-      ? proof.kind === "sign" && signatureMatches(yield* db(signingKeysOf(String(walletId))), payload.txId, proof.signatureBase64)
-      : proof.kind === "code" && confirmation.code_hash !== null && codeMatches(new Uint8Array(confirmation.code_hash), proof.code)
+      ? payload.signatureBase64 !== null && signatureMatches(yield* db(signingKeysOf(String(walletId))), payload.txId, payload.signatureBase64)
+      : payload.code !== null && confirmation.code_hash !== null && codeMatches(new Uint8Array(confirmation.code_hash), payload.code)
     if (!valid) {
       const left = yield* db(spendAttempt(payload.txId))
       if (left > 0) {
@@ -108,8 +115,14 @@ export const makeTransferHandlers = (state: WalletState, db: Db, ledger: LedgerW
       postings: settleTransfer(walletId, recipient, tx.profit_wallet === null ? -2n : BigInt(tx.profit_wallet), tx.currency, amount, fee),
       dropConfirmation: true,
       events: [
-        { kind: "TransferSent", walletId, payload: { txId: payload.txId, to: String(recipient), currency: tx.currency, amount: tx.amount, fee: tx.fee } },
-        { kind: "TransferReceived", walletId: recipient, payload: { txId: payload.txId, from: String(walletId), currency: tx.currency, amount: tx.amount } }
+        {
+          kind: "TransferSent", walletId,
+          payload: { txId: payload.txId, to: String(recipient), currency: tx.currency, amount: units(tx.amount, tx.currency), fee: units(tx.fee, tx.currency) }
+        },
+        {
+          kind: "TransferReceived", walletId: recipient,
+          payload: { txId: payload.txId, from: String(walletId), currency: tx.currency, amount: units(tx.amount, tx.currency) }
+        }
       ]
     }, tx.currency).pipe(Effect.catch(() => Effect.fail(notPending(payload.txId))))
     return { idUpdate: String(idUpdate), feeMinor: tx.fee, currency: tx.currency }
@@ -117,7 +130,7 @@ export const makeTransferHandlers = (state: WalletState, db: Db, ledger: LedgerW
 
   const CancelTransferHandler = Effect.fnUntraced(function*({ payload }: { payload: Payload<typeof CancelTransfer> }) {
     const pending = yield* loadPending(payload.txId)
-    if (pending === undefined) return yield* notPending(payload.txId)
+    if (pending === undefined) return yield* notPending(payload.txId, "id")
     const idUpdate = yield* release(pending.tx, payload.reason)
     return { idUpdate: String(idUpdate) }
   })

@@ -99,10 +99,9 @@ export class Transfers extends Context.Service<Transfers, {
         if (code === undefined && signResult === undefined) {
           return yield* new InvalidRequest({ message: "confirmationCode: required with confirmationTimetick (or the X-SignResult header)" })
         }
-        const proof = signResult !== undefined && signResult.length > 0
-          ? { kind: "sign" as const, signatureBase64: signResult }
-          : { kind: "code" as const, code: code ?? "" }
-        const settled = yield* walletActor(sender.walletId).ConfirmTransfer({ txId, proof })
+        const settled = yield* walletActor(sender.walletId).ConfirmTransfer({
+          txId, code: code ?? null, signatureBase64: signResult !== undefined && signResult.length > 0 ? signResult : null
+        })
           .pipe(delivered)
         const currency = currencies.find(settled.currency)
         return {
