@@ -2,7 +2,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Envelope } from "../Envelope.ts"
-import { InvalidRequest, RateNotFound, TooManyDecimals, UnknownCurrency } from "../Errors.ts"
+import { InvalidRequest, RateNotFound, TooManyDecimals, UnknownCurrency, WalletNotFound } from "../Errors.ts"
 import { CurrencyOut, EstimateFeeOut, EstimateFeeQuery, WalletTerminalOut } from "../Reference.ts"
 import { SessionAuth } from "../Security.ts"
 
@@ -13,7 +13,7 @@ export class GeneralApi extends HttpApiGroup.make("general")
     HttpApiEndpoint.get("estimate_fee", "/estimate_fee", {
       query: EstimateFeeQuery,
       success: Envelope(EstimateFeeOut),
-      error: [InvalidRequest, UnknownCurrency, TooManyDecimals, RateNotFound]
+      error: [InvalidRequest, UnknownCurrency, TooManyDecimals, RateNotFound, WalletNotFound]
     })
   )
   .middleware(SessionAuth)

@@ -824,3 +824,25 @@ const withDatabase = <A>(statement: (sql: SqlClient.SqlClient) => Effect.Effect<
     const sql = yield* SqlClient.SqlClient
     return yield* statement(sql)
   }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(service.databaseUrl!), maxConnections: 1 })))) as Effect.Effect<A>)
+
+describe("estimate_fee for transfers", () => {
+  it("prices a plain transfer by the InnerTransfer tariff and, given a recipient of the same client, by SelfTransfer", async () => {
+    const sender = await party()
+    const sibling = await party({ clientId: sender.clientId, fund: "0" })
+    const stranger = await party({ fund: "0" })
+    const estimate = (recipient: string) =>
+      client.call("GET", `/core/v1/estimate_fee?tx_type=InnerTransfer&currency=USDT&amount=10&recipient=${encodeURIComponent(recipient)}`, { sid: sender.sid })
+    const plain = await estimate(stranger.address)
+    assert.strictEqual(plain.status, 200)
+    assert.strictEqual(plain.body.result.txClass, "InnerTransfer")
+    assert.strictEqual(plain.body.result.fee, innerFee(10))
+    const self = await estimate(sibling.address)
+    assert.strictEqual(self.body.result.txClass, "SelfTransfer")
+    assert.strictEqual(self.body.result.fee, selfFee)
+    // The estimate is the fee step one then charges.
+    const step = await transfer(sender.sid, { recipient: sibling.address, amount: 10 })
+    assert.strictEqual(step.body.result.fee, self.body.result.fee)
+    const unknown = await estimate("W0000000000000000000000000")
+    assert.strictEqual(unknown.body.error?.code, 10030)
+  })
+})

@@ -9,7 +9,9 @@ import { CurrentSession } from "../../../schema/Security.ts"
 import { Currencies } from "../../services/Currencies.ts"
 import { Tariffs, txClassOfType } from "../../services/Tariffs.ts"
 import { Terminals } from "../../services/Terminals.ts"
+import { Recipients } from "../../services/Recipients.ts"
 import { Wallets } from "../../services/Wallets.ts"
+import { TxType } from "../../../schema/Transfer.ts"
 import { currencyOut } from "./PrivateHandlers.ts"
 
 const txClassOf = (txType: string): TxClass | undefined =>
@@ -20,6 +22,7 @@ export const GeneralHandlers = HttpApiBuilder.group(Api, "general", Effect.fn(fu
   const terminals = yield* Terminals
   const tariffs = yield* Tariffs
   const wallets = yield* Wallets
+  const recipients = yield* Recipients
   return handlers
     .handle("tokens_networks", () =>
       Effect.gen(function*() {
@@ -31,14 +34,22 @@ export const GeneralHandlers = HttpApiBuilder.group(Api, "general", Effect.fn(fu
     .handle("estimate_fee", ({ query }) =>
       Effect.gen(function*() {
         const session = yield* CurrentSession
-        const txClass = txClassOf(query.tx_type)
+        let txClass = txClassOf(query.tx_type)
         if (txClass === undefined) {
           return yield* new InvalidRequest({ message: `tx_type: expected one of ${txClasses.join(", ")} or a numeric typeTx` })
         }
         const currency = yield* currencies.require(query.currency, "currency")
         const amount = yield* currencies.toMinor(query.amount, currency, "amount")
         const wallet = yield* Effect.orDie(wallets.get(session.walletId))
-        const typeTx = /^[0-9]+$/.test(query.tx_type) ? Number(query.tx_type) : undefined
+        let typeTx = /^[0-9]+$/.test(query.tx_type) ? Number(query.tx_type) : undefined
+        // With a recipient, a transfer to another wallet of the same client is priced as a self transfer (SPEC rule 3).
+        if (txClass === "InnerTransfer" && query.recipient !== undefined) {
+          const recipient = yield* recipients.resolve(query.recipient, wallet.project)
+          if (String(recipient.client_id) === wallet.client_id) {
+            txClass = "SelfTransfer"
+            typeTx = TxType.SelfWalletTransfer
+          }
+        }
         const quote = yield* tariffs.resolve({ txClass, currency: currency.code, decimals: currency.decimals, amount, walletGroup: wallet.wallet_group, typeTx })
         return yield* ok({
           txClass,
