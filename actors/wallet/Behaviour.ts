@@ -40,48 +40,64 @@ export const WalletEntityLayer = WalletEntity.toLayer(
     return WalletEntity.of({
       PostTreasury: Effect.fnUntraced(function*({ payload }) {
         const amount = BigInt(payload.amountMinor)
-        const decision = yield* state.decide(payload.currency, (known) => treasuryPosting(walletId, known, payload.currency, amount, payload.direction))
-        if (decision._tag === "Reject") {
-          return yield* new BalanceNotEnough({ message: `amount: free ${payload.currency} balance does not cover the debit` })
-        }
         const credit = payload.direction === "credit"
-        const idUpdate = yield* ledger.commit({
-          tx: {
-            id: BigInt(payload.txId), typeTx: TxType.Adjustment, txState: TxState.Finished,
-            walletFrom: credit ? TREASURY : walletId, walletTo: credit ? walletId : TREASURY,
-            currency: payload.currency, amount, fee: 0n, tag: payload.tag, appId: null,
-            externalId: payload.externalId, requestHash: payload.requestHash
-          },
-          postings: decision.postings
-        }).pipe(Effect.catch(duplicateOrShort(payload.currency)))
-        state.apply(decision.postings)
+        const attempt = Effect.gen(function*() {
+          const decision = yield* state.decide(payload.currency, (known) => treasuryPosting(walletId, known, payload.currency, amount, payload.direction))
+          if (decision._tag === "Reject") {
+            return yield* new BalanceNotEnough({ message: `amount: free ${payload.currency} balance does not cover the debit` })
+          }
+          const idUpdate = yield* ledger.commit({
+            tx: {
+              id: BigInt(payload.txId), typeTx: TxType.Adjustment, txState: TxState.Finished,
+              walletFrom: credit ? TREASURY : walletId, walletTo: credit ? walletId : TREASURY,
+              currency: payload.currency, amount, fee: 0n, tag: payload.tag, appId: null,
+              externalId: payload.externalId, requestHash: payload.requestHash
+            },
+            postings: decision.postings
+          }).pipe(Effect.tapError(() => Effect.sync(() => state.forget(payload.currency))))
+          state.apply(decision.postings)
+          return idUpdate
+        })
+        // A CHECK refusal means another process's actor spent meanwhile: decide again on fresh figures.
+        const idUpdate = yield* attempt.pipe(
+          Effect.retry({ times: 3, while: (failure) => failure._tag === "ConstraintViolated" }),
+          Effect.catch((failure) => failure._tag === "BalanceNotEnough" ? Effect.fail(failure as BalanceNotEnough) : duplicateOrShort(payload.currency)(failure))
+        )
         return { txId: payload.txId, idUpdate: String(idUpdate) }
       }),
       ...transfers,
       ChargeDebt: Effect.fnUntraced(function*({ payload }) {
         const amount = BigInt(payload.amountMinor)
-        let known = yield* state.bucketsOf(payload.currency)
-        // Other actors may have credited this wallet since its figure was cached (it can only
-        // understate): a charge that would fall short is decided on a fresh load, so it takes
-        // min(free, amount) of the real free balance.
-        if (known.free < amount) {
-          state.forget(payload.currency)
-          known = yield* state.bucketsOf(payload.currency)
-        }
-        const charge = debtCharge(walletId, known, payload.currency, amount, BigInt(payload.profitWalletId))
-        yield* ledger.commit({
-          tx: {
-            id: BigInt(payload.txId), typeTx: TxType.DebtCharge, txState: TxState.Finished, walletFrom: walletId,
-            walletTo: BigInt(payload.profitWalletId), currency: payload.currency, amount: charge.charged, fee: 0n, tag: payload.tag,
-            appId: null, externalId: payload.externalId, requestHash: payload.requestHash
-          },
-          postings: charge.postings,
-          events: [{ kind: "DebtCharged", walletId, payload: { txId: payload.txId, currency: payload.currency, charged: fromMinorUnits(charge.charged, decimalsOf(payload.currency)), outstanding: fromMinorUnits(charge.outstanding, decimalsOf(payload.currency)) } }]
-        }).pipe(Effect.catch((failure) => {
-          state.forget(payload.currency)
-          return Effect.fail(new ExternalIdConflict({ message: `externalId: ${failure._tag === "Duplicate" ? "already used" : "could not be charged; retry"}` }))
-        }))
-        state.apply(charge.postings)
+        const attempt = Effect.gen(function*() {
+          let known = yield* state.bucketsOf(payload.currency)
+          // Other actors may have credited this wallet since its figure was cached (it can only
+          // understate): a charge that would fall short is decided on a fresh load, so it takes
+          // min(free, amount) of the real free balance.
+          if (known.free < amount) {
+            state.forget(payload.currency)
+            known = yield* state.bucketsOf(payload.currency)
+          }
+          const charge = debtCharge(walletId, known, payload.currency, amount, BigInt(payload.profitWalletId))
+          yield* ledger.commit({
+            tx: {
+              id: BigInt(payload.txId), typeTx: TxType.DebtCharge, txState: TxState.Finished, walletFrom: walletId,
+              walletTo: BigInt(payload.profitWalletId), currency: payload.currency, amount: charge.charged, fee: 0n, tag: payload.tag,
+              appId: null, externalId: payload.externalId, requestHash: payload.requestHash
+            },
+            postings: charge.postings,
+            events: [{ kind: "DebtCharged", walletId, payload: { txId: payload.txId, currency: payload.currency, charged: fromMinorUnits(charge.charged, decimalsOf(payload.currency)), outstanding: fromMinorUnits(charge.outstanding, decimalsOf(payload.currency)) } }]
+          }).pipe(Effect.tapError(() => Effect.sync(() => state.forget(payload.currency))))
+          state.apply(charge.postings)
+          return charge
+        })
+        // With several processes, another process's actor for this wallet may have spent since this
+        // one loaded its figure (the cache then overstates and the SQL CHECK refuses the charge):
+        // decide again on fresh figures rather than refuse an operator's valid charge.
+        const charge = yield* attempt.pipe(
+          Effect.retry({ times: 3, while: (failure) => failure._tag === "ConstraintViolated" }),
+          Effect.catch((failure) =>
+            Effect.fail(new ExternalIdConflict({ message: `externalId: ${failure._tag === "Duplicate" ? "already used" : "could not be charged; retry"}` })))
+        )
         return { txId: payload.txId, chargedMinor: String(charge.charged), outstandingMinor: String(charge.outstanding) }
       }),
       Reload: () => Effect.sync(() => { state.forget() })

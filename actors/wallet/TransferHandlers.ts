@@ -59,29 +59,37 @@ export const makeTransferHandlers = (
 
   const ReserveTransferHandler = Effect.fnUntraced(function*({ payload }: { payload: Payload<typeof ReserveTransfer> }) {
     const amount = BigInt(payload.amountMinor), fee = BigInt(payload.feeMinor)
-    const decision = yield* state.decide(payload.currency, (known) => reserveTransfer(walletId, known, payload.currency, amount, fee))
-    if (decision._tag === "Reject") {
-      return yield* new BalanceNotEnough({ message: `amount: free ${payload.currency} balance does not cover amount plus fee` })
-    }
     const txId = BigInt(payload.txId)
-    const idUpdate = yield* commitApplied({
-      tx: {
-        id: txId, typeTx: payload.typeTx, txState: TxState.Created, walletFrom: walletId, walletTo: BigInt(payload.recipientId),
-        currency: payload.currency, amount, fee, tag: payload.tag, appId: null, externalId: null, requestHash: null,
-        clientNonce: payload.clientNonce === null ? null : BigInt(payload.clientNonce), profitWallet: BigInt(payload.profitWalletId)
-      },
-      postings: decision.postings,
-      confirmation: {
-        txId, walletId, channel: payload.channel,
-        codeHash: payload.codeHashHex === null ? null : Buffer.from(payload.codeHashHex, "hex"),
-        attempts: payload.attempts, expiresAt: new Date(payload.expiresAtMs)
-      },
-      events: payload.codeForEvent === null ? [] : [{
-        kind: "ConfirmationCode", walletId, payload: { walletId: String(walletId), txId: payload.txId, code: payload.codeForEvent }
-      }]
-    }, payload.currency).pipe(
+    const attempt = Effect.gen(function*() {
+      const decision = yield* state.decide(payload.currency, (known) => reserveTransfer(walletId, known, payload.currency, amount, fee))
+      if (decision._tag === "Reject") {
+        return yield* new BalanceNotEnough({ message: `amount: free ${payload.currency} balance does not cover amount plus fee` })
+      }
+      return yield* commitApplied({
+        tx: {
+          id: txId, typeTx: payload.typeTx, txState: TxState.Created, walletFrom: walletId, walletTo: BigInt(payload.recipientId),
+          currency: payload.currency, amount, fee, tag: payload.tag, appId: null, externalId: null, requestHash: null,
+          clientNonce: payload.clientNonce === null ? null : BigInt(payload.clientNonce), profitWallet: BigInt(payload.profitWalletId)
+        },
+        postings: decision.postings,
+        confirmation: {
+          txId, walletId, channel: payload.channel,
+          codeHash: payload.codeHashHex === null ? null : Buffer.from(payload.codeHashHex, "hex"),
+          attempts: payload.attempts, expiresAt: new Date(payload.expiresAtMs)
+        },
+        events: payload.codeForEvent === null ? [] : [{
+          kind: "ConfirmationCode", walletId, payload: { walletId: String(walletId), txId: payload.txId, code: payload.codeForEvent }
+        }]
+      }, payload.currency)
+    })
+    // The SQL CHECK refused: another process's actor for this wallet spent meanwhile (our figure
+    // overstated). commitApplied dropped the cached figure, so the retry decides on fresh ones.
+    const idUpdate = yield* attempt.pipe(
+      Effect.retry({ times: 3, while: (failure) => failure._tag === "ConstraintViolated" }),
       Effect.catch((failure): Effect.Effect<never, BalanceNotEnough | NonceExists> =>
-        failure._tag === "Duplicate"
+        failure._tag === "BalanceNotEnough"
+          ? Effect.fail(failure as BalanceNotEnough)
+          : failure._tag === "Duplicate"
           ? Effect.fail(new NonceExists({ message: "clientNonce: already used by this wallet" }))
           : Effect.fail(new BalanceNotEnough({ message: "amount: the balance changed; retry" })))
     )

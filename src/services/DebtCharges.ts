@@ -41,18 +41,26 @@ export class DebtCharges extends Context.Service<DebtCharges, {
         const amount = yield* currencies.toMinor(input.amount, currency, "amount")
         const requestHash = "debt:" + createHash("sha256").update(JSON.stringify([input.walletId, currency.code, String(amount), input.tag ?? null])).digest("hex")
         const toNumber = (minor: bigint) => Number(fromMinorUnits(minor, currency.decimals))
-        const previous = yield* db(findTxByExternalId(input.externalId))
-        if (previous !== undefined) {
-          if (previous.request_hash !== requestHash) return yield* new ExternalIdConflict({ message: "externalId: already used with a different body" })
+        const replay = Effect.flatMap(db(findTxByExternalId(input.externalId)), (previous) => {
+          if (previous === undefined) return Effect.succeed(undefined)
+          if (previous.request_hash !== requestHash) return Effect.fail(new ExternalIdConflict({ message: "externalId: already used with a different body" }))
           const charged = BigInt(previous.amount)
-          return { txId: String(previous.id), charged: toNumber(charged), outstanding: toNumber(amount - charged), replayed: true }
-        }
+          return Effect.succeed({ txId: String(previous.id), charged: toNumber(charged), outstanding: toNumber(amount - charged), replayed: true })
+        })
+        const previous = yield* replay
+        if (previous !== undefined) return previous
         const wallet = yield* db(findWallet(input.walletId))
         if (wallet === undefined || wallet.id < 0n) return yield* new WalletNotFound({ message: `walletId: no wallet ${input.walletId}` })
         const result = yield* walletActor(input.walletId).ChargeDebt({
           txId: String(ticks.next()), externalId: input.externalId, requestHash, currency: currency.code,
           amountMinor: String(amount), profitWalletId: String(FEES_WALLET_ID), tag: input.tag ?? null
-        }).pipe(delivered)
+        }).pipe(
+          delivered,
+          // A concurrent twin with the same externalId won the insert: answer with the winner's result.
+          Effect.catchTag("ExternalIdConflict", (conflict) =>
+            Effect.flatMap(replay, (winner) => (winner !== undefined ? Effect.succeed(winner) : Effect.fail(conflict))))
+        )
+        if ("replayed" in result) return result
         return {
           txId: result.txId,
           charged: toNumber(BigInt(result.chargedMinor)),

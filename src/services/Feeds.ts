@@ -69,6 +69,12 @@ export class Feeds extends Context.Service<Feeds, {
         Effect.gen(function*() {
           const now = yield* watermark()
           if (now > cursor || timeoutMs <= 0) return { moved: now > cursor, watermark: now }
+          // A commit announced while the watermark was being read only woke earlier waiters: if one
+          // already passed the cursor, read again instead of sleeping until the next commit.
+          if (latest > cursor) {
+            const again = yield* watermark()
+            return { moved: again > cursor, watermark: again }
+          }
           if (waiters.size >= longPollWaitersMax) return yield* new RateLimited({ message: "too many long-poll waiters; retry later" })
           const waiter = { cursor, done: Deferred.makeUnsafe<void>() }
           waiters.add(waiter)

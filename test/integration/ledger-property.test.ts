@@ -1,0 +1,534 @@
+/**
+ * A model-based test of the ledger over real HTTP against the real service (ARCHITECTURE "The
+ * ledger", CONTRACT C6/C7): a seeded random stream of operations among ten wallets in two
+ * currencies — treasury credits and debits, two-step transfers (step one, then confirm, cancel, a
+ * wrong code, or left pending; own-wallet transfers too), debt charges and their replays, under
+ * random tariffs — runs in batches of concurrent requests. A naive in-test model applies the same
+ * operations given the service's answers; after every batch the operator audit must show Σ = 0 per
+ * currency and no negative user bucket, every wallet's free and lock_out must equal the model's,
+ * every fee must equal the tariff's, and every refusal or partial debt charge must be justified by
+ * the balances the concurrent batch could have produced.
+ */
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { makeClient, type Reply, type TestClient } from "../support/Client.ts"
+import { itWithServer, type RunningService, startService } from "../support/Service.ts"
+import { seeded } from "../unit/Random.ts"
+
+const seed = Number(process.env.LEDGER_SEED ?? 20_260_914)
+const currencies = { USDT: 6, EUR: 2 } as const
+type Currency = keyof typeof currencies
+const currencyCodes = Object.keys(currencies) as Array<Currency>
+const walletCount = 10
+const confirmationAttempts = 5
+
+let service: RunningService
+let client: TestClient
+let secondary: RunningService | undefined
+
+beforeAll(async () => {
+  service = await startService()
+  client = makeClient(service)
+})
+afterAll(async () => {
+  await secondary?.stop()
+  await service?.stop()
+})
+
+// Money in the model is bigint minor units; the wire carries decimal strings.
+const toDecimal = (minor: bigint, decimals: number): string => {
+  const negative = minor < 0n
+  const digits = (negative ? -minor : minor).toString().padStart(decimals + 1, "0")
+  const whole = digits.slice(0, digits.length - decimals)
+  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, "")
+  return (negative ? "-" : "") + whole + (fraction.length > 0 ? "." + fraction : "")
+}
+const asNumber = (minor: bigint, currency: Currency): number => Number(toDecimal(minor, currencies[currency]))
+const toMinor = (value: number, currency: Currency): bigint => {
+  const decimals = currencies[currency]
+  const [whole, fraction = ""] = String(value).split(".")
+  return BigInt(whole + fraction.padEnd(decimals, "0").slice(0, decimals))
+}
+
+interface Tariff {
+  readonly fixedMinor: bigint
+  /** feePercent × 100, so the percent itself has two decimals. */
+  readonly percentHundredths: bigint
+}
+type TariffClass = "InnerTransfer" | "SelfTransfer"
+
+interface Pending {
+  readonly txId: string
+  readonly sender: number
+  readonly recipient: number
+  readonly currency: Currency
+  readonly amount: bigint
+  readonly fee: bigint
+  readonly code: string
+  readonly body: Record<string, string>
+  attemptsLeft: number
+}
+
+interface ChargeRecord {
+  readonly body: Record<string, string>
+  readonly txId: string | null
+  readonly charged: number
+  readonly outstanding: number
+}
+
+type Op =
+  | { readonly kind: "credit" | "debit"; readonly wallet: number; readonly currency: Currency; readonly amount: bigint }
+  | { readonly kind: "begin"; readonly sender: number; readonly recipient: number; readonly currency: Currency; readonly amount: bigint; readonly nonce: string | null; readonly nonceReused: boolean }
+  | { readonly kind: "confirm" | "cancel" | "wrongCode"; readonly pending: Pending; readonly raced: boolean }
+  | { readonly kind: "charge"; readonly wallet: number; readonly currency: Currency; readonly amount: bigint; readonly externalId: string }
+  | { readonly kind: "chargeReplay" | "chargeConflict"; readonly record: ChargeRecord }
+
+/** A balance change the model applies once the service has answered. */
+interface Delta {
+  readonly wallet: number
+  readonly currency: Currency
+  readonly free: bigint
+  readonly lockOut: bigint
+}
+
+/** The naive reference: balances, pending transfers, used nonces, tariffs, recorded charges. */
+const makeModel = (wallets: ReadonlyArray<{ readonly id: string; readonly sid: string; readonly clientId: string }>) => {
+  const balances = wallets.map(() => new Map(currencyCodes.map((c) => [c, { free: 0n, lockOut: 0n }])))
+  const pending = new Map<string, Pending>()
+  const nonces = wallets.map(() => [] as Array<string>)
+  const charges: Array<ChargeRecord> = []
+  let tariffs = new Map<string, Tariff>()
+  const tariffClass = (sender: number, recipient: number): TariffClass =>
+    wallets[sender].clientId === wallets[recipient].clientId ? "SelfTransfer" : "InnerTransfer"
+  const feeOf = (tariffClassName: TariffClass, currency: Currency, amount: bigint): bigint => {
+    const tariff = tariffs.get(`${tariffClassName}:${currency}`)
+    if (tariff === undefined) return 0n
+    return tariff.fixedMinor + (amount * tariff.percentHundredths + 9_999n) / 10_000n
+  }
+  const apply = (delta: Delta) => {
+    const bucket = balances[delta.wallet].get(delta.currency)!
+    bucket.free += delta.free
+    bucket.lockOut += delta.lockOut
+  }
+  return {
+    balances, pending, nonces, charges, tariffClass, feeOf, apply,
+    setTariffs: (next: Map<string, Tariff>) => { tariffs = next },
+    free: (wallet: number, currency: Currency) => balances[wallet].get(currency)!.free
+  }
+}
+
+/** Everything one run needs: the wallets, one client per process, the model and the random stream. */
+const makeRun = async (clients: ReadonlyArray<TestClient>, runSeed: number) => {
+  const random = seeded(runSeed)
+  const base = 970_000 + (runSeed % 1000) * 100
+  // Wallets 8 and 9 belong to the owners of wallets 0 and 1: transfers between them are own-wallet transfers.
+  const clientIds = Array.from({ length: walletCount }, (_, i) => String(i < 8 ? base + i : base + i - 8))
+  const wallets = []
+  for (const clientId of clientIds) {
+    const created = await client.createWallet(clientId)
+    wallets.push({ id: created.id, sid: await client.createSession(created.id), clientId })
+  }
+  const model = makeModel(wallets)
+  let counter = 0
+  const nextId = (label: string) => `${label}-${runSeed}-${counter++}`
+  const pick = <A>(items: ReadonlyArray<A>): A => items[random.int(0, items.length - 1)]
+  const on = () => pick(clients)
+  /** Which kinds of answer the run produced, so a test can insist the stream reached each path. */
+  const seen = new Set<string>()
+  return { random, wallets, model, nextId, pick, on, seen }
+}
+type Run = Awaited<ReturnType<typeof makeRun>>
+
+const randomTariffs = async (run: Run) => {
+  const rules = []
+  const next = new Map<string, Tariff>()
+  for (const txClass of ["InnerTransfer", "SelfTransfer"] as const) {
+    for (const currency of currencyCodes) {
+      if (run.random.next() < 0.2) continue
+      const fixedMinor = BigInt(run.random.int(0, 3) * 10 ** Math.max(0, currencies[currency] - 1))
+      const percentHundredths = BigInt(run.pick([0, 0, 25, 50, 100, 150, 275]))
+      next.set(`${txClass}:${currency}`, { fixedMinor, percentHundredths })
+      rules.push({
+        txClass, currency, feeFixed: toDecimal(fixedMinor, currencies[currency]),
+        feePercent: toDecimal(percentHundredths, 2)
+      })
+    }
+  }
+  const reply = await client.priv("POST", "set_tariffs", rules)
+  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
+  run.model.setTariffs(next)
+}
+
+/** An amount in minor units: usually modest, sometimes the whole free balance or more. */
+const randomAmount = (run: Run, wallet: number, currency: Currency): bigint => {
+  const unit = 10n ** BigInt(currencies[currency])
+  const free = run.model.free(wallet, currency)
+  const roll = run.random.next()
+  if (roll < 0.15 && free > 0n) return free
+  if (roll < 0.25) return free + BigInt(run.random.int(1, 1000))
+  return BigInt(run.random.int(1, 40)) * unit + BigInt(run.random.int(0, Number(unit) - 1))
+}
+
+const generateBatch = (run: Run): Array<Op> => {
+  const { random, model, pick } = run
+  const ops: Array<Op> = []
+  const untouched = [...model.pending.values()]
+  const size = random.int(8, 24)
+  while (ops.length < size) {
+    const roll = random.next()
+    const wallet = random.int(0, walletCount - 1)
+    const currency = pick(currencyCodes)
+    if (roll < 0.14) ops.push({ kind: "credit", wallet, currency, amount: BigInt(random.int(1, 60)) * 10n ** BigInt(currencies[currency]) + BigInt(random.int(0, 99)) })
+    else if (roll < 0.2) ops.push({ kind: "debit", wallet, currency, amount: randomAmount(run, wallet, currency) })
+    else if (roll < 0.55) {
+      // Wallets 0/8 and 1/9 share an owner: often pick the sibling, for own-wallet transfers.
+      const sibling = wallet < 2 ? wallet + 8 : wallet >= 8 ? wallet - 8 : undefined
+      let recipient = random.int(0, walletCount - 2)
+      if (recipient >= wallet) recipient++
+      if (sibling !== undefined && random.next() < 0.35) recipient = sibling
+      const reuse = model.nonces[wallet].length > 0 && random.next() < 0.1
+      const nonce = reuse ? pick(model.nonces[wallet]) : random.next() < 0.5 ? run.nextId("n").replace(/\D/g, "").slice(-15) : null
+      ops.push({ kind: "begin", sender: wallet, recipient, currency, amount: randomAmount(run, wallet, currency), nonce, nonceReused: reuse })
+    } else if (roll < 0.85 && untouched.length > 0) {
+      const target = untouched.splice(random.int(0, untouched.length - 1), 1)[0]
+      if (random.next() < 0.12) {
+        ops.push({ kind: "confirm", pending: target, raced: true }, { kind: "cancel", pending: target, raced: true })
+      } else {
+        // "Left pending" is the transfers no operation picks in this batch. A transfer that already
+        // saw a wrong code mostly gets more of them, so some use up all their attempts.
+        const action = random.next()
+        const kind = target.attemptsLeft < confirmationAttempts
+          ? (action < 0.9 ? "wrongCode" : action < 0.95 ? "confirm" : "cancel")
+          : (action < 0.5 ? "confirm" : action < 0.75 ? "cancel" : "wrongCode")
+        ops.push({ kind, pending: target, raced: false })
+      }
+    } else if (roll < 0.95) ops.push({ kind: "charge", wallet, currency, amount: randomAmount(run, wallet, currency), externalId: run.nextId("debt") })
+    else if (model.charges.length > 0) ops.push({ kind: random.next() < 0.7 ? "chargeReplay" : "chargeConflict", record: pick(model.charges) })
+  }
+  return ops
+}
+
+const chargeBody = (run: Run, op: Extract<Op, { kind: "charge" }>): Record<string, string> => ({
+  externalId: op.externalId, walletId: run.wallets[op.wallet].id, currency: op.currency, amount: toDecimal(op.amount, currencies[op.currency])
+})
+
+const wrongCodeFor = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(code.length, "0")
+
+const send = (run: Run, op: Op): Promise<Reply> => {
+  const { wallets } = run
+  const on = run.on()
+  switch (op.kind) {
+    case "credit":
+    case "debit":
+      return on.priv("POST", "execute_transactions", [{
+        externalId: run.nextId("x"), walletId: wallets[op.wallet].id, currency: op.currency,
+        amount: toDecimal(op.amount, currencies[op.currency]), direction: op.kind
+      }])
+    case "begin": {
+      const body: Record<string, string> = {
+        recipient: wallets[op.recipient].id, currency: op.currency, amount: toDecimal(op.amount, currencies[op.currency])
+      }
+      if (op.nonce !== null) body.clientNonce = op.nonce
+      return on.call("POST", "/core/v1/wallet/internal_transfer", { sid: wallets[op.sender].sid, body })
+    }
+    case "confirm":
+    case "wrongCode": {
+      const code = op.kind === "confirm" ? op.pending.code : wrongCodeFor(op.pending.code)
+      return on.call("POST", `/core/v1/wallet/internal_transfer?confirmationTimetick=${op.pending.txId}&confirmationCode=${code}`, {
+        sid: wallets[op.pending.sender].sid, body: op.pending.body
+      })
+    }
+    case "cancel":
+      return on.call("POST", `/core/v1/wallet/cancel_tx?id=${op.pending.txId}`, { sid: wallets[op.pending.sender].sid })
+    case "charge":
+      return on.priv("POST", "create_debt_charge", chargeBody(run, op))
+    case "chargeReplay":
+      return on.priv("POST", "create_debt_charge", op.record.body)
+    case "chargeConflict":
+      return on.priv("POST", "create_debt_charge", { ...op.record.body, tag: "a different body" })
+  }
+}
+
+interface Outcome {
+  readonly deltas: ReadonlyArray<Delta>
+  /** A balance-dependent answer to check against what the concurrent batch allows. */
+  readonly check?: { readonly wallet: number; readonly currency: Currency; readonly verify: (lower: bigint, upper: bigint) => void }
+  readonly after?: () => void
+}
+
+const reserve = (p: { sender: number; currency: Currency }, total: bigint): Delta =>
+  ({ wallet: p.sender, currency: p.currency, free: -total, lockOut: total })
+const release = (p: Pending): Delta => ({ wallet: p.sender, currency: p.currency, free: p.amount + p.fee, lockOut: -(p.amount + p.fee) })
+
+/** Reads one answer: asserts what can be asserted alone, and says what it does to the model. */
+const interpret = (run: Run, op: Op, reply: Reply, where: string): Outcome => {
+  const { model } = run
+  const code = reply.body?.error?.code ?? null
+  switch (op.kind) {
+    case "credit":
+    case "debit": {
+      assert.strictEqual(reply.status, 200, where)
+      const item = reply.body.result[0]
+      if (op.kind === "credit") {
+        assert.isNull(item.error, where)
+        return { deltas: [{ wallet: op.wallet, currency: op.currency, free: op.amount, lockOut: 0n }] }
+      }
+      if (item.error !== null) {
+        assert.strictEqual(item.error.code, 10002, where)
+        return { deltas: [], check: { wallet: op.wallet, currency: op.currency, verify: (lower) => assert.isTrue(lower < op.amount, `${where}: refused a debit of ${op.amount} with at least ${lower} free`) } }
+      }
+      return {
+        deltas: [{ wallet: op.wallet, currency: op.currency, free: -op.amount, lockOut: 0n }],
+        check: { wallet: op.wallet, currency: op.currency, verify: (_, upper) => assert.isTrue(upper >= op.amount, `${where}: debited ${op.amount} with at most ${upper} free`) }
+      }
+    }
+    case "begin": {
+      const fee = model.feeOf(model.tariffClass(op.sender, op.recipient), op.currency, op.amount)
+      const total = op.amount + fee
+      if (reply.status !== 200) {
+        if (op.nonceReused && code === 10130) return { deltas: [] }
+        assert.strictEqual(code, 10002, where)
+        return { deltas: [], check: { wallet: op.sender, currency: op.currency, verify: (lower) => assert.isTrue(lower < total, `${where}: refused ${total} with at least ${lower} free`) } }
+      }
+      assert.isFalse(op.nonceReused, `${where}: a reused clientNonce was accepted`)
+      const result = reply.body.result
+      assert.strictEqual(toMinor(result.fee, op.currency), fee, `${where}: fee`)
+      assert.strictEqual(result.confirmationStatusCode, "NeedCodeConfirm", where)
+      assert.match(result.confirmationCode, /^[0-9]{6}$/, where)
+      const pending: Pending = {
+        txId: result.txId, sender: op.sender, recipient: op.recipient, currency: op.currency, amount: op.amount, fee,
+        code: result.confirmationCode, attemptsLeft: confirmationAttempts,
+        body: { recipient: run.wallets[op.recipient].id, currency: op.currency, amount: toDecimal(op.amount, currencies[op.currency]) }
+      }
+      return {
+        deltas: [reserve(op, total)],
+        check: { wallet: op.sender, currency: op.currency, verify: (_, upper) => assert.isTrue(upper >= total, `${where}: reserved ${total} with at most ${upper} free`) },
+        after: () => {
+          model.pending.set(pending.txId, pending)
+          if (op.nonce !== null) model.nonces[op.sender].push(op.nonce)
+        }
+      }
+    }
+    case "confirm": {
+      const p = op.pending
+      if (op.raced && reply.status !== 200) {
+        assert.strictEqual(code, 10082, where)
+        return { deltas: [] }
+      }
+      assert.strictEqual(reply.status, 200, where)
+      assert.strictEqual(reply.body.result.confirmationStatusCode, "Confirmed", where)
+      assert.strictEqual(toMinor(reply.body.result.fee, p.currency), p.fee, `${where}: fee at step two`)
+      return {
+        deltas: [
+          { wallet: p.sender, currency: p.currency, free: 0n, lockOut: -(p.amount + p.fee) },
+          { wallet: p.recipient, currency: p.currency, free: p.amount, lockOut: 0n }
+        ],
+        after: () => model.pending.delete(p.txId)
+      }
+    }
+    case "cancel": {
+      const p = op.pending
+      if (op.raced && reply.status !== 200) {
+        assert.strictEqual(code, 10082, where)
+        return { deltas: [] }
+      }
+      assert.strictEqual(reply.status, 200, where)
+      return { deltas: [release(p)], after: () => model.pending.delete(p.txId) }
+    }
+    case "wrongCode": {
+      const p = op.pending
+      if (p.attemptsLeft > 1) {
+        assert.strictEqual(code, 10080, where)
+        return { deltas: [], after: () => { p.attemptsLeft-- } }
+      }
+      // The last attempt used up: the reservation is released.
+      assert.strictEqual(code, 10081, where)
+      return { deltas: [release(p)], after: () => model.pending.delete(p.txId) }
+    }
+    case "charge": {
+      assert.strictEqual(reply.status, 200, where)
+      const result = reply.body.result
+      assert.isFalse(result.replayed, where)
+      const charged = toMinor(result.charged, op.currency)
+      assert.strictEqual(charged + toMinor(result.outstanding, op.currency), op.amount, `${where}: charged + outstanding`)
+      return {
+        deltas: charged === 0n ? [] : [{ wallet: op.wallet, currency: op.currency, free: -charged, lockOut: 0n }],
+        check: {
+          wallet: op.wallet, currency: op.currency,
+          verify: (lower, upper) => {
+            const least = lower < 0n ? 0n : lower < op.amount ? lower : op.amount
+            const most = upper < op.amount ? upper : op.amount
+            assert.isTrue(charged >= least && charged <= most, `${where}: charged ${charged} of ${op.amount}; the free balance was between ${lower} and ${upper}`)
+          }
+        },
+        after: () => { model.charges.push({ body: chargeBody(run, op), txId: result.txId, charged: result.charged, outstanding: result.outstanding }) }
+      }
+    }
+    case "chargeReplay": {
+      assert.strictEqual(reply.status, 200, `${where}: ${JSON.stringify(reply.body)}`)
+      const result = reply.body.result
+      assert.isTrue(result.replayed, where)
+      assert.strictEqual(result.txId, op.record.txId, where)
+      assert.strictEqual(result.charged, op.record.charged, where)
+      assert.strictEqual(result.outstanding, op.record.outstanding, where)
+      return { deltas: [] }
+    }
+    case "chargeConflict":
+      assert.strictEqual(code, 10060, where)
+      return { deltas: [] }
+  }
+}
+
+const describeOp = (run: Run, op: Op): string => {
+  switch (op.kind) {
+    case "credit": case "debit": case "charge":
+      return `${op.kind} wallet#${op.wallet} ${toDecimal(op.amount, currencies[op.currency])} ${op.currency}`
+    case "begin":
+      return `begin #${op.sender}→#${op.recipient} ${toDecimal(op.amount, currencies[op.currency])} ${op.currency}${op.nonce !== null ? ` nonce ${op.nonce}${op.nonceReused ? " (reused)" : ""}` : ""}`
+    case "confirm": case "cancel": case "wrongCode":
+      return `${op.kind}${op.raced ? " (raced)" : ""} ${op.pending.txId} of #${op.pending.sender} (${op.pending.attemptsLeft} attempts left)`
+    case "chargeReplay": case "chargeConflict":
+      return `${op.kind} ${op.record.body.externalId}`
+  }
+}
+
+const assertLedgerSound = async (on: TestClient, where: string) => {
+  const reply = await on.priv("GET", "ledger_audit")
+  assert.strictEqual(reply.status, 200, where)
+  for (const row of reply.body.result.sums) assert.strictEqual(row.total, "0", `${where}: Σ ${row.currency}`)
+  assert.strictEqual(reply.body.result.negativeUserBuckets, 0, `${where}: negative user buckets`)
+}
+
+/** Every wallet's free and lock_out, as the service reports them, equal the model's. */
+const assertBalancesMatch = async (run: Run, where: string) => {
+  const reports = await Promise.all(run.wallets.map((w) => run.on().call("GET", "/core/v1/wallet/get_balance", { sid: w.sid })))
+  for (const [index, report] of reports.entries()) {
+    assert.strictEqual(report.status, 200, where)
+    for (const currency of currencyCodes) {
+      const row = (report.body.result as Array<any>).find((r) => r.currency === currency)
+      const expected = run.model.balances[index].get(currency)!
+      assert.deepStrictEqual(
+        { free: row?.freeBalance ?? 0, lockOut: row?.lockOutBalance ?? 0 },
+        { free: asNumber(expected.free, currency), lockOut: asNumber(expected.lockOut, currency) },
+        `${where}: wallet #${index} ${currency}`
+      )
+    }
+  }
+}
+
+const outcomeLabel = (run: Run, op: Op, reply: Reply): string => {
+  const code = reply.body?.error?.code ?? reply.body?.result?.[0]?.error?.code ?? "ok"
+  switch (op.kind) {
+    case "begin":
+      return `begin ${run.model.tariffClass(op.sender, op.recipient)}${op.nonceReused ? " reused nonce" : ""} ${code}`
+    case "confirm": case "cancel":
+      return `${op.kind}${op.raced ? " raced" : ""} ${code}`
+    case "charge":
+      return `charge ${code === "ok" ? (reply.body.result.outstanding > 0 ? "partial" : "full") : code}`
+    default:
+      return `${op.kind} ${code}`
+  }
+}
+
+const keyOf = (wallet: number, currency: Currency) => `${wallet}:${currency}`
+
+/**
+ * The free balance an operation saw lies between the batch's starting figure minus what every other
+ * operation of the batch took, and that figure plus what every other operation added.
+ */
+const checkBounds = (outcomes: ReadonlyArray<Outcome>, start: Map<string, bigint>) => {
+  const takes = new Map<string, Array<bigint>>(), adds = new Map<string, Array<bigint>>()
+  outcomes.forEach((outcome, index) => {
+    for (const delta of outcome.deltas) {
+      const key = keyOf(delta.wallet, delta.currency)
+      const into = delta.free < 0n ? takes : adds
+      if (!into.has(key)) into.set(key, outcomes.map(() => 0n))
+      into.get(key)![index] += delta.free < 0n ? -delta.free : delta.free
+    }
+  })
+  const othersSum = (table: Map<string, Array<bigint>>, key: string, index: number) =>
+    (table.get(key) ?? []).reduce((sum, value, j) => (j === index ? sum : sum + value), 0n)
+  outcomes.forEach((outcome, index) => {
+    if (outcome.check === undefined) return
+    const key = keyOf(outcome.check.wallet, outcome.check.currency)
+    const free = start.get(key)!
+    outcome.check.verify(free - othersSum(takes, key, index), free + othersSum(adds, key, index))
+  })
+}
+
+const runBatch = async (run: Run, batch: number) => {
+  const start = new Map<string, bigint>()
+  for (let wallet = 0; wallet < walletCount; wallet++) for (const c of currencyCodes) start.set(keyOf(wallet, c), run.model.free(wallet, c))
+  const ops = generateBatch(run)
+  const labels = ops.map((op) => describeOp(run, op))
+  const replies = await Promise.all(ops.map((op) => send(run, op)))
+  const outcomes = ops.map((op, i) => interpret(run, op, replies[i], `seed ${seed} batch ${batch} op ${i} ${labels[i]} → ${replies[i].status} ${JSON.stringify(replies[i].body)}`))
+
+  // A raced confirm/cancel pair: exactly one of the two moved the money.
+  const raced = new Map<string, number>()
+  ops.forEach((op, i) => {
+    if ((op.kind === "confirm" || op.kind === "cancel") && op.raced) raced.set(op.pending.txId, (raced.get(op.pending.txId) ?? 0) + (replies[i].status === 200 ? 1 : 0))
+  })
+  for (const [txId, wins] of raced) assert.strictEqual(wins, 1, `seed ${seed} batch ${batch}: raced confirm/cancel of ${txId} won ${wins} times`)
+
+  ops.forEach((op, i) => run.seen.add(outcomeLabel(run, op, replies[i])))
+  checkBounds(outcomes, start)
+  for (const outcome of outcomes) for (const delta of outcome.deltas) run.model.apply(delta)
+  for (const outcome of outcomes) outcome.after?.()
+
+  const where = `seed ${seed} batch ${batch}`
+  await assertLedgerSound(run.on(), where)
+  await assertBalancesMatch(run, where)
+  return ops.length
+}
+
+/** Cancels every transfer still pending; afterwards no wallet has anything locked. */
+const drain = async (run: Run) => {
+  const left = [...run.model.pending.values()]
+  const replies = await Promise.all(left.map((p) =>
+    run.on().call("POST", `/core/v1/wallet/cancel_tx?id=${p.txId}`, { sid: run.wallets[p.sender].sid })))
+  replies.forEach((reply, i) => {
+    assert.strictEqual(reply.status, 200, `drain ${left[i].txId}: ${JSON.stringify(reply.body)}`)
+    run.model.apply(release(left[i]))
+    run.model.pending.delete(left[i].txId)
+  })
+  for (const wallet of run.model.balances) for (const bucket of wallet.values()) assert.strictEqual(bucket.lockOut, 0n)
+  await assertLedgerSound(run.on(), `seed ${seed} drained`)
+  await assertBalancesMatch(run, `seed ${seed} drained`)
+  return left.length
+}
+
+const runAll = async (clients: ReadonlyArray<TestClient>, runSeed: number, batches: number) => {
+  const run = await makeRun(clients, runSeed)
+  let operations = 0
+  for (let batch = 0; batch < batches; batch++) {
+    if (batch % 6 === 0) await randomTariffs(run)
+    operations += await runBatch(run, batch)
+  }
+  const drained = await drain(run)
+  return { operations, drained, seen: run.seen }
+}
+
+const batchCount = 50
+
+/** The stream must have reached every interesting path, or the comparison proves little. */
+const assertCoverage = (seen: ReadonlySet<string>) => {
+  for (const label of [
+    "credit ok", "debit ok", "debit 10002", "begin InnerTransfer ok", "begin SelfTransfer ok", "begin InnerTransfer 10002",
+    "confirm ok", "cancel ok", "wrongCode 10080", "wrongCode 10081", "charge full", "charge partial", "chargeReplay ok", "chargeConflict 10060"
+  ]) assert.isTrue(seen.has(label), `seed ${seed}: the stream never produced "${label}"; seen: ${[...seen].sort().join(", ")}`)
+}
+
+describe("the ledger against a naive model (seeded, concurrent batches)", () => {
+  it(`one process: ${seed}`, async () => {
+    const { operations, seen } = await runAll([client], seed, batchCount)
+    assert.isAbove(operations, 300)
+    assertCoverage(seen)
+  }, 120_000)
+
+  itWithServer("two processes on one PostgreSQL, operations spread over both", async () => {
+    secondary ??= await startService({ databaseUrl: service.databaseUrl })
+    const { operations, seen } = await runAll([client, makeClient(secondary)], seed + 1, batchCount)
+    assert.isAbove(operations, 300)
+    assertCoverage(seen)
+  }, 120_000)
+})
