@@ -2,21 +2,46 @@
  * `npm run bench -- <name>`: runs one benchmark (or `all`, one after another) and prints its table;
  * without a known name, lists the benchmarks. Settings: BENCH_SECONDS, BENCH_WARMUP_SECONDS,
  * BENCH_CONNECTIONS, BENCH_ROUNDS, BENCH_PROFILE=1 (CPU profile of our service); DATABASE_URL selects
- * PostgreSQL instead of embedded PGlite.
+ * PostgreSQL instead of embedded PGlite (the PostgreSQL benchmarks default to 127.0.0.1:5432).
  */
 import { getBalance } from "./benchmarks/get_balance.ts"
 import { getInfo } from "./benchmarks/get_info.ts"
+import { runLedgerEngine } from "./benchmarks/ledger_engine.ts"
+import { runTransfersE2e } from "./benchmarks/transfers_e2e.ts"
 import { runBenchmark, type Benchmark } from "./support/Harness.ts"
 
-const benchmarks: ReadonlyArray<Benchmark> = [getInfo, getBalance]
+interface Entry {
+  readonly name: string
+  readonly summary: string
+  readonly run: () => Promise<void>
+}
+
+const http = (b: Benchmark): Entry => ({ name: b.name, summary: b.summary, run: () => runBenchmark(b) })
+
+const benchmarks: ReadonlyArray<Entry> = [
+  http(getInfo),
+  http(getBalance),
+  {
+    name: "ledger_engine",
+    summary: "in-process LedgerWriter postings/s (durable group commits) vs pgbench -N TPS, same PostgreSQL server",
+    run: runLedgerEngine
+  },
+  {
+    name: "transfers_e2e",
+    summary: "completed two-step internal transfers/s over HTTP (p50/p99) vs pgbench -N TPS, same PostgreSQL server",
+    run: runTransfersE2e
+  }
+]
 
 const usage = () => {
   console.log("usage: npm run bench -- <name>\n\nbenchmarks:")
-  for (const b of benchmarks) console.log(`  ${b.name.padEnd(12)} ${b.summary}`)
-  console.log(`  ${"all".padEnd(12)} every benchmark above, one after another`)
+  for (const b of benchmarks) console.log(`  ${b.name.padEnd(14)} ${b.summary}`)
+  console.log(`  ${"all".padEnd(14)} every benchmark above, one after another`)
   console.log("\nenvironment: BENCH_SECONDS (5), BENCH_WARMUP_SECONDS (1), BENCH_CONNECTIONS (32), BENCH_ROUNDS (3),")
   console.log("             BENCH_PROFILE=1 (our service under --cpu-prof; summarise with bench/profile/top.ts),")
-  console.log("             DATABASE_URL (unset: embedded PGlite)")
+  console.log("             DATABASE_URL (unset: embedded PGlite; ledger_engine and transfers_e2e: postgres://postgres@127.0.0.1:5432)")
+  console.log("             ledger_engine: BENCH_INFLIGHT (1024), BENCH_WALLETS (1000), BENCH_PGBENCH_CLIENTS (BENCH_CONNECTIONS)")
+  console.log("             transfers_e2e: BENCH_WALLETS (200), BENCH_CONNECTIONS clients, same count for pgbench -c")
 }
 
 const name = process.argv[2]
@@ -27,5 +52,5 @@ if (chosen.length === 0) {
   usage()
   process.exitCode = name === undefined ? 0 : 2
 } else {
-  for (const benchmark of chosen) await runBenchmark(benchmark)
+  for (const benchmark of chosen) await benchmark.run()
 }

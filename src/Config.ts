@@ -44,7 +44,7 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
 /** Limits (TigerBeetle style: a bound on everything, in one place). */
 export const limits = {
   sessionTtlSecondsDefault: 86_400,
-  ledgerBatchMax: 256,
+  ledgerBatchMax: 1_024,
   ledgerQueueMax: 8_192,
   ledgerLingerMs: 1,
   walletMailboxMax: 1_024,

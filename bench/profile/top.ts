@@ -2,8 +2,9 @@
  * Summarises a V8 .cpuprofile (as written by `node --cpu-prof`, e.g. from BENCH_PROFILE=1): the
  * functions with the most self time, and the packages (node_modules/<name>, node internals, our
  * own source) their self time falls in. `--last S` keeps only the last S seconds (the final
- * measured window, when our service was measured last, without start-up and migrations).
- * Usage: npx tsx bench/profile/top.ts <file> [rows] [--last S]
+ * measured window, when our service was measured last, without start-up and migrations);
+ * `--skip-last T` first drops the final T seconds (e.g. the idle time between that window and the
+ * service's exit). Usage: npx tsx bench/profile/top.ts <file> [rows] [--last S] [--skip-last T]
  */
 import { readFileSync } from "node:fs"
 
@@ -21,9 +22,11 @@ interface Profile {
 const args = process.argv.slice(2)
 const lastAt = args.indexOf("--last")
 const lastSeconds = lastAt >= 0 ? Number(args.splice(lastAt, 2)[1]) : Infinity
+const skipAt = args.indexOf("--skip-last")
+const skipSeconds = skipAt >= 0 ? Number(args.splice(skipAt, 2)[1]) : 0
 const [file, rowsArg] = args
 if (file === undefined) {
-  console.log("usage: npx tsx bench/profile/top.ts <file.cpuprofile> [rows] [--last S]")
+  console.log("usage: npx tsx bench/profile/top.ts <file.cpuprofile> [rows] [--last S] [--skip-last T]")
   process.exit(2)
 }
 const rows = Number(rowsArg ?? 30)
@@ -36,7 +39,8 @@ const span = profile.timeDeltas.reduce((a, b) => a + b, 0)
 let at = 0
 profile.samples.forEach((id, i) => {
   at += profile.timeDeltas[i] ?? 0
-  if (span - at <= lastSeconds * 1e6) selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0))
+  const fromEnd = span - at - skipSeconds * 1e6
+  if (fromEnd >= 0 && fromEnd <= lastSeconds * 1e6) selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0))
 })
 const total = [...selfMicros.values()].reduce((a, b) => a + b, 0)
 

@@ -18,13 +18,18 @@ const clockTicks = (): number => {
   return ticksPerSecond
 }
 
-export const cpuMicros = (pid: number): number => {
+/** User and system (kernel) CPU time so far, in microseconds. */
+export const cpuSplitMicros = (pid: number): { readonly user: number; readonly system: number } => {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
   // The command name (field 2) is in parentheses and may hold spaces: split after its closing one.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
   // Fields 14 (utime) and 15 (stime) of the whole line are 12 and 13 here (field 3 is index 0).
-  const ticks = Number(fields[11]) + Number(fields[12])
-  return (ticks * 1_000_000) / clockTicks()
+  return { user: (Number(fields[11]) * 1_000_000) / clockTicks(), system: (Number(fields[12]) * 1_000_000) / clockTicks() }
+}
+
+export const cpuMicros = (pid: number): number => {
+  const { user, system } = cpuSplitMicros(pid)
+  return user + system
 }
 
 /** CPU so far of every process whose command name is `comm` (e.g. the PostgreSQL server's "postgres" backends), by pid. */

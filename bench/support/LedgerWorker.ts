@@ -8,7 +8,8 @@
  * every other operation the Fees wallet +fee, so 2 or 3 postings) and reports what committed in
  * the measured window. Every commit is a durable PostgreSQL commit (the server's settings).
  */
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Effect, Fiber, Layer, ManagedRuntime } from "effect"
+import { SqlClient } from "effect/sql"
 import { insertWallet } from "../../sql/WalletRepo.ts"
 import { Bucket, type LedgerOperation, type Posting } from "../../sql/LedgerCommit.ts"
 import { TxState, TxType } from "../../schema/Transfer.ts"
@@ -38,7 +39,7 @@ export interface RunResult {
   readonly postgresCpuPercent: number
 }
 export type ToWorker = { type: "run"; spec: RunSpec } | { type: "stop" }
-export type FromWorker = { type: "ready"; setupSeconds: number } | { type: "result"; result: RunResult } | { type: "error"; message: string }
+export type FromWorker = { type: "ready"; setupSeconds: number; synchronousCommit: string } | { type: "result"; result: RunResult } | { type: "error"; message: string }
 
 const CURRENCY = "USDT"
 const FEES = -2n
@@ -67,7 +68,9 @@ const setup = (wallets: number) => Effect.gen(function*() {
       amount, fee: 0n, tag: "bench funding", appId: null, externalId: null, requestHash: null },
     postings: [{ walletId: id, currency: CURRENCY, bucket: Bucket.free, delta: amount }, { walletId: TREASURY, currency: CURRENCY, bucket: Bucket.free, delta: -amount }]
   }), { concurrency: "unbounded", discard: true }).pipe(Effect.orDie)
-  return ids
+  // What this process's own connections commit with (a session could override the server's default).
+  const [setting] = yield* SqlClient.SqlClient.use((sql) => sql<{ synchronous_commit: string }>`SHOW synchronous_commit`).pipe(Effect.orDie)
+  return { ids, synchronousCommit: setting.synchronous_commit }
 })
 
 const transfer = (ids: ReadonlyArray<bigint>, txId: bigint, withFee: boolean): LedgerOperation => {
@@ -118,7 +121,7 @@ const load = (ids: ReadonlyArray<bigint>, spec: RunSpec) => Effect.gen(function*
   const after = { node: cpuMicros(process.pid), pg: processesCpuMicros("postgres"), ledger: metrics.snapshot().ledger }
   const counted = { ops, postings, failures }
   running = false
-  yield* Effect.exit(fibers.await)
+  yield* Effect.exit(Fiber.join(fibers))
   const sorted = Float64Array.from(latencies).sort()
   const batches = after.ledger.commits - before.ledger.commits
   const commitMsSum = after.ledger.meanCommitMs * after.ledger.commits - before.ledger.meanCommitMs * before.ledger.commits
@@ -138,7 +141,7 @@ const load = (ids: ReadonlyArray<bigint>, spec: RunSpec) => Effect.gen(function*
 const main = async () => {
   const { wallets } = JSON.parse(process.argv[2]) as WorkerSetup
   const started = performance.now()
-  const ids = await runtime.runPromise(setup(wallets))
+  const { ids, synchronousCommit } = await runtime.runPromise(setup(wallets))
   process.on("message", (message: ToWorker) => {
     if (message.type === "stop") {
       void runtime.dispose().then(() => process.exit(0))
@@ -149,7 +152,7 @@ const main = async () => {
       (error) => send({ type: "error", message: String(error) })
     )
   })
-  send({ type: "ready", setupSeconds: (performance.now() - started) / 1000 })
+  send({ type: "ready", setupSeconds: (performance.now() - started) / 1000, synchronousCommit })
 }
 
 main().catch((error) => {

@@ -15,13 +15,17 @@ export const serverUrl = (): string =>
 
 export const describeServer = (url: string): string => {
   const u = new URL(url)
-  return `PostgreSQL ${u.hostname}:${u.port || "5432"}`
+  const socket = u.searchParams.get("host")
+  return `PostgreSQL ${u.hostname}:${u.port || "5432"}${socket !== null ? ` via unix socket in ${socket}` : " over TCP"}`
 }
 
-/** libpq connection options (host, port, user) and environment (password) of a server URL. */
+/**
+ * libpq connection options (host, port, user) and environment (password) of a server URL; a
+ * `?host=/dir` parameter (a unix socket directory, as sql-pg reads it too) wins over the hostname.
+ */
 const connection = (url: string) => {
   const u = new URL(url)
-  const args = ["-h", u.hostname, "-p", u.port || "5432", "-U", decodeURIComponent(u.username || "postgres")]
+  const args = ["-h", u.searchParams.get("host") ?? u.hostname, "-p", u.port || "5432", "-U", decodeURIComponent(u.username || "postgres")]
   const env = { ...process.env, ...(u.password ? { PGPASSWORD: decodeURIComponent(u.password) } : {}) }
   return { args, env }
 }

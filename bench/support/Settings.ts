@@ -1,6 +1,6 @@
 /** The knobs every benchmark shares, read once from the environment with fixed defaults. */
 
-const positive = (name: string, fallback: number): number => {
+export const positive = (name: string, fallback: number): number => {
   const raw = process.env[name]
   if (raw === undefined || raw === "") return fallback
   const value = Number(raw)

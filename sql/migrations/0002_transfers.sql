@@ -3,7 +3,6 @@
 ALTER TABLE transactions ADD COLUMN client_nonce bigint;
 -- A client nonce is unique per sending wallet (SPEC 10130 NonceExists).
 CREATE UNIQUE INDEX transactions_nonce ON transactions (wallet_from, client_nonce) WHERE client_nonce IS NOT NULL;
-CREATE INDEX transactions_update ON transactions (id_update);
 -- The wallet that received the fee (get_profit_transactions).
 ALTER TABLE transactions ADD COLUMN profit_wallet bigint;
 CREATE INDEX transactions_profit ON transactions (profit_wallet, id_update) WHERE profit_wallet IS NOT NULL;
