@@ -52,6 +52,8 @@ export class ConfirmationExpired extends Schema.TaggedError<ConfirmationExpired>
 export class TransactionNotPending extends Schema.TaggedError<TransactionNotPending>()("TransactionNotPending", fields, { httpApiStatus: 400 }) {}
 /** 10083: no such transaction visible to the caller. */
 export class TransactionNotFound extends Schema.TaggedError<TransactionNotFound>()("TransactionNotFound", fields, { httpApiStatus: 404 }) {}
+/** 10084: this party may not apply or cancel the code in its current state (SPEC error rule 6). */
+export class WrongSide extends Schema.TaggedError<WrongSide>()("WrongSide", fields, { httpApiStatus: 400 }) {}
 /** 10401: missing or wrong credential. */
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", fields, { httpApiStatus: 401 }) {}
 /** 10403: a valid credential for something it does not own. */
@@ -87,6 +89,7 @@ export const errorCodes = {
   ConfirmationExpired: [10081, 400],
   TransactionNotPending: [10082, 400],
   TransactionNotFound: [10083, 404],
+  WrongSide: [10084, 400],
   Unauthorized: [10401, 401],
   Forbidden: [10403, 403],
   NotFound: [10404, 404],

@@ -42,6 +42,16 @@ export const TxRow = Schema.Struct({
 }).annotate({ identifier: "TxRow" })
 export type TxRow = typeof TxRow.Type
 
+/** get_tx_info: the row, and for a transfer code its TxCodesOut fields (`state` then names the code state, C10). */
+export const TxInfo = Schema.Struct({
+  ...TxRow.fields,
+  stateCode: Schema.optional(Schema.Int),
+  timetick: Schema.optional(Int64String),
+  code: Schema.optional(Schema.NullOr(Schema.String)),
+  isOwner: Schema.optional(Schema.Boolean)
+}).annotate({ identifier: "TxInfo" })
+export type TxInfo = typeof TxInfo.Type
+
 export const CreateTransactOut = Schema.Struct({
   txId: TxIdOut,
   fee: Schema.Number,

@@ -38,6 +38,18 @@ export interface TxTransition {
   readonly id: bigint
   readonly from: number
   readonly to: number
+  /** Parties bound by the transition (a code's redeemer or an invoice's payer). */
+  readonly walletFrom?: bigint
+  readonly walletTo?: bigint
+}
+
+export interface CodeInsert {
+  readonly txId: bigint
+  readonly codeHash: Uint8Array
+  readonly kind: "transfer" | "room"
+  readonly creator: bigint
+  readonly expiresAt: Date | null
+  readonly partnerInfo: string | null
 }
 
 export interface ConfirmationInsert {
@@ -63,6 +75,11 @@ export interface LedgerOperation {
   readonly confirmation?: ConfirmationInsert
   readonly dropConfirmation?: boolean
   readonly events?: ReadonlyArray<EventInsert>
+  readonly code?: CodeInsert
+  /** The code's bound counterparty after this operation (null unbinds). */
+  readonly codeCounterparty?: bigint | null
+  /** A client nonce consumed by this operation (unique per wallet: a reuse fails the operation). */
+  readonly nonce?: { readonly walletId: bigint; readonly clientNonce: bigint }
 }
 
 /** A transition found its transaction no longer in the expected state (another operation won). */
@@ -135,8 +152,35 @@ export const commitOperations = (operations: ReadonlyArray<LedgerOperation>, now
             ${textArray(events.map((e) => e.kind))}::text[], ${numberArray(events.map((e) => e.walletId))}::bigint[],
             ${textArray(events.map((e) => JSON.stringify(e.payload)))}::text[]) AS e (id, kind, wallet_id, payload)`
       }
+      yield* applyCodeChanges(operations)
       yield* sql`SELECT pg_notify(${journalChannel}, ${String(lastTick)})`
       return ticks
+    }))
+
+/** Codes created, counterparties bound or unbound, client nonces consumed. */
+const applyCodeChanges = (operations: ReadonlyArray<LedgerOperation>) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.gen(function*() {
+      const codes = operations.flatMap((op) => (op.code !== undefined ? [op.code] : []))
+      if (codes.length > 0) {
+        yield* sql`INSERT INTO codes (tx_id, code_hash, kind, creator, expires_at, partner_info)
+          SELECT * FROM unnest(${numberArray(codes.map((c) => c.txId))}::bigint[], ${byteaArray(codes.map((c) => c.codeHash))}::bytea[],
+            ${textArray(codes.map((c) => c.kind))}::text[], ${numberArray(codes.map((c) => c.creator))}::bigint[],
+            ${textArray(codes.map((c) => (c.expiresAt === null ? null : c.expiresAt.toISOString())))}::timestamptz[],
+            ${textArray(codes.map((c) => c.partnerInfo))}::text[])`
+      }
+      const bound = operations.flatMap((op) => (op.codeCounterparty !== undefined ? [{ txId: txIdOf(op), party: op.codeCounterparty }] : []))
+      if (bound.length > 0) {
+        yield* sql`UPDATE codes AS c SET counterparty = u.party
+          FROM unnest(${numberArray(bound.map((b) => b.txId))}::bigint[], ${numberArray(bound.map((b) => b.party))}::bigint[]) AS u (tx_id, party)
+          WHERE c.tx_id = u.tx_id`
+      }
+      const nonces = operations.flatMap((op) => (op.nonce !== undefined ? [{ ...op.nonce, txId: txIdOf(op) }] : []))
+      if (nonces.length > 0) {
+        yield* sql`INSERT INTO client_nonces (wallet_id, client_nonce, tx_id)
+          SELECT * FROM unnest(${numberArray(nonces.map((n) => n.walletId))}::bigint[], ${numberArray(nonces.map((n) => n.clientNonce))}::bigint[],
+            ${numberArray(nonces.map((n) => n.txId))}::bigint[])`
+      }
     }))
 
 const insertTransactions = (rows: ReadonlyArray<{ readonly t: TxRecord; readonly tick: bigint }>) =>
@@ -158,10 +202,12 @@ const insertTransactions = (rows: ReadonlyArray<{ readonly t: TxRecord; readonly
 const applyTransitions = (rows: ReadonlyArray<{ readonly t: TxTransition; readonly tick: bigint }>) =>
   SqlClient.SqlClient.use((sql) =>
     Effect.gen(function*() {
-      const updated = yield* sql<{ id: bigint }>`UPDATE transactions AS x SET tx_state = u.to_state, id_update = u.tick, updated_at = now()
+      const updated = yield* sql<{ id: bigint }>`UPDATE transactions AS x SET tx_state = u.to_state, id_update = u.tick, updated_at = now(),
+          wallet_from = COALESCE(u.wallet_from, x.wallet_from), wallet_to = COALESCE(u.wallet_to, x.wallet_to)
         FROM unnest(${numberArray(rows.map((r) => r.t.id))}::bigint[], ${numberArray(rows.map((r) => r.t.from))}::smallint[],
-          ${numberArray(rows.map((r) => r.t.to))}::smallint[], ${numberArray(rows.map((r) => r.tick))}::bigint[])
-          AS u (id, from_state, to_state, tick)
+          ${numberArray(rows.map((r) => r.t.to))}::smallint[], ${numberArray(rows.map((r) => r.tick))}::bigint[],
+          ${numberArray(rows.map((r) => r.t.walletFrom ?? null))}::bigint[], ${numberArray(rows.map((r) => r.t.walletTo ?? null))}::bigint[])
+          AS u (id, from_state, to_state, tick, wallet_from, wallet_to)
         WHERE x.id = u.id AND x.tx_state = u.from_state
         RETURNING x.id`
       if (updated.length !== rows.length) {

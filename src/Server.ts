@@ -7,6 +7,7 @@ import { Effect, Layer } from "effect"
 import { MessageStorage, RunnerHealth, Runners, RunnerStorage, Sharding, ShardingConfig } from "effect/cluster"
 import { HttpRouter } from "effect/http"
 import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
+import { CodeEntityLayer } from "../actors/code/Behaviour.ts"
 import { WalletEntityLayer } from "../actors/wallet/Behaviour.ts"
 import { Api } from "../schema/Api.ts"
 import { AppConfigService } from "./Config.ts"
@@ -24,6 +25,7 @@ import { Metrics } from "./monitoring/Metrics.ts"
 import { MonitoringServer } from "./monitoring/MonitoringServer.ts"
 import { Credentials } from "./services/Credentials.ts"
 import { Currencies } from "./services/Currencies.ts"
+import { Codes } from "./services/Codes.ts"
 import { DebtCharges } from "./services/DebtCharges.ts"
 import { Feeds } from "./services/Feeds.ts"
 import { Journal } from "./services/Journal.ts"
@@ -55,7 +57,7 @@ const Core = Layer.mergeAll(TimeTicks.layer, Currencies.layer, Rates.layer, Tari
 const Lookups = Layer.mergeAll(Recipients.layer, Journal.layer, Feeds.layer).pipe(Layer.provideMerge(Core))
 
 const Services = Layer.mergeAll(
-  Wallets.layer, Credentials.layer, Terminals.layer, Treasury.layer, LedgerAudit.layer, Transfers.layer, DebtCharges.layer, WalletEntityLayer
+  Wallets.layer, Credentials.layer, Terminals.layer, Treasury.layer, LedgerAudit.layer, Transfers.layer, DebtCharges.layer, Codes.layer, WalletEntityLayer, CodeEntityLayer
 ).pipe(Layer.provideMerge(Lookups))
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" }).pipe(

@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import { Entity } from "effect/cluster"
-import { BalanceNotEnough, ExternalIdConflict } from "../../schema/Errors.ts"
+import { BalanceNotEnough, ExternalIdConflict, NonceExists, TransactionNotPending } from "../../schema/Errors.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { TxState, TxType } from "../../schema/Transfer.ts"
 import { limits } from "../../src/Config.ts"
@@ -13,6 +13,7 @@ import { makeDb } from "../../src/db/Sql.ts"
 import { Currencies } from "../../src/services/Currencies.ts"
 import { LedgerWriter } from "../../src/services/LedgerWriter.ts"
 import { debtCharge, treasuryPosting } from "./Engine.ts"
+import { decodeOperation } from "./OperationCodec.ts"
 import { WalletEntity } from "./Protocol.ts"
 import { makeWalletState } from "./State.ts"
 import { makeTransferHandlers } from "./TransferHandlers.ts"
@@ -99,6 +100,32 @@ export const WalletEntityLayer = WalletEntity.toLayer(
             Effect.fail(new ExternalIdConflict({ message: `externalId: ${failure._tag === "Duplicate" ? "already used" : "could not be charged; retry"}` })))
         )
         return { txId: payload.txId, chargedMinor: String(charge.charged), outstandingMinor: String(charge.outstanding) }
+      }),
+      CommitWithDebit: Effect.fnUntraced(function*({ payload }) {
+        const operation = decodeOperation(payload.operation)
+        const debit = BigInt(payload.debitMinor)
+        const attempt = Effect.gen(function*() {
+          const decision = yield* state.decide(payload.currency, (known) =>
+            known.free >= debit ? { _tag: "Post", postings: operation.postings } : { _tag: "Reject", rule: "BalanceNotEnough" })
+          if (decision._tag === "Reject") {
+            return yield* new BalanceNotEnough({ message: `amount: free ${payload.currency} balance does not cover the payment` })
+          }
+          const idUpdate = yield* ledger.commit(operation).pipe(Effect.tapError(() => Effect.sync(() => state.forget(payload.currency))))
+          state.apply(operation.postings)
+          return idUpdate
+        })
+        const idUpdate = yield* attempt.pipe(
+          Effect.retry({ times: 3, while: (failure) => failure._tag === "ConstraintViolated" }),
+          Effect.catch((failure): Effect.Effect<never, BalanceNotEnough | NonceExists | TransactionNotPending> =>
+            failure._tag === "BalanceNotEnough"
+              ? Effect.fail(failure as BalanceNotEnough)
+              : failure._tag === "Duplicate"
+              ? Effect.fail(new NonceExists({ message: "client_nonce: already used by this wallet" }))
+              : failure._tag === "StateConflict"
+              ? Effect.fail(new TransactionNotPending({ message: "code: the code changed state meanwhile; read it again" }))
+              : Effect.fail(new BalanceNotEnough({ message: "amount: the balance changed; retry" })))
+        )
+        return { idUpdate: String(idUpdate) }
       }),
       Reload: () => Effect.sync(() => { state.forget() })
     })

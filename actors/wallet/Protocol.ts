@@ -80,7 +80,17 @@ export const ChargeDebt = Rpc.make("ChargeDebt", {
   error: ExternalIdConflict
 })
 
+/**
+ * Commit an operation prepared elsewhere (a code actor's apply) that debits this wallet's free
+ * balance by `debitMinor`: this actor decides whether the money is there, then commits.
+ */
+export const CommitWithDebit = Rpc.make("CommitWithDebit", {
+  payload: { currency: Schema.String, debitMinor: Schema.String, operation: Schema.String },
+  success: Schema.Struct({ idUpdate: Schema.String }),
+  error: Schema.Union([BalanceNotEnough, NonceExists, TransactionNotPending])
+})
+
 /** Forget cached balances (sent after credits committed by other actors, or by operators). */
 export const Reload = Rpc.make("Reload")
 
-export const WalletEntity = Entity.make("Wallet", [PostTreasury, ReserveTransfer, ConfirmTransfer, CancelTransfer, ChargeDebt, Reload])
+export const WalletEntity = Entity.make("Wallet", [PostTreasury, ReserveTransfer, ConfirmTransfer, CancelTransfer, ChargeDebt, CommitWithDebit, Reload])

@@ -2,14 +2,38 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Envelope } from "../Envelope.ts"
-import { InvalidRequest, RateNotFound, TooManyDecimals, UnknownCurrency, WalletNotFound } from "../Errors.ts"
+import { ApplyCodeOut, ApplyCodeQuery, CodeErrors, CodeQuery, CreateTxCodeIn, TxCodesOut } from "../Code.ts"
+import {
+  BalanceNotEnough, InvalidAmount, InvalidRequest, NonceExists, RateLimited, RateNotFound, SameAccounts, TooManyDecimals,
+  TransactionNotFound, TransactionNotPending, UnknownCurrency, WalletBlocked, WalletNotFound, WrongSide
+} from "../Errors.ts"
 import { CurrencyOut, EstimateFeeOut, EstimateFeeQuery, WalletTerminalOut } from "../Reference.ts"
 import { SessionAuth } from "../Security.ts"
+
 
 export class GeneralApi extends HttpApiGroup.make("general")
   .add(
     HttpApiEndpoint.get("tokens_networks", "/tokens_networks", { success: Envelope(Schema.Array(WalletTerminalOut)) }),
     HttpApiEndpoint.get("assets", "/assets", { success: Envelope(Schema.Array(CurrencyOut)) }),
+    HttpApiEndpoint.post("create_tx_code", "/create_tx_code", {
+      payload: CreateTxCodeIn,
+      success: Envelope(TxCodesOut),
+      error: CodeErrors
+    }).annotateMerge(OpenApi.annotations({
+      description: "Types 11 (code) and 12 (escrow) hold the amount (free → lock_out, 10002 when short); 13 and 14 (invoices) move nothing. The code is shown once, here."
+    })),
+    HttpApiEndpoint.post("apply_code", "/apply_code", {
+      query: ApplyCodeQuery,
+      success: Envelope(ApplyCodeOut),
+      error: CodeErrors
+    }).annotateMerge(OpenApi.annotations({
+      description: "Exactly one of `code` and `id`; `client_nonce` required; `amount` required for invoices (must equal theirs), optional otherwise (must equal the code's amount when given)."
+    })),
+    HttpApiEndpoint.post("cancel_code", "/cancel_code", {
+      query: CodeQuery,
+      success: Envelope(Schema.Struct({ txId: Schema.String, idUpdate: Schema.String })),
+      error: CodeErrors
+    }).annotateMerge(OpenApi.annotations({ description: "Obsolete alias of wallet/cancel_tx for transfer codes.", deprecated: true })),
     HttpApiEndpoint.get("estimate_fee", "/estimate_fee", {
       query: EstimateFeeQuery,
       success: Envelope(EstimateFeeOut),

@@ -4,11 +4,13 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CursorEnvelope, Envelope } from "../Envelope.ts"
 import {
   BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, FieldRuleViolated, InvalidRequest, NonceExists, RateLimited, SameAccounts,
-  TooManyDecimals, TransactionNotFound, TransactionNotPending, UnknownCurrency, WalletBlocked, WalletNotFound
+  TooManyDecimals, TransactionNotFound, TransactionNotPending, UnknownCurrency, WalletBlocked, WalletNotFound, WrongSide
 } from "../Errors.ts"
 
 import { SessionAuth } from "../Security.ts"
-import { ConfirmQuery, CreateTransactOut, HistoryQuery, InternalTransferIn, TxIdQuery, TxListIn, TxRow } from "../Transfer.ts"
+import { ConfirmQuery, CreateTransactOut, HistoryQuery, InternalTransferIn, TxIdQuery, TxInfo, TxListIn, TxRow } from "../Transfer.ts"
+import { TxId } from "../Ids.ts"
+import { CodeErrors } from "../Code.ts"
 import { GetBalanceOut, SetSecurityIn, UpdateSettingsIn, WalletInfo, WalletInfoOut } from "../Wallet.ts"
 
 const TwoFactorHeaders = {
@@ -51,9 +53,14 @@ export class WalletApi extends HttpApiGroup.make("wallet")
     HttpApiEndpoint.post("cancel_tx", "/cancel_tx", {
       query: TxIdQuery,
       success: Envelope(Schema.Struct({ txId: Schema.String, idUpdate: Schema.String })),
-      error: [InvalidRequest, TransactionNotPending, TransactionNotFound, RateLimited]
+      error: CodeErrors
     }),
-    HttpApiEndpoint.get("get_tx_info", "/get_tx_info", { query: TxIdQuery, success: Envelope(TxRow), error: [InvalidRequest, TransactionNotFound] }),
+    HttpApiEndpoint.post("cancel_withdraw", "/cancel_withdraw", {
+      query: { id: TxId },
+      success: Envelope(Schema.Struct({ txId: Schema.String, idUpdate: Schema.String })),
+      error: [TransactionNotFound]
+    }).annotateMerge(OpenApi.annotations({ description: "Obsolete alias of cancel_tx for Outcome (withdrawal) transactions only.", deprecated: true })),
+    HttpApiEndpoint.get("get_tx_info", "/get_tx_info", { query: TxIdQuery, success: Envelope(TxInfo), error: [InvalidRequest, TransactionNotFound] }),
     HttpApiEndpoint.post("get_tx_list_info", "/get_tx_list_info", { payload: TxListIn, success: Envelope(Schema.Array(TxRow)) }),
     HttpApiEndpoint.get("get_history_transactions", "/get_history_transactions", {
       query: HistoryQuery,

@@ -9,6 +9,7 @@ import { CurrentSession } from "../../../schema/Security.ts"
 import { Currencies } from "../../services/Currencies.ts"
 import { Tariffs, txClassOfType } from "../../services/Tariffs.ts"
 import { Terminals } from "../../services/Terminals.ts"
+import { Codes } from "../../services/Codes.ts"
 import { Recipients } from "../../services/Recipients.ts"
 import { Wallets } from "../../services/Wallets.ts"
 import { TxType } from "../../../schema/Transfer.ts"
@@ -23,6 +24,7 @@ export const GeneralHandlers = HttpApiBuilder.group(Api, "general", Effect.fn(fu
   const tariffs = yield* Tariffs
   const wallets = yield* Wallets
   const recipients = yield* Recipients
+  const codes = yield* Codes
   return handlers
     .handle("tokens_networks", () =>
       Effect.gen(function*() {
@@ -31,6 +33,11 @@ export const GeneralHandlers = HttpApiBuilder.group(Api, "general", Effect.fn(fu
         return yield* ok(yield* terminals.forWallet(wallet.wallet_group))
       }))
     .handle("assets", () => ok(currencies.all().map(currencyOut)))
+    .handle("create_tx_code", ({ payload }) => CurrentSession.use((s) => Effect.flatMap(codes.create(s.walletId, payload), ok)))
+    .handle("apply_code", ({ query }) =>
+      CurrentSession.use((s) => Effect.flatMap(codes.apply(s.walletId, { code: query.code, id: query.id }, query.amount, query.client_nonce), ok)))
+    .handle("cancel_code", ({ query }) =>
+      CurrentSession.use((s) => Effect.flatMap(codes.cancel(s.walletId, { code: query.code, id: query.id }), ok)))
     .handle("estimate_fee", ({ query }) =>
       Effect.gen(function*() {
         const session = yield* CurrentSession

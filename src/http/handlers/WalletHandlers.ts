@@ -4,23 +4,23 @@ import { Api } from "../../../schema/Api.ts"
 import { ok, okCursor } from "../../../schema/Envelope.ts"
 import { InvalidRequest, TransactionNotFound } from "../../../schema/Errors.ts"
 import { CurrentSession } from "../../../schema/Security.ts"
-import { historyLimitMax } from "../../../schema/Transfer.ts"
+import { historyLimitMax, TxType } from "../../../schema/Transfer.ts"
+import { Codes } from "../../services/Codes.ts"
 import { Journal } from "../../services/Journal.ts"
 import { Transfers } from "../../services/Transfers.ts"
 import { Wallets } from "../../services/Wallets.ts"
 
-/** Exactly one of `code` and `id` (SPEC error rule 1). Codes are served by the transfer-code issue. */
-const exactlyOne = (query: { readonly id?: string | undefined; readonly code?: string | undefined }): Effect.Effect<string, InvalidRequest | TransactionNotFound> =>
+/** Exactly one of `code` and `id` (SPEC error rule 1). */
+const exactlyOne = (query: { readonly id?: string | undefined; readonly code?: string | undefined }) =>
   (query.id === undefined) === (query.code === undefined)
     ? Effect.fail(new InvalidRequest({ message: "query: send exactly one of `code` and `id`" }))
-    : query.id === undefined
-    ? Effect.fail(new TransactionNotFound({ message: "code: no transfer code with this value" }))
-    : Effect.succeed(query.id)
+    : Effect.void
 
 export const WalletHandlers = HttpApiBuilder.group(Api, "wallet", Effect.fn(function*(handlers) {
   const wallets = yield* Wallets
   const transfers = yield* Transfers
   const journal = yield* Journal
+  const codes = yield* Codes
   return handlers
     .handle("get_info", () => CurrentSession.use((s) => Effect.flatMap(wallets.withSiblings(s.walletId), ok)))
     .handle("update_settings", ({ payload }) =>
@@ -42,9 +42,32 @@ export const WalletHandlers = HttpApiBuilder.group(Api, "wallet", Effect.fn(func
         return Effect.flatMap(transfers.confirm(sender, query.confirmationTimetick, query.confirmationCode, headers["x-signresult"]), ok)
       }))
     .handle("cancel_tx", ({ query }) =>
-      CurrentSession.use((s) => Effect.flatMap(exactlyOne(query), (id) => Effect.flatMap(transfers.cancel(s.walletId, id), ok))))
+      CurrentSession.use((s) =>
+        Effect.gen(function*() {
+          yield* exactlyOne(query)
+          // A code (by its string, or an id that names a code) is cancelled by its actor; else a pending transfer.
+          const code = yield* codes.find(s.walletId, query)
+          if (query.code !== undefined || code !== undefined) return yield* ok(yield* codes.cancel(s.walletId, query))
+          return yield* ok(yield* transfers.cancel(s.walletId, query.id!))
+        })))
+    .handle("cancel_withdraw", ({ query }) =>
+      CurrentSession.use((s) =>
+        Effect.flatMap(journal.txOfWallet(s.walletId, query.id), (tx) =>
+          tx.typeTx === TxType.Outcome
+            ? Effect.fail(new TransactionNotFound({ message: "id: withdrawals are cancelled by the withdrawal service (not yet available)" }))
+            : Effect.fail(new TransactionNotFound({ message: `id: ${query.id} is not a withdrawal` })))))
     .handle("get_tx_info", ({ query }) =>
-      CurrentSession.use((s) => Effect.flatMap(exactlyOne(query), (id) => Effect.flatMap(journal.txOfWallet(s.walletId, id), ok))))
+      CurrentSession.use((s) =>
+        Effect.gen(function*() {
+          yield* exactlyOne(query)
+          const code = yield* codes.find(s.walletId, query)
+          if (query.code !== undefined && code === undefined) return yield* new TransactionNotFound({ message: "code: no such code" })
+          const id = code !== undefined ? String(code.tx_id) : query.id!
+          const row = code !== undefined ? yield* Effect.map(journal.tx(id), (tx) => tx!) : yield* journal.txOfWallet(s.walletId, id)
+          if (code === undefined) return yield* ok(row)
+          const face = codes.toOut(code, s.walletId, query.code ?? null)
+          return yield* ok({ ...row, state: face.state, stateCode: face.stateCode, timetick: face.timetick, code: face.code, isOwner: face.isOwner })
+        })))
     .handle("get_tx_list_info", ({ payload }) => CurrentSession.use((s) => Effect.flatMap(journal.txsOfWallet(s.walletId, payload), ok)))
     .handle("get_history_transactions", ({ query }) =>
       CurrentSession.use((s) =>

@@ -1,0 +1,114 @@
+/**
+ * The code actor wraps the pure state machine (Engine.ts) with persistence: it loads the code's
+ * state from SQL, asks the engine, and commits the outcome as one conditional transition. An
+ * outcome that debits a wallet's free balance (an invoice payment, a type-14 join) is handed to
+ * that wallet's actor, which alone may debit it; consuming or releasing a held lock is the code's.
+ */
+import { Effect } from "effect"
+import { Entity } from "effect/cluster"
+import { findCodeByTx } from "../../sql/CodeRepo.ts"
+import type { LedgerOperation } from "../../sql/LedgerCommit.ts"
+import {
+  BalanceNotEnough, InvalidAmount, InvalidRequest, NonceExists, RateLimited, SameAccounts, TransactionNotPending, WrongSide
+} from "../../schema/Errors.ts"
+import { fromMinorUnits } from "../../schema/Money.ts"
+import { limits } from "../../src/Config.ts"
+import { makeDb } from "../../src/db/Sql.ts"
+import { Currencies } from "../../src/services/Currencies.ts"
+import { LedgerWriter } from "../../src/services/LedgerWriter.ts"
+import { delivered } from "../../src/services/Delivery.ts"
+import { encodeOperation } from "../wallet/OperationCodec.ts"
+import { WalletEntity } from "../wallet/Protocol.ts"
+import { applyCode, cancelCode, CodeType, type CodeState, type Outcome, type Rejection, stateCodeOf, stateNameOf, type Transition } from "./Engine.ts"
+import { CodeEntity } from "./Protocol.ts"
+
+type CodeError = SameAccounts | InvalidAmount | InvalidRequest | WrongSide | TransactionNotPending | BalanceNotEnough | NonceExists | RateLimited
+
+const rejection = (rule: Rejection): CodeError => {
+  switch (rule) {
+    case "SameAccounts": return new SameAccounts({ message: "code: the creator cannot redeem their own code or invoice" })
+    case "InvalidAmount": return new InvalidAmount({ message: "amount: must equal the code's amount" })
+    case "AmountRequired": return new InvalidRequest({ message: "amount: required to pay an invoice (types 13 and 14)" })
+    case "NotAllowed": return new WrongSide({ message: "code: this party may not do this in the code's current state" })
+    case "NotActive": return new TransactionNotPending({ message: "code: already finished or cancelled" })
+  }
+}
+
+/** Which party columns of the transaction an outcome binds. */
+const parties = (before: CodeState, after: CodeState): { walletFrom?: bigint; walletTo?: bigint } => {
+  const invoice = before.typeTx >= CodeType.InvoiceTx
+  if (after.counterparty === before.counterparty) return {}
+  const party = after.counterparty ?? before.creator
+  return invoice ? { walletFrom: party } : { walletTo: party }
+}
+
+export const CodeEntityLayer = CodeEntity.toLayer(
+  Effect.gen(function*() {
+    const address = yield* Entity.CurrentAddress
+    const txId = address.entityId
+    const db = yield* makeDb
+    const ledger = yield* LedgerWriter
+    const currencies = yield* Currencies
+    const walletActor = yield* WalletEntity.client
+
+    const load: Effect.Effect<CodeState, TransactionNotPending> = Effect.gen(function*() {
+      const row = yield* db(findCodeByTx(txId))
+      if (row === undefined || row.kind !== "transfer") return yield* new TransactionNotPending({ message: "code: no such transfer code" })
+      if (row.expires_at !== null && row.expires_at.getTime() <= Date.now() && (Number(row.tx_state) & 24) === 0) {
+        return yield* new TransactionNotPending({ message: "code: expired" })
+      }
+      const state: CodeState = {
+        typeTx: Number(row.type_tx) as CodeState["typeTx"], txState: Number(row.tx_state), creator: BigInt(row.creator),
+        counterparty: row.counterparty === null ? null : BigInt(row.counterparty), currency: row.currency,
+        amount: BigInt(row.amount), fee: BigInt(row.fee), profitWallet: row.profit_wallet === null ? -2n : BigInt(row.profit_wallet)
+      }
+      return state
+    })
+
+    /** Commits an engine outcome: through the debited wallet's actor when it takes free money. */
+    const commit = (before: CodeState, result: Transition, event: string, nonce?: { walletId: bigint; clientNonce: bigint }): Effect.Effect<Outcome, CodeError> =>
+      Effect.gen(function*() {
+        if (result._tag === "Reject") return yield* rejection(result.rule)
+        const { state: after, postings, debits } = result.outcome
+        const decimals = currencies.find(before.currency)?.decimals ?? 0
+        const payload = {
+          txId, typeTx: before.typeTx, state: stateNameOf(stateCodeOf(after)), currency: before.currency,
+          amount: fromMinorUnits(before.amount, decimals)
+        }
+        const notify = [...new Set([before.creator, after.counterparty ?? before.counterparty].filter((w): w is bigint => w !== null))]
+        const operation: LedgerOperation = {
+          transition: { id: BigInt(txId), from: before.txState, to: after.txState, ...parties(before, after) },
+          postings,
+          ...(after.counterparty !== before.counterparty ? { codeCounterparty: after.counterparty } : {}),
+          ...(nonce !== undefined ? { nonce } : {}),
+          events: notify.map((walletId) => ({ kind: event, walletId, payload }))
+        }
+        if (debits !== null) {
+          yield* delivered(walletActor(String(debits)).CommitWithDebit({
+            currency: before.currency, debitMinor: String(before.amount), operation: encodeOperation(operation)
+          }))
+        } else {
+          yield* ledger.commit(operation).pipe(Effect.catch((failure): Effect.Effect<never, CodeError> =>
+            failure._tag === "Duplicate"
+              ? Effect.fail(new NonceExists({ message: "client_nonce: already used by this wallet" }))
+              : Effect.fail(new TransactionNotPending({ message: "code: the code changed state meanwhile; read it again" }))))
+        }
+        return result.outcome
+      })
+
+    return CodeEntity.of({
+      ApplyCode: Effect.fnUntraced(function*({ payload }) {
+        const before = yield* load
+        const result = applyCode(before, BigInt(payload.by), payload.amountMinor === null ? null : BigInt(payload.amountMinor))
+        const outcome = yield* commit(before, result, "CodeApplied", { walletId: BigInt(payload.by), clientNonce: BigInt(payload.clientNonce) })
+        return { confirmationStatusCode: outcome.reply, txState: outcome.state.txState }
+      }),
+      CancelCode: Effect.fnUntraced(function*({ payload }) {
+        const before = yield* load
+        const outcome = yield* commit(before, cancelCode(before, BigInt(payload.by)), "CodeCanceled")
+        return { txState: outcome.state.txState }
+      })
+    })
+  }),
+  { maxIdleTime: `${limits.walletIdleSeconds} seconds`, mailboxCapacity: limits.walletMailboxMax }
+)

@@ -1,0 +1,24 @@
+/**
+ * A ledger operation crosses an actor mailbox as JSON text: bigints, bytes and dates are tagged so
+ * they come back exactly (a code actor hands a payer's debit to that payer's wallet actor).
+ */
+import type { LedgerOperation } from "../../sql/LedgerCommit.ts"
+
+export const encodeOperation = (operation: LedgerOperation): string =>
+  JSON.stringify(operation, function(this: any, key: string, value: unknown) {
+    const raw = this[key]
+    if (typeof raw === "bigint") return { $n: raw.toString() }
+    if (raw instanceof Uint8Array) return { $b: Buffer.from(raw).toString("hex") }
+    if (raw instanceof Date) return { $d: raw.toISOString() }
+    return value
+  })
+
+export const decodeOperation = (text: string): LedgerOperation =>
+  JSON.parse(text, (_key, value) => {
+    if (value !== null && typeof value === "object") {
+      if (typeof value.$n === "string") return BigInt(value.$n)
+      if (typeof value.$b === "string") return new Uint8Array(Buffer.from(value.$b, "hex"))
+      if (typeof value.$d === "string") return new Date(value.$d)
+    }
+    return value
+  })

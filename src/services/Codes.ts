@@ -1,0 +1,161 @@
+/**
+ * Transfer codes, invoices and escrow (SPEC "Transfer code records", CONTRACT C10, C13). Creation
+ * holds a code's amount through the creator's wallet actor (types 11, 12) or moves nothing
+ * (invoices 13, 14); apply and cancel go to the code's own actor. A code is a bearer string of 128
+ * random bits (plus its creation time with timeLimit); only its hash is stored. By `id`, only a
+ * party already bound to the code may act or look (others get 404, as for a missing one).
+ */
+import { Context, Effect, Layer } from "effect"
+import { createHash, randomBytes } from "node:crypto"
+import { CodeEntity } from "../../actors/code/Protocol.ts"
+import { CodeTxState, creationPostings, stateCodeOf, stateNameOf } from "../../actors/code/Engine.ts"
+import { encodeOperation } from "../../actors/wallet/OperationCodec.ts"
+import { WalletEntity } from "../../actors/wallet/Protocol.ts"
+import { type CodeRow, findCodeByHash, findCodeByTx } from "../../sql/CodeRepo.ts"
+import type { LedgerOperation } from "../../sql/LedgerCommit.ts"
+import { findWallet } from "../../sql/WalletRepo.ts"
+import type { ApplyCodeOut, CreateTxCodeIn, TxCodesOut } from "../../schema/Code.ts"
+import {
+  BalanceNotEnough, InvalidAmount, InvalidRequest, NonceExists, RateLimited, SameAccounts, TooManyDecimals, TransactionNotFound,
+  TransactionNotPending, UnknownCurrency, WalletBlocked, WalletNotFound, WrongSide
+} from "../../schema/Errors.ts"
+import { fromMinorUnits } from "../../schema/Money.ts"
+import { sendBlockingFlags } from "../../schema/Wallet.ts"
+import { makeDb } from "../db/Sql.ts"
+import { TimeTicks } from "../TimeTicks.ts"
+import { Currencies } from "./Currencies.ts"
+import { delivered } from "./Delivery.ts"
+import { LedgerWriter } from "./LedgerWriter.ts"
+import { Tariffs } from "./Tariffs.ts"
+
+export const codeTtlMs = 24 * 3600 * 1000
+
+export const newCode = (timeLimit: boolean, now: number): string =>
+  "C" + randomBytes(16).toString("base64url") + (timeLimit ? "-" + now.toString(36) : "")
+export const hashOfCode = (code: string): Uint8Array => createHash("sha256").update(code, "utf8").digest()
+
+export type CodeError =
+  | SameAccounts | InvalidAmount | InvalidRequest | WrongSide | TransactionNotPending | BalanceNotEnough | NonceExists
+  | TransactionNotFound | UnknownCurrency | TooManyDecimals | WalletBlocked | WalletNotFound | RateLimited
+
+export interface CodeRef {
+  readonly code?: string | undefined
+  readonly id?: string | undefined
+}
+
+export class Codes extends Context.Service<Codes, {
+  readonly create: (walletId: string, input: CreateTxCodeIn) => Effect.Effect<TxCodesOut, CodeError>
+  readonly apply: (walletId: string, ref: CodeRef, amount: string | undefined, clientNonce: string) => Effect.Effect<ApplyCodeOut, CodeError>
+  readonly cancel: (walletId: string, ref: CodeRef) => Effect.Effect<{ txId: string; idUpdate: string }, CodeError>
+  /** The code record behind a reference, if the caller may see it. */
+  readonly find: (walletId: string, ref: CodeRef) => Effect.Effect<CodeRow | undefined>
+  readonly toOut: (row: CodeRow, walletId: string, code: string | null) => TxCodesOut
+}>()("core/Codes") {
+  static readonly layer = Layer.effect(
+    Codes,
+    Effect.gen(function*() {
+      const db = yield* makeDb
+      const ticks = yield* TimeTicks
+      const currencies = yield* Currencies
+      const tariffs = yield* Tariffs
+      const ledger = yield* LedgerWriter
+      const walletActor = yield* WalletEntity.client
+      const codeActor = yield* CodeEntity.client
+
+      const toOut = (row: CodeRow, walletId: string, code: string | null): TxCodesOut => {
+        const stateCode = stateCodeOf({ typeTx: Number(row.type_tx) as 11, txState: Number(row.tx_state) })
+        return {
+          timetick: String(row.tx_id), code, currency: row.currency,
+          amount: Number(fromMinorUnits(BigInt(row.amount), currencies.find(row.currency)?.decimals ?? 0)),
+          typeTx: Number(row.type_tx), stateCode, state: stateNameOf(stateCode), isOwner: String(row.creator) === walletId,
+          dateTxUTC: row.created_at.toISOString()
+        }
+      }
+
+      /** Exactly one of code and id; by id only a bound party sees the code. */
+      const resolve = (walletId: string, ref: CodeRef) =>
+        Effect.gen(function*() {
+          if ((ref.code === undefined) === (ref.id === undefined)) {
+            return yield* new InvalidRequest({ message: "query: send exactly one of `code` and `id`" })
+          }
+          const row = ref.code !== undefined ? yield* db(findCodeByHash(hashOfCode(ref.code))) : yield* db(findCodeByTx(ref.id!))
+          const bound = row !== undefined && (String(row.creator) === walletId || (row.counterparty !== null && String(row.counterparty) === walletId))
+          if (row === undefined || (ref.id !== undefined && !bound)) {
+            return yield* new TransactionNotFound({ message: ref.code !== undefined ? "code: no such code" : `id: no code ${ref.id} for this wallet` })
+          }
+          return row
+        })
+
+      const create = Effect.fn("Codes.create")(function*(walletId: string, input: CreateTxCodeIn) {
+        const wallet = yield* db(findWallet(walletId))
+        if (wallet === undefined) return yield* new WalletNotFound({ message: "sid: the session's wallet no longer exists" })
+        if ((Number(wallet.flags) & sendBlockingFlags) !== 0) {
+          return yield* new WalletBlocked({ message: "wallet: blocked (WalletBlock, InnerTransferBlock or Deleted)" })
+        }
+        const currency = yield* currencies.require(input.currency, "currency")
+        const amount = yield* currencies.toMinor(input.amount, currency, "amount")
+        const quote = yield* tariffs.resolve({
+          txClass: "InnerTransfer", currency: currency.code, decimals: currency.decimals, amount,
+          walletGroup: Number(wallet.wallet_group), typeTx: input.typeTx
+        })
+        if (quote.fee >= amount) return yield* new InvalidAmount({ message: "amount: must be greater than the fee" })
+        const now = Date.now()
+        const code = newCode(input.timeLimit === true, now)
+        const txId = ticks.next()
+        const creator = BigInt(walletId)
+        const operation: LedgerOperation = {
+          tx: {
+            id: txId, typeTx: input.typeTx, txState: CodeTxState.Created, walletFrom: creator, walletTo: creator,
+            currency: currency.code, amount, fee: quote.fee, tag: input.tag ?? null, appId: null, externalId: null,
+            requestHash: null, profitWallet: quote.profitWalletId
+          },
+          postings: creationPostings(input.typeTx, creator, currency.code, amount),
+          code: {
+            txId, codeHash: hashOfCode(code), kind: "transfer", creator,
+            expiresAt: input.timeLimit === true ? new Date(now + codeTtlMs) : null, partnerInfo: input.partnerInfo ?? null
+          }
+        }
+        if (operation.postings.length > 0) {
+          // Holding the amount debits the creator's free balance: only its wallet actor may.
+          yield* delivered(walletActor(walletId).CommitWithDebit({
+            currency: currency.code, debitMinor: String(amount), operation: encodeOperation(operation)
+          }))
+        } else {
+          yield* Effect.orDie(ledger.commit(operation))
+        }
+        const row = yield* db(findCodeByTx(String(txId)))
+        return toOut(row!, walletId, code)
+      })
+
+      const apply = Effect.fn("Codes.apply")(function*(walletId: string, ref: CodeRef, amount: string | undefined, clientNonce: string) {
+        const row = yield* resolve(walletId, ref)
+        if (row.kind === "room") {
+          return { confirmationStatusCode: "Confirmed" as const, txId: String(row.tx_id), result: String(row.room_key ?? "0") }
+        }
+        const currency = yield* currencies.require(row.currency, "currency")
+        const amountMinor = amount === undefined ? null : yield* currencies.toMinor(amount, currency, "amount")
+        const outcome = yield* delivered(codeActor(String(row.tx_id)).ApplyCode({
+          by: walletId, amountMinor: amountMinor === null ? null : String(amountMinor), clientNonce
+        }))
+        const stateCode = stateCodeOf({ typeTx: Number(row.type_tx) as 11, txState: outcome.txState })
+        return { confirmationStatusCode: outcome.confirmationStatusCode, txId: String(row.tx_id), result: stateNameOf(stateCode) }
+      })
+
+      const cancel = Effect.fn("Codes.cancel")(function*(walletId: string, ref: CodeRef) {
+        const row = yield* resolve(walletId, ref)
+        if (row.kind === "room") return yield* new WrongSide({ message: "code: a room code is closed with its room" })
+        yield* delivered(codeActor(String(row.tx_id)).CancelCode({ by: walletId }))
+        const after = yield* db(findCodeByTx(String(row.tx_id)))
+        return { txId: String(row.tx_id), idUpdate: String(after?.id_update ?? "") }
+      })
+
+      return Codes.of({
+        create: create as any,
+        apply: apply as any,
+        cancel: cancel as any,
+        find: (walletId, ref) => Effect.match(resolve(walletId, ref), { onFailure: () => undefined, onSuccess: (row) => row }),
+        toOut
+      })
+    })
+  )
+}
