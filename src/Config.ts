@@ -16,6 +16,7 @@ export interface AppConfig {
   readonly poolSize: number
   readonly maxResidentEntities: number
   readonly confirmationTtlSeconds: number
+  readonly codeTtlSeconds: number
 }
 
 export class AppConfigService extends Context.Service<AppConfigService, AppConfig>()("core/Config") {
@@ -35,7 +36,8 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
         logLevel: yield* Config.String("LOG_LEVEL").pipe(Config.withDefault("info")),
         poolSize: yield* Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),
         maxResidentEntities: yield* Config.Int("MAX_RESIDENT_ENTITIES").pipe(Config.withDefault(100_000)),
-        confirmationTtlSeconds: yield* Config.Int("CONFIRMATION_TTL_SECONDS").pipe(Config.withDefault(600))
+        confirmationTtlSeconds: yield* Config.Int("CONFIRMATION_TTL_SECONDS").pipe(Config.withDefault(600)),
+        codeTtlSeconds: yield* Config.Int("CODE_TTL_SECONDS").pipe(Config.withDefault(86_400))
       })
     })
   )

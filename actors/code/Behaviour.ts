@@ -51,11 +51,12 @@ export const CodeEntityLayer = CodeEntity.toLayer(
     const currencies = yield* Currencies
     const walletActor = yield* WalletEntity.client
 
-    const load: Effect.Effect<CodeState, TransactionNotPending> = Effect.gen(function*() {
+    /** Loads the code; an expired code may still be cancelled (funds go back) but not applied. */
+    const load = (forApply: boolean): Effect.Effect<CodeState, TransactionNotPending> => Effect.gen(function*() {
       const row = yield* db(findCodeByTx(txId))
       if (row === undefined || row.kind !== "transfer") return yield* new TransactionNotPending({ message: "code: no such transfer code" })
-      if (row.expires_at !== null && row.expires_at.getTime() <= Date.now() && (Number(row.tx_state) & 24) === 0) {
-        return yield* new TransactionNotPending({ message: "code: expired" })
+      if (forApply && row.expires_at !== null && row.expires_at.getTime() <= Date.now() && (Number(row.tx_state) & 24) === 0) {
+        return yield* new TransactionNotPending({ message: "code: expired; only its creator may cancel it" })
       }
       const state: CodeState = {
         typeTx: Number(row.type_tx) as CodeState["typeTx"], txState: Number(row.tx_state), creator: BigInt(row.creator),
@@ -98,13 +99,13 @@ export const CodeEntityLayer = CodeEntity.toLayer(
 
     return CodeEntity.of({
       ApplyCode: Effect.fnUntraced(function*({ payload }) {
-        const before = yield* load
+        const before = yield* load(true)
         const result = applyCode(before, BigInt(payload.by), payload.amountMinor === null ? null : BigInt(payload.amountMinor))
         const outcome = yield* commit(before, result, "CodeApplied", { walletId: BigInt(payload.by), clientNonce: BigInt(payload.clientNonce) })
         return { confirmationStatusCode: outcome.reply, txState: outcome.state.txState }
       }),
       CancelCode: Effect.fnUntraced(function*({ payload }) {
-        const before = yield* load
+        const before = yield* load(false)
         const outcome = yield* commit(before, cancelCode(before, BigInt(payload.by)), "CodeCanceled")
         return { txState: outcome.state.txState }
       })

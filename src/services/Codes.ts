@@ -21,14 +21,13 @@ import {
 } from "../../schema/Errors.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { sendBlockingFlags } from "../../schema/Wallet.ts"
+import { AppConfigService } from "../Config.ts"
 import { makeDb } from "../db/Sql.ts"
 import { TimeTicks } from "../TimeTicks.ts"
 import { Currencies } from "./Currencies.ts"
 import { delivered } from "./Delivery.ts"
 import { LedgerWriter } from "./LedgerWriter.ts"
 import { Tariffs } from "./Tariffs.ts"
-
-export const codeTtlMs = 24 * 3600 * 1000
 
 export const newCode = (timeLimit: boolean, now: number): string =>
   "C" + randomBytes(16).toString("base64url") + (timeLimit ? "-" + now.toString(36) : "")
@@ -61,6 +60,7 @@ export class Codes extends Context.Service<Codes, {
       const ledger = yield* LedgerWriter
       const walletActor = yield* WalletEntity.client
       const codeActor = yield* CodeEntity.client
+      const codeTtlMs = (yield* AppConfigService).codeTtlSeconds * 1000
 
       const toOut = (row: CodeRow, walletId: string, code: string | null): TxCodesOut => {
         const stateCode = stateCodeOf({ typeTx: Number(row.type_tx) as 11, txState: Number(row.tx_state) })
