@@ -48,6 +48,8 @@ export class Codes extends Context.Service<Codes, {
   readonly cancel: (walletId: string, ref: CodeRef) => Effect.Effect<{ txId: string; idUpdate: string }, CodeError>
   /** The code record behind a reference, if the caller may see it. */
   readonly find: (walletId: string, ref: CodeRef) => Effect.Effect<CodeRow | undefined>
+  /** Whether a transaction id names a code at all (whoever may see it). */
+  readonly isCode: (txId: string) => Effect.Effect<boolean>
   readonly toOut: (row: CodeRow, walletId: string, code: string | null) => TxCodesOut
 }>()("core/Codes") {
   static readonly layer = Layer.effect(
@@ -154,6 +156,7 @@ export class Codes extends Context.Service<Codes, {
         apply: apply as any,
         cancel: cancel as any,
         find: (walletId, ref) => Effect.match(resolve(walletId, ref), { onFailure: () => undefined, onSuccess: (row) => row }),
+        isCode: (txId) => Effect.map(db(findCodeByTx(txId)), (row) => row !== undefined),
         toOut
       })
     })

@@ -45,9 +45,9 @@ export const WalletHandlers = HttpApiBuilder.group(Api, "wallet", Effect.fn(func
       CurrentSession.use((s) =>
         Effect.gen(function*() {
           yield* exactlyOne(query)
-          // A code (by its string, or an id that names a code) is cancelled by its actor; else a pending transfer.
-          const code = yield* codes.find(s.walletId, query)
-          if (query.code !== undefined || code !== undefined) return yield* ok(yield* codes.cancel(s.walletId, query))
+          // A code (by its string, or an id that names a code) is cancelled by its actor, which answers 404
+          // to a caller not bound to it (C10) rather than the transfer path's 10082; else a pending transfer.
+          if (query.code !== undefined || (yield* codes.isCode(query.id!))) return yield* ok(yield* codes.cancel(s.walletId, query))
           return yield* ok(yield* transfers.cancel(s.walletId, query.id!))
         })))
     .handle("cancel_withdraw", ({ query }) =>
