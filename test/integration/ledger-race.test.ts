@@ -52,12 +52,7 @@ const buckets = async (w: Wallet, currency: string) => {
   return { free: row?.freeBalance ?? 0, lockOut: row?.lockOutBalance ?? 0 }
 }
 
-const assertLedgerSound = async () => {
-  const reply = await client.priv("GET", "ledger_audit")
-  assert.strictEqual(reply.status, 200)
-  for (const row of reply.body.result.sums) assert.strictEqual(row.total, "0", `Σ ${row.currency}`)
-  assert.strictEqual(reply.body.result.negativeUserBuckets, 0)
-}
+const assertLedgerSound = () => client.assertLedgerSound()
 
 const errorCode = (reply: Reply) => reply.body.error?.code ?? null
 

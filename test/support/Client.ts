@@ -1,4 +1,5 @@
 /** A small HTTP client for tests: the envelope, credentials of every kind, and bootstrap helpers. */
+import { assert } from "@effect/vitest"
 import type { RunningService } from "./Service.ts"
 
 export interface Reply<T = any> {
@@ -59,7 +60,14 @@ export const makeClient = (service: RunningService) => {
     const reply = await call("GET", "/core/v1/wallet/get_balance", { sid })
     return (reply.body.result as Array<any>).find((row) => row.currency === currency)
   }
-  return { call, priv, createWallet, createSession, fund, balance }
+  /** The operator audit (CONTRACT C6): every currency sums to "0" and no user bucket is negative. */
+  const assertLedgerSound = async (where = "ledger") => {
+    const reply = await priv("GET", "ledger_audit")
+    assert.strictEqual(reply.status, 200, `${where}: ${JSON.stringify(reply.body)}`)
+    for (const row of reply.body.result.sums) assert.strictEqual(row.total, "0", `${where}: Σ ${row.currency}`)
+    assert.strictEqual(reply.body.result.negativeUserBuckets, 0, `${where}: negative user buckets`)
+  }
+  return { call, priv, createWallet, createSession, fund, balance, assertLedgerSound }
 }
 
 export type TestClient = ReturnType<typeof makeClient>
