@@ -30,7 +30,7 @@ export class PrivateLedgerApi extends HttpApiGroup.make("privateLedger")
       description: "200 at once when the committed watermark exceeds `cursor`, else 202 after the idle wait (`timeout` seconds, default 30, at most 45). The watermark is always in `cursor`."
     })),
     HttpApiEndpoint.get("events", "/events", { query: EventsQuery, success: CursorEnvelope(Schema.Array(EventOut)) }).annotateMerge(OpenApi.annotations({
-      description: "Notifications oldest first after `cursor` (exclusive). Kinds: ConfirmationCode {walletId, txId, code}, TransferSent {txId, to, currency, amount, fee}, TransferReceived {txId, from, currency, amount} (amounts as exact decimal strings in currency units), TransferCanceled {txId, reason}, DebtCharged {txId, charged, outstanding}."
+      description: "Notifications oldest first after `cursor` (exclusive). Kinds: ConfirmationCode {walletId, txId, code}, TransferSent {txId, to, currency, amount, fee}, TransferReceived {txId, from, currency, amount} (amounts as exact decimal strings in currency units), TransferCanceled {txId, reason}, CodeApplied and CodeCanceled {txId, typeTx, state, currency, amount} (to the code's creator and bound party), DebtCharged {txId, charged, outstanding}."
     })),
     HttpApiEndpoint.post("register_key", "/register_key", {
       payload: RegisterKeyIn,
