@@ -86,6 +86,9 @@ export interface JournalFilter {
   readonly limit: number
   readonly scope: 0 | 1 | 2
   readonly intern: string | null
+  /** Network types (expanded to their terminals) and terminal ids; both empty means no filter. */
+  readonly networks: ReadonlyArray<number>
+  readonly tokenNetworks: ReadonlyArray<string>
 }
 
 /** The journal after a cursor (exclusive), in update-tick order. Scope 2 (address side) arrives with deposits. */
@@ -95,7 +98,11 @@ export const journalAfter = (f: JournalFilter) =>
       LEFT JOIN LATERAL (SELECT ${sql.literal(txColumns)} FROM transactions
         WHERE id_update > ${f.since}::bigint
           ${f.intern !== null ? sql`AND app_id = ${f.intern}::bigint` : sql``}
-          ${f.scope === 2 ? sql`AND type_tx IN (1, 2)` : sql``}
+          ${f.scope === 2 ? sql`AND type_tx IN (1, 2)` : f.scope === 1 ? sql`AND type_tx NOT IN (1, 2)` : sql``}
+          ${f.networks.length > 0 || f.tokenNetworks.length > 0
+            ? sql`AND (terminal_id = ANY(${"{" + f.tokenNetworks.join(",") + "}"}::bigint[])
+                OR terminal_id IN (SELECT id FROM terminals WHERE type_network = ANY(${"{" + f.networks.join(",") + "}"}::integer[])))`
+            : sql``}
         ORDER BY id_update LIMIT ${f.limit}) t ON true
       ORDER BY t.id_update`))
 

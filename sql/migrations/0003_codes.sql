@@ -18,4 +18,8 @@ CREATE TABLE client_nonces (
   client_nonce  bigint NOT NULL,
   tx_id         bigint NOT NULL,
   PRIMARY KEY (wallet_id, client_nonce)
-)
+);
+
+-- The terminal a transaction went through (deposits and withdrawals; NULL for internal ledger
+-- operations), for the journal's networks / tokenNetworks filters.
+ALTER TABLE transactions ADD COLUMN terminal_id bigint

@@ -22,7 +22,9 @@ export const PrivateLedgerHandlers = HttpApiBuilder.group(Api, "privateLedger", 
         since: payload.since ?? "0",
         limit: Math.min(journalLimitMax, Math.max(1, Math.trunc(payload.limit ?? 100))),
         scope: payload.scope ?? 0,
-        intern: payload.intern ?? null
+        intern: payload.intern ?? null,
+        networks: payload.networks ?? [],
+        tokenNetworks: payload.tokenNetworks ?? []
       }), (page) => okCursor(page.rows, page.cursor)))
     .handle("wait_cursor", ({ query }) =>
       Effect.gen(function*() {
