@@ -7,6 +7,7 @@
 import { getBalance } from "./benchmarks/get_balance.ts"
 import { getInfo } from "./benchmarks/get_info.ts"
 import { runLedgerEngine } from "./benchmarks/ledger_engine.ts"
+import { runOrderbookEngine } from "./benchmarks/orderbook_engine.ts"
 import { runTransfersE2e } from "./benchmarks/transfers_e2e.ts"
 import { runBenchmark, type Benchmark } from "./support/Harness.ts"
 
@@ -30,6 +31,11 @@ const benchmarks: ReadonlyArray<Entry> = [
     name: "transfers_e2e",
     summary: "completed two-step internal transfers/s over HTTP (p50/p99) vs pgbench -N TPS, same PostgreSQL server",
     run: runTransfersE2e
+  },
+  {
+    name: "orderbook_engine",
+    summary: "pure order-book engine orders/s vs nodejs-order-book, same seeded 1M-order stream, same run (target >= 15x)",
+    run: runOrderbookEngine
   }
 ]
 
