@@ -84,11 +84,6 @@ export const decimalInput = (options: { readonly allowZero: boolean; readonly fr
   ).annotate({ description: options.description })
 }
 
-/** A decimal output that SPEC types as a JSON number. */
-export const AmountNumber = Schema.Number
-
-export type AmountParseFailure = "TooManyDecimals"
-
 /** Decimal text to minor units; undefined when the text has more decimals than the currency. */
 export const toMinorUnits = (text: string, decimals: number): bigint | undefined => {
   const [whole, fraction = ""] = text.split(".")

@@ -4,13 +4,17 @@
  * failure into an error envelope: declared errors keep their code and status, decode failures
  * become 400/10001 naming the field, unknown routes 404/10404, defects 500/10500 without internals.
  */
-import { Cause, Effect, Layer } from "effect"
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { ByteSize, Cause, Effect, Layer } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import { RequestId } from "../../schema/Envelope.ts"
 import { codeOf, errorCodes } from "../../schema/Errors.ts"
 import { Metrics } from "../monitoring/Metrics.ts"
+import { limits } from "../Config.ts"
 import { nextRequestNumber } from "./RequestNumbers.ts"
+
+/** No request body may exceed this (limits.requestBodyBytesMax); a larger one is refused before it is parsed. */
+const bodyBytesMax = ByteSize.bytes(limits.requestBodyBytesMax)
 
 
 const envelope = (id: number, status: number, code: number, message: string) =>
@@ -66,7 +70,11 @@ const fromCause = (cause: Cause.Cause<unknown>, id: number) => {
     if (value?._tag === "HttpServerError" || value?._tag === "RouteNotFound" || value?.reason?._tag === "RouteNotFound") {
       const reasonTag = value.reason?._tag ?? value._tag
       if (reasonTag === "RouteNotFound") return envelope(id, 404, errorCodes.NotFound[0], "no such action")
-      if (reasonTag === "RequestParseError") return envelope(id, 400, errorCodes.InvalidRequest[0], "body: malformed request body")
+      if (reasonTag === "RequestParseError") {
+        return /maxBytes/.test(String(value.reason?.cause?.message ?? value.reason?.cause ?? value.cause ?? ""))
+          ? envelope(id, 413, errorCodes.InvalidRequest[0], `body: larger than ${limits.requestBodyBytesMax} bytes`)
+          : envelope(id, 400, errorCodes.InvalidRequest[0], "body: malformed request body")
+      }
     }
     if (value?._tag === "HttpApiPayloadTooLarge") return envelope(id, 413, errorCodes.InvalidRequest[0], "body: too large")
   }
@@ -83,6 +91,7 @@ export const EnvelopeMiddleware = HttpRouter.middleware(
         const started = performance.now()
         return app.pipe(
           Effect.provideService(RequestId, id),
+          Effect.provideService(HttpIncomingMessage.MaxBodySize, bodyBytesMax),
           Effect.map((response) => (response.status >= 400 ? rewrite(response, id) : response)),
           Effect.catchCause((cause) =>
             Effect.suspend(() => {

@@ -11,7 +11,7 @@ import {
 import { findWallet } from "../../sql/WalletRepo.ts"
 import { WalletNotFound } from "../../schema/Errors.ts"
 import { appId, type AppId, clientId, walletId, type WalletId } from "../../schema/Ids.ts"
-import { AppConfigService, limits } from "../Config.ts"
+import { AppConfigService } from "../Config.ts"
 import { makeDb } from "../db/Sql.ts"
 
 export const hashSecret = (secret: string): Uint8Array => createHash("sha256").update(secret, "utf8").digest()
@@ -100,4 +100,3 @@ export class Credentials extends Context.Service<Credentials, {
   )
 }
 
-export const sessionTtlDefault = limits.sessionTtlSecondsDefault

@@ -342,3 +342,18 @@ describe("nothing rejected was acted on", () => {
     assert.include(reply.body.error?.message ?? "", "1838415606846308417")
   })
 })
+
+describe("request body size limit", () => {
+  it("a body over 1 MiB is refused with 413 before it is parsed, and nothing is created", async () => {
+    const before = await client.priv("GET", "get_wallets?client_id=88000001")
+    const reply = await client.call("POST", "/private/v1/create_wallet", {
+      bearer: service.key,
+      raw: JSON.stringify({ clientId: "88000001", name: "x".repeat(1_100_000) })
+    })
+    assert.strictEqual(reply.status, 413)
+    assert.strictEqual(reply.body.error?.code, 10001)
+    assert.include(reply.body.error?.message ?? "", "body: larger than")
+    const after = await client.priv("GET", "get_wallets?client_id=88000001")
+    assert.strictEqual(after.body.result.length, before.body.result.length)
+  })
+})
