@@ -6,6 +6,7 @@
 import { rmSync } from "node:fs"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { isEnvelope, makeClient, type TestClient } from "../support/Client.ts"
+import { dropDatabase } from "../support/Postgres.ts"
 import { type RunningService, startService, usingRealPostgres } from "../support/Service.ts"
 
 let service: RunningService
@@ -121,6 +122,7 @@ describe("restart and shutdown (C1)", () => {
     } finally {
       await again.stop()
       if (!usingRealPostgres()) rmSync(own.dataDir, { recursive: true, force: true })
+      else await dropDatabase(own.databaseUrl!)
     }
   })
 })

@@ -14,3 +14,15 @@ export const createDatabase = async (serverUrl: string): Promise<string> => {
   url.pathname = "/" + name
   return url.toString()
 }
+
+/** Drops a database this test run created (after its service has stopped). */
+export const dropDatabase = async (databaseUrl: string): Promise<void> => {
+  const url = new URL(databaseUrl)
+  const name = url.pathname.slice(1)
+  if (!/^core_test_[0-9a-f]+$/.test(name)) return
+  url.pathname = "/postgres"
+  await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(url.toString()), maxConnections: 1 }))))).catch(() => undefined)
+}

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import net from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { createDatabase } from "./Postgres.ts"
+import { createDatabase, dropDatabase } from "./Postgres.ts"
 
 export const root = resolve(import.meta.dirname, "../..")
 
@@ -89,7 +89,11 @@ export const startService = async (options: StartOptions = {}): Promise<RunningS
         child.once("exit", () => { clearTimeout(timer); done() })
       })
     }
-    if (!keepData && options.databaseUrl === undefined) rmSync(dataDir, { recursive: true, force: true })
+    if (!keepData && options.databaseUrl === undefined) {
+      rmSync(dataDir, { recursive: true, force: true })
+      // A database this service created for itself goes with it.
+      if (databaseUrl !== undefined) await dropDatabase(databaseUrl)
+    }
     return child.exitCode
   }
   return { base, monitoring: `http://127.0.0.1:${monitoringPort}`, key, databaseUrl, dataDir, child, log: () => output, stop }
