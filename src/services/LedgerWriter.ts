@@ -9,6 +9,7 @@ import { Cause, Context, Deferred, Effect, Exit, Layer, PubSub, Queue } from "ef
 import { SqlClient } from "effect/sql"
 import { commitOperations, type LedgerOperation, txIdOf } from "../../sql/LedgerCommit.ts"
 import { limits } from "../Config.ts"
+import { sqlStateOf } from "../db/Sql.ts"
 import { Metrics } from "../monitoring/Metrics.ts"
 
 export type CommitFailure =
@@ -32,22 +33,12 @@ const invariantSumsToZero = (operation: LedgerOperation): void => {
 const classify = (error: unknown): CommitFailure | undefined => {
   if ((error as any)?._tag === "StateConflict") return { _tag: "StateConflict", constraint: "transaction state changed" }
   const text = String((error as any)?.cause?.message ?? (error as any)?.message ?? error)
-  const code = findSqlState(error)
+  const code = sqlStateOf(error)
   if (code === "23505") return { _tag: "Duplicate", constraint: text }
   if (code === "23514") return { _tag: "ConstraintViolated", constraint: text }
   return undefined
 }
 
-const findSqlState = (error: unknown): string | undefined => {
-  let current: any = error
-  for (let depth = 0; depth < 6 && current !== undefined && current !== null; depth++) {
-    if (typeof current.code === "string" && /^[0-9A-Z]{5}$/.test(current.code)) return current.code
-    if (typeof current.sqlState === "string") return current.sqlState
-    current = current.cause ?? current.reason
-  }
-  const text = String((error as any)?.message ?? "")
-  return /23505|duplicate key/.test(text) ? "23505" : /23514|violates check constraint/.test(text) ? "23514" : undefined
-}
 
 export class LedgerWriter extends Context.Service<LedgerWriter, {
   /** Commits one operation; resolves with its update tick once durable. */

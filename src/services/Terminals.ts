@@ -9,7 +9,7 @@ import { BaseTerminalExists, FieldRuleViolated, TerminalNotFound, TerminalReadOn
 import {
   ContractType, type TerminalAdminOut, type TerminalCreateIn, TerminalFlag, type TerminalUpdateIn, type WalletTerminalOut
 } from "../../schema/Reference.ts"
-import { makeDb } from "../db/Sql.ts"
+import { isUniqueViolation, makeDb } from "../db/Sql.ts"
 import { Currencies } from "./Currencies.ts"
 
 export const toAdmin = (row: TerminalRow): TerminalAdminOut => ({
@@ -89,6 +89,7 @@ export class Terminals extends Context.Service<Terminals, {
         })))
         // A concurrent add of the same network's Base terminal loses on the unique index.
         if (row._tag === "Failure") {
+          if (!isUniqueViolation(row.failure)) return yield* Effect.die(row.failure)
           return yield* new BaseTerminalExists({ message: `typeNetwork: network ${input.typeNetwork} already has its Base terminal` })
         }
         return toAdmin(row.success)

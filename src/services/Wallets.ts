@@ -15,7 +15,7 @@ import { FieldRuleViolated, WalletNotFound } from "../../schema/Errors.ts"
 import type { ClientId, WalletId } from "../../schema/Ids.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { type CreateWalletIn, WalletFlag, type WalletInfo, type WalletInfoIn } from "../../schema/Wallet.ts"
-import { makeDb } from "../db/Sql.ts"
+import { isUniqueViolation, makeDb } from "../db/Sql.ts"
 import { TimeTicks } from "../TimeTicks.ts"
 import { Currencies } from "./Currencies.ts"
 import { crossRate, Rates } from "./Rates.ts"
@@ -35,7 +35,6 @@ export const toWalletInfo = (row: WalletRow): WalletInfo => ({
 
 const newWalletAddress = () => "W" + randomBytes(12).toString("hex").toUpperCase()
 
-const isUniqueViolation = (error: unknown) => /23505|duplicate key|unique/i.test(String((error as any)?.cause?.message ?? error) + JSON.stringify(error ?? {}))
 
 export interface BalanceOut {
   readonly currency: string
