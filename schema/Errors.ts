@@ -54,6 +54,20 @@ export class TransactionNotPending extends Schema.TaggedError<TransactionNotPend
 export class TransactionNotFound extends Schema.TaggedError<TransactionNotFound>()("TransactionNotFound", fields, { httpApiStatus: 404 }) {}
 /** 10084: this party may not apply or cancel the code in its current state (SPEC error rule 6). */
 export class WrongSide extends Schema.TaggedError<WrongSide>()("WrongSide", fields, { httpApiStatus: 400 }) {}
+/** 10090: a post-only (LimitOnly) order would have matched on arrival; it was not placed. */
+export class OrderWouldMatch extends Schema.TaggedError<OrderWouldMatch>()("OrderWouldMatch", fields, { httpApiStatus: 400 }) {}
+/** 10091: no such order of this wallet. */
+export class OrderNotFound extends Schema.TaggedError<OrderNotFound>()("OrderNotFound", fields, { httpApiStatus: 404 }) {}
+/** 10092: the order is no longer open (completed, cancelled) or is still being placed. */
+export class OrderNotActive extends Schema.TaggedError<OrderNotActive>()("OrderNotActive", fields, { httpApiStatus: 400 }) {}
+/** 10093: no such room, or the wallet is not a member, or it is closed. */
+export class RoomNotFound extends Schema.TaggedError<RoomNotFound>()("RoomNotFound", fields, { httpApiStatus: 404 }) {}
+/** 10095: the creator already has the maximum number of private rooms (5). */
+export class MaxRoomsExceeded extends Schema.TaggedError<MaxRoomsExceeded>()("MaxRoomsExceeded", fields, { httpApiStatus: 400 }) {}
+/** 10096: only the room's owner may close it. */
+export class NotRoomOwner extends Schema.TaggedError<NotRoomOwner>()("NotRoomOwner", fields, { httpApiStatus: 403 }) {}
+/** 10097: the swap's toAmount drifts from the server's recomputation beyond the tolerance. */
+export class SwapDrift extends Schema.TaggedError<SwapDrift>()("SwapDrift", fields, { httpApiStatus: 400 }) {}
 /** 10401: missing or wrong credential. */
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", fields, { httpApiStatus: 401 }) {}
 /** 10403: a valid credential for something it does not own. */
@@ -90,6 +104,13 @@ export const errorCodes = {
   TransactionNotPending: [10082, 400],
   TransactionNotFound: [10083, 404],
   WrongSide: [10084, 400],
+  OrderWouldMatch: [10090, 400],
+  OrderNotFound: [10091, 404],
+  OrderNotActive: [10092, 400],
+  RoomNotFound: [10093, 404],
+  MaxRoomsExceeded: [10095, 400],
+  NotRoomOwner: [10096, 403],
+  SwapDrift: [10097, 400],
   Unauthorized: [10401, 401],
   Forbidden: [10403, 403],
   NotFound: [10404, 404],

@@ -38,7 +38,9 @@ export const TxRow = Schema.Struct({
   amount: Schema.Number,
   fee: Schema.Number,
   tag: Schema.NullOr(Schema.String),
-  dateTxUTC: Schema.String
+  dateTxUTC: Schema.String,
+  currencyTo: Schema.optional(Schema.String).annotate({ description: "Exchange transactions (typeTx 16/17): the currency received; `fee` is then in it" }),
+  amountTo: Schema.optional(Schema.Number).annotate({ description: "Exchange transactions: received so far, net of fee" })
 }).annotate({ identifier: "TxRow" })
 export type TxRow = typeof TxRow.Type
 
@@ -68,6 +70,16 @@ export const InternalTransferIn = Schema.Struct({
   clientNonce: Schema.optional(Schema.NullOr(Int64)).annotate({ description: "Optional; unique per wallet (10130 on reuse)" })
 }).annotate({ identifier: "InternalTransferIn" })
 export type InternalTransferIn = typeof InternalTransferIn.Type
+
+/** The 2FA headers of two-step actions (internal_transfer, create_swap). */
+export const TwoFactorHeaders = {
+  "x-keytype": Schema.optional(Schema.Literals(["Fido2Key", "PassKey", "UserKey"])).annotate({
+    description: "Login method: selects the confirmation channel under Require2FA"
+  }),
+  "x-signresult": Schema.optional(Schema.String.check(Schema.isMaxLength(200))).annotate({
+    description: "base64 Ed25519 signature of the txId's decimal string (NeedSign step two)"
+  })
+}
 
 export const ConfirmQuery = {
   confirmationTimetick: Schema.optional(TxId),

@@ -15,11 +15,13 @@ export interface TxDbRow {
   readonly tag: string | null
   readonly app_id: bigint | null
   readonly profit_wallet: bigint | null
+  readonly currency_to: string | null
+  readonly amount_to: string | null
   readonly created_at: Date
 }
 
 const txColumns = `id, id_update, type_tx, tx_state, wallet_from, wallet_to, currency, amount::text AS amount, fee::text AS fee,
-  tag, app_id, profit_wallet, created_at`
+  tag, app_id, profit_wallet, currency_to, amount_to::text AS amount_to, created_at`
 
 export const findTx = (id: string) =>
   SqlClient.SqlClient.use((sql) =>

@@ -5,6 +5,10 @@
  */
 import { Data, Effect } from "effect"
 import { SqlClient } from "effect/sql"
+import { byteaArray, numberArray, textArray } from "./ArrayLiterals.ts"
+import { applyOrderChanges, type OrderInsert, type OrderUpdate, type TradeInsert } from "./ExchangeCommit.ts"
+
+export type { OrderInsert, OrderUpdate, TradeInsert } from "./ExchangeCommit.ts"
 
 export const Bucket = { free: 0, lockOut: 1, lockIn: 2, lockOrders: 3 } as const
 export type Bucket = (typeof Bucket)[keyof typeof Bucket]
@@ -31,6 +35,9 @@ export interface TxRecord {
   readonly requestHash: string | null
   readonly clientNonce?: bigint | null
   readonly profitWallet?: bigint | null
+  /** Exchange legs (orders, swaps): the currency received and the net amount received. */
+  readonly currencyTo?: string | null
+  readonly amountTo?: bigint | null
 }
 
 /** A state change of an existing transaction, applied only if it is still in `from`. */
@@ -41,6 +48,10 @@ export interface TxTransition {
   /** Parties bound by the transition (a code's redeemer or an invoice's payer). */
   readonly walletFrom?: bigint
   readonly walletTo?: bigint
+  /** New figures of an exchange transaction as it fills (given, net received, fee). */
+  readonly amount?: bigint
+  readonly amountTo?: bigint
+  readonly fee?: bigint
 }
 
 export interface CodeInsert {
@@ -80,20 +91,21 @@ export interface LedgerOperation {
   readonly codeCounterparty?: bigint | null
   /** A client nonce consumed by this operation (unique per wallet: a reuse fails the operation). */
   readonly nonce?: { readonly walletId: bigint; readonly clientNonce: bigint }
+  /** Order rows written with this operation (exchange). */
+  readonly orderInsert?: OrderInsert
+  readonly orderUpdates?: ReadonlyArray<OrderUpdate>
+  readonly trades?: ReadonlyArray<TradeInsert>
+  /**
+   * Further transactions committed atomically with this one (a match settles the taker's and every
+   * maker's order transaction together). Each gets its own update tick; nested `extra` is ignored.
+   */
+  readonly extra?: ReadonlyArray<LedgerOperation>
 }
 
 /** A transition found its transaction no longer in the expected state (another operation won). */
 export class StateConflict extends Data.TaggedError("StateConflict")<{ readonly txIds: ReadonlyArray<bigint> }> {}
 
 export const journalChannel = "core_journal"
-
-/** A PostgreSQL array literal of text values (NULL-aware, quoted). */
-const textArray = (values: ReadonlyArray<string | null>): string =>
-  "{" + values.map((v) => (v === null ? "NULL" : `"${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`)).join(",") + "}"
-const numberArray = (values: ReadonlyArray<bigint | number | null>): string =>
-  "{" + values.map((v) => (v === null ? "NULL" : String(v))).join(",") + "}"
-const byteaArray = (values: ReadonlyArray<Uint8Array | null>): string =>
-  textArray(values.map((v) => (v === null ? null : "\\x" + Buffer.from(v).toString("hex"))))
 
 export const txIdOf = (op: LedgerOperation): bigint => {
   const id = op.tx?.id ?? op.transition?.id
@@ -106,9 +118,17 @@ export const txIdOf = (op: LedgerOperation): bigint => {
  * row is updated first: its row lock orders whole batches, so ticks are gapless in commit order
  * (across processes too), and the NOTIFY sent with the commit wakes other processes' long-polls.
  */
-export const commitOperations = (operations: ReadonlyArray<LedgerOperation>, nowMicros: bigint) =>
+export const commitOperations = (requested: ReadonlyArray<LedgerOperation>, nowMicros: bigint) =>
   SqlClient.SqlClient.use((sql) =>
     Effect.gen(function*() {
+      // Each operation and each of its `extra` transactions is one part with its own tick.
+      const operations: Array<LedgerOperation> = []
+      const firstPart: Array<number> = []
+      for (const op of requested) {
+        firstPart.push(operations.length)
+        operations.push(op)
+        if (op.extra !== undefined) for (const part of op.extra) operations.push(part)
+      }
       const eventCount = operations.reduce((n, op) => n + (op.events?.length ?? 0), 0)
       const count = operations.length + eventCount
       // Row lock on the clock: held to commit, it serializes tick allocation with commit order.
@@ -153,8 +173,9 @@ export const commitOperations = (operations: ReadonlyArray<LedgerOperation>, now
             ${textArray(events.map((e) => JSON.stringify(e.payload)))}::text[]) AS e (id, kind, wallet_id, payload)`
       }
       yield* applyCodeChanges(operations)
+      yield* applyOrderChanges(operations)
       yield* sql`SELECT pg_notify(${journalChannel}, ${String(lastTick)})`
-      return ticks
+      return firstPart.map((index) => ticks[index])
     }))
 
 /** Codes created, counterparties bound or unbound, client nonces consumed. */
@@ -187,7 +208,7 @@ const insertTransactions = (rows: ReadonlyArray<{ readonly t: TxRecord; readonly
   SqlClient.SqlClient.use((sql) => {
     const txs = rows.map((r) => r.t)
     return sql`INSERT INTO transactions (id, id_update, type_tx, tx_state, wallet_from, wallet_to, currency, amount, fee, tag,
-        app_id, external_id, request_hash, client_nonce, profit_wallet)
+        app_id, external_id, request_hash, client_nonce, profit_wallet, currency_to, amount_to)
       SELECT * FROM unnest(${numberArray(txs.map((t) => t.id))}::bigint[], ${numberArray(rows.map((r) => r.tick))}::bigint[],
         ${numberArray(txs.map((t) => t.typeTx))}::smallint[], ${numberArray(txs.map((t) => t.txState))}::smallint[],
         ${numberArray(txs.map((t) => t.walletFrom))}::bigint[], ${numberArray(txs.map((t) => t.walletTo))}::bigint[],
@@ -195,7 +216,8 @@ const insertTransactions = (rows: ReadonlyArray<{ readonly t: TxRecord; readonly
         ${numberArray(txs.map((t) => t.fee))}::numeric[], ${textArray(txs.map((t) => t.tag))}::text[],
         ${numberArray(txs.map((t) => t.appId))}::bigint[], ${textArray(txs.map((t) => t.externalId))}::text[],
         ${textArray(txs.map((t) => t.requestHash))}::text[], ${numberArray(txs.map((t) => t.clientNonce ?? null))}::bigint[],
-        ${numberArray(txs.map((t) => t.profitWallet ?? null))}::bigint[])`
+        ${numberArray(txs.map((t) => t.profitWallet ?? null))}::bigint[], ${textArray(txs.map((t) => t.currencyTo ?? null))}::text[],
+        ${numberArray(txs.map((t) => t.amountTo ?? null))}::numeric[])`
   })
 
 /** Conditional state changes; if any transaction moved on meanwhile, the whole batch fails (and is retried one by one). */
@@ -203,11 +225,14 @@ const applyTransitions = (rows: ReadonlyArray<{ readonly t: TxTransition; readon
   SqlClient.SqlClient.use((sql) =>
     Effect.gen(function*() {
       const updated = yield* sql<{ id: bigint }>`UPDATE transactions AS x SET tx_state = u.to_state, id_update = u.tick, updated_at = now(),
-          wallet_from = COALESCE(u.wallet_from, x.wallet_from), wallet_to = COALESCE(u.wallet_to, x.wallet_to)
+          wallet_from = COALESCE(u.wallet_from, x.wallet_from), wallet_to = COALESCE(u.wallet_to, x.wallet_to),
+          amount = COALESCE(u.amount, x.amount), amount_to = COALESCE(u.amount_to, x.amount_to), fee = COALESCE(u.fee, x.fee)
         FROM unnest(${numberArray(rows.map((r) => r.t.id))}::bigint[], ${numberArray(rows.map((r) => r.t.from))}::smallint[],
           ${numberArray(rows.map((r) => r.t.to))}::smallint[], ${numberArray(rows.map((r) => r.tick))}::bigint[],
-          ${numberArray(rows.map((r) => r.t.walletFrom ?? null))}::bigint[], ${numberArray(rows.map((r) => r.t.walletTo ?? null))}::bigint[])
-          AS u (id, from_state, to_state, tick, wallet_from, wallet_to)
+          ${numberArray(rows.map((r) => r.t.walletFrom ?? null))}::bigint[], ${numberArray(rows.map((r) => r.t.walletTo ?? null))}::bigint[],
+          ${numberArray(rows.map((r) => r.t.amount ?? null))}::numeric[], ${numberArray(rows.map((r) => r.t.amountTo ?? null))}::numeric[],
+          ${numberArray(rows.map((r) => r.t.fee ?? null))}::numeric[])
+          AS u (id, from_state, to_state, tick, wallet_from, wallet_to, amount, amount_to, fee)
         WHERE x.id = u.id AND x.tx_state = u.from_state
         RETURNING x.id`
       if (updated.length !== rows.length) {

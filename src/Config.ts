@@ -17,6 +17,10 @@ export interface AppConfig {
   readonly maxResidentEntities: number
   readonly confirmationTtlSeconds: number
   readonly codeTtlSeconds: number
+  /** CONTRACT C14 exchange settings. */
+  readonly maxActiveOrdersPerWallet: number
+  readonly chargebackDays: number
+  readonly swapDriftPct: string
 }
 
 export class AppConfigService extends Context.Service<AppConfigService, AppConfig>()("core/Config") {
@@ -37,7 +41,10 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
         poolSize: yield* Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),
         maxResidentEntities: yield* Config.Int("MAX_RESIDENT_ENTITIES").pipe(Config.withDefault(100_000)),
         confirmationTtlSeconds: yield* Config.Int("CONFIRMATION_TTL_SECONDS").pipe(Config.withDefault(600)),
-        codeTtlSeconds: yield* Config.Int("CODE_TTL_SECONDS").pipe(Config.withDefault(86_400))
+        codeTtlSeconds: yield* Config.Int("CODE_TTL_SECONDS").pipe(Config.withDefault(86_400)),
+        maxActiveOrdersPerWallet: yield* Config.Int("MAX_ACTIVE_ORDERS_PER_WALLET").pipe(Config.withDefault(50)),
+        chargebackDays: yield* Config.Int("CHARGEBACK_DAYS").pipe(Config.withDefault(0)),
+        swapDriftPct: yield* Config.String("SWAP_DRIFT_PCT").pipe(Config.withDefault("0.5"))
       })
     })
   )
@@ -52,5 +59,12 @@ export const limits = {
   walletMailboxMax: 1_024,
   walletIdleSeconds: 300,
   getWalletsPageMax: 1000,
-  requestBodyBytesMax: 1_048_576
+  requestBodyBytesMax: 1_048_576,
+  privateRoomsPerCreator: 5,
+  ordersPageMax: 100,
+  ordersWindowDays: 90,
+  tradeInfoLevelsMax: 100,
+  candlesMax: 1000,
+  roomMailboxMax: 4_096,
+  roomIdleSeconds: 600
 } as const

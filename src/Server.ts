@@ -8,6 +8,7 @@ import { MessageStorage, RunnerHealth, Runners, RunnerStorage, Sharding, Shardin
 import { HttpRouter } from "effect/http"
 import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
 import { CodeEntityLayer } from "../actors/code/Behaviour.ts"
+import { RoomEntityLayer } from "../actors/room/Behaviour.ts"
 import { WalletEntityLayer } from "../actors/wallet/Behaviour.ts"
 import { Api } from "../schema/Api.ts"
 import { AppConfigService } from "./Config.ts"
@@ -16,7 +17,8 @@ import { MerchantAuthLive, ServiceAuthLive, SessionAuthLive } from "./http/Auth.
 import { EnvelopeLayer } from "./http/EnvelopeMiddleware.ts"
 import { makePublicServer } from "./http/NodeServer.ts"
 import { GeneralHandlers } from "./http/handlers/GeneralHandlers.ts"
-import { InvestHandlers, MarketHandlers, PaymentHandlers, PayordersHandlers } from "./http/handlers/AreaHandlers.ts"
+import { InvestHandlers, PaymentHandlers, PayordersHandlers } from "./http/handlers/AreaHandlers.ts"
+import { MarketHandlers } from "./http/handlers/MarketHandlers.ts"
 import { PrivateHandlers } from "./http/handlers/PrivateHandlers.ts"
 import { PrivateLedgerHandlers } from "./http/handlers/PrivateLedgerHandlers.ts"
 import { PublicHandlers } from "./http/handlers/PublicHandlers.ts"
@@ -26,6 +28,10 @@ import { MonitoringServer } from "./monitoring/MonitoringServer.ts"
 import { Credentials } from "./services/Credentials.ts"
 import { Currencies } from "./services/Currencies.ts"
 import { Codes } from "./services/Codes.ts"
+import { ExchangeOrders } from "./services/ExchangeOrders.ts"
+import { MarketData } from "./services/MarketData.ts"
+import { Rooms } from "./services/Rooms.ts"
+import { Swaps } from "./services/Swaps.ts"
 import { DebtCharges } from "./services/DebtCharges.ts"
 import { Feeds } from "./services/Feeds.ts"
 import { Journal } from "./services/Journal.ts"
@@ -56,9 +62,12 @@ const Core = Layer.mergeAll(TimeTicks.layer, Currencies.layer, Rates.layer, Tari
 
 const Lookups = Layer.mergeAll(Recipients.layer, Journal.layer, Feeds.layer).pipe(Layer.provideMerge(Core))
 
+const Actors = Layer.mergeAll(WalletEntityLayer, CodeEntityLayer, RoomEntityLayer, Rooms.layer, ExchangeOrders.layer).pipe(Layer.provideMerge(Lookups))
+
 const Services = Layer.mergeAll(
-  Wallets.layer, Credentials.layer, Terminals.layer, Treasury.layer, LedgerAudit.layer, Transfers.layer, DebtCharges.layer, Codes.layer, WalletEntityLayer, CodeEntityLayer
-).pipe(Layer.provideMerge(Lookups))
+  Wallets.layer, Credentials.layer, Terminals.layer, Treasury.layer, LedgerAudit.layer, Transfers.layer, DebtCharges.layer, Codes.layer,
+  MarketData.layer, Swaps.layer
+).pipe(Layer.provideMerge(Actors))
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" }).pipe(
   Layer.provide([PublicHandlers, GeneralHandlers, WalletHandlers, MarketHandlers, InvestHandlers, PayordersHandlers, PaymentHandlers, PrivateHandlers, PrivateLedgerHandlers]),

@@ -224,6 +224,19 @@ export class Engine {
     return a.len > 0 ? this.store.lPrice[a.levels[a.len - 1]] : undefined
   }
 
+  /**
+   * Visits one side's levels best first with (price, total quantity) until `visit` returns false.
+   * `side` is the side of the resting orders ("sell" walks the asks a buyer would take).
+   */
+  walkLevels(side: Side, visit: (price: number, total: number) => boolean): void {
+    const s = this.store
+    const levels = side === "buy" ? s.bids : s.asks
+    for (let i = levels.len - 1; i >= 0; i--) {
+      const lvl = levels.levels[i]
+      if (!visit(s.lPrice[lvl], s.lTotal[lvl])) return
+    }
+  }
+
   snapshot(): BookSnapshot {
     const s = this.store
     const dump = (side: typeof s.bids) => {

@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import { Entity } from "effect/cluster"
-import { BalanceNotEnough, ExternalIdConflict, NonceExists, TransactionNotPending } from "../../schema/Errors.ts"
+import { BalanceNotEnough, ExternalIdConflict, MaxActiveOrdersExceeded, NonceExists, TransactionNotPending } from "../../schema/Errors.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { TxState, TxType } from "../../schema/Transfer.ts"
 import { limits } from "../../src/Config.ts"
@@ -17,6 +17,7 @@ import { decodeOperation } from "./OperationCodec.ts"
 import { WalletEntity } from "./Protocol.ts"
 import { makeWalletState } from "./State.ts"
 import { makeTransferHandlers } from "./TransferHandlers.ts"
+import { countActiveOrders } from "../../sql/OrderRepo.ts"
 
 const TREASURY = -1n
 
@@ -30,6 +31,7 @@ export const WalletEntityLayer = WalletEntity.toLayer(
     const currencies = yield* Currencies
     const decimalsOf = (code: string) => currencies.find(code)?.decimals ?? 0
     const transfers = makeTransferHandlers(state, db, ledger, decimalsOf)
+    let openOrders: number | undefined
 
     const duplicateOrShort = (currency: string) => (failure: { readonly _tag: string }): Effect.Effect<never, BalanceNotEnough | ExternalIdConflict> => {
       state.forget(currency)
@@ -127,7 +129,38 @@ export const WalletEntityLayer = WalletEntity.toLayer(
         )
         return { idUpdate: String(idUpdate) }
       }),
-      Reload: () => Effect.sync(() => { state.forget() })
+      LockForOrder: Effect.fnUntraced(function*({ payload }) {
+        // Rooms complete and cancel orders without this actor, so a cached count can only be too
+        // high: it is trusted to admit, and recounted in SQL before it refuses.
+        if (openOrders === undefined || openOrders >= payload.maxActive) openOrders = yield* db(countActiveOrders(String(walletId)))
+        if (openOrders >= payload.maxActive) {
+          return yield* new MaxActiveOrdersExceeded({ message: `clientNonce: the wallet already holds ${openOrders} open orders (at most ${payload.maxActive})` })
+        }
+        const operation = decodeOperation(payload.operation)
+        const debit = BigInt(payload.debitMinor)
+        const attempt = Effect.gen(function*() {
+          const decision = yield* state.decide(payload.currency, (known) =>
+            known.free >= debit ? { _tag: "Post", postings: operation.postings } : { _tag: "Reject", rule: "BalanceNotEnough" })
+          if (decision._tag === "Reject") {
+            return yield* new BalanceNotEnough({ message: `fromAmount: free ${payload.currency} balance does not cover the order` })
+          }
+          const idUpdate = yield* ledger.commit(operation).pipe(Effect.tapError(() => Effect.sync(() => state.forget(payload.currency))))
+          state.apply(operation.postings)
+          return idUpdate
+        })
+        const idUpdate = yield* attempt.pipe(
+          Effect.retry({ times: 3, while: (failure) => failure._tag === "ConstraintViolated" }),
+          Effect.catch((failure): Effect.Effect<never, BalanceNotEnough | NonceExists> =>
+            failure._tag === "BalanceNotEnough"
+              ? Effect.fail(failure as BalanceNotEnough)
+              : failure._tag === "Duplicate"
+              ? Effect.fail(new NonceExists({ message: "clientNonce: already used by this wallet" }))
+              : Effect.fail(new BalanceNotEnough({ message: "fromAmount: the balance changed; retry" })))
+        )
+        openOrders += 1
+        return { idUpdate: String(idUpdate) }
+      }),
+      Reload: () => Effect.sync(() => { state.forget(); openOrders = undefined })
     })
   }),
   { maxIdleTime: `${limits.walletIdleSeconds} seconds`, mailboxCapacity: limits.walletMailboxMax }

@@ -98,3 +98,20 @@ export const debtCharge = (walletId: bigint, known: Buckets, currency: string, a
     ] as ReadonlyArray<Posting>
   }
 }
+
+/**
+ * Step two of a swap against the Broker: the reserved fromAmount leaves lock_out for the Broker, the
+ * Broker pays the net amount and the fee (both in the target currency, CONTRACT C14).
+ */
+export const settleSwap = (
+  walletId: bigint, profitWalletId: bigint, from: string, amount: bigint, to: string, net: bigint, fee: bigint
+): ReadonlyArray<Posting> =>
+  nonZero([
+    { walletId, currency: from, bucket: Bucket.lockOut, delta: -amount },
+    { walletId: BROKER_WALLET_ID, currency: from, bucket: Bucket.free, delta: amount },
+    { walletId: BROKER_WALLET_ID, currency: to, bucket: Bucket.free, delta: -(net + fee) },
+    { walletId, currency: to, bucket: Bucket.free, delta: net },
+    { walletId: profitWalletId, currency: to, bucket: Bucket.free, delta: fee }
+  ])
+
+export const BROKER_WALLET_ID = -3n

@@ -6,7 +6,7 @@ import { Schema } from "effect"
 import { Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
 import {
-  BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, ExternalIdConflict, NonceExists, TransactionNotPending
+  BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, ExternalIdConflict, MaxActiveOrdersExceeded, NonceExists, TransactionNotPending
 } from "../../schema/Errors.ts"
 
 /** A trusted treasury posting (execute_transactions): free ± amount against the Treasury wallet. */
@@ -40,7 +40,11 @@ export const ReserveTransfer = Rpc.make("ReserveTransfer", {
     codeHashHex: Schema.NullOr(Schema.String),
     expiresAtMs: Schema.Number,
     attempts: Schema.Int,
-    codeForEvent: Schema.NullOr(Schema.String)
+    codeForEvent: Schema.NullOr(Schema.String),
+    /** A swap's target leg (its fee is in currencyTo and is not reserved from the source). */
+    exchange: Schema.optional(Schema.Struct({ currencyTo: Schema.String, amountToMinor: Schema.String })),
+    /** Free funds the reservation may not use (ChargeBackDays protection of a swap). */
+    protectedMinor: Schema.optional(Schema.String)
   },
   success: Schema.Struct({ idUpdate: Schema.String }),
   error: Schema.Union([BalanceNotEnough, NonceExists])
@@ -90,7 +94,17 @@ export const CommitWithDebit = Rpc.make("CommitWithDebit", {
   error: Schema.Union([BalanceNotEnough, NonceExists, TransactionNotPending])
 })
 
+/**
+ * Place an order: commit its prepared operation (order row, its transaction, free → lock_orders of
+ * `debitMinor`) if the free balance covers it and the wallet holds fewer than `maxActive` open orders.
+ */
+export const LockForOrder = Rpc.make("LockForOrder", {
+  payload: { currency: Schema.String, debitMinor: Schema.String, operation: Schema.String, maxActive: Schema.Int },
+  success: Schema.Struct({ idUpdate: Schema.String }),
+  error: Schema.Union([BalanceNotEnough, NonceExists, MaxActiveOrdersExceeded])
+})
+
 /** Forget cached balances (sent after credits committed by other actors, or by operators). */
 export const Reload = Rpc.make("Reload")
 
-export const WalletEntity = Entity.make("Wallet", [PostTreasury, ReserveTransfer, ConfirmTransfer, CancelTransfer, ChargeDebt, CommitWithDebit, Reload])
+export const WalletEntity = Entity.make("Wallet", [PostTreasury, ReserveTransfer, ConfirmTransfer, CancelTransfer, ChargeDebt, CommitWithDebit, LockForOrder, Reload])

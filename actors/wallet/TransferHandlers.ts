@@ -15,7 +15,7 @@ import { TxState } from "../../schema/Transfer.ts"
 import type { Db } from "../../src/db/Sql.ts"
 import type { LedgerWriter } from "../../src/services/LedgerWriter.ts"
 import { codeMatches, signatureMatches } from "./Confirmation.ts"
-import { releaseTransfer, reserveTransfer, settleTransfer } from "./Engine.ts"
+import { releaseTransfer, reserveTransfer, settleSwap, settleTransfer } from "./Engine.ts"
 import type { CancelTransfer, ConfirmTransfer, ReserveTransfer } from "./Protocol.ts"
 import type { WalletState } from "./State.ts"
 
@@ -40,7 +40,8 @@ export const makeTransferHandlers = (
 
   /** Releases a pending reservation back to free (cancel, expiry, attempts used up). */
   const release = (tx: NonNullable<Effect.Success<ReturnType<typeof loadPending>>>["tx"], reason: string) => {
-    const amount = BigInt(tx.amount), fee = BigInt(tx.fee)
+    // A swap's fee is in its target currency and was never reserved.
+    const amount = BigInt(tx.amount), fee = tx.currency_to === null ? BigInt(tx.fee) : 0n
     return commitApplied({
       transition: { id: BigInt(tx.id), from: TxState.Created, to: TxState.Canceled },
       postings: releaseTransfer(walletId, tx.currency, amount, fee),
@@ -59,17 +60,26 @@ export const makeTransferHandlers = (
 
   const ReserveTransferHandler = Effect.fnUntraced(function*({ payload }: { payload: Payload<typeof ReserveTransfer> }) {
     const amount = BigInt(payload.amountMinor), fee = BigInt(payload.feeMinor)
+    const swap = payload.exchange
+    const reservedFee = swap === undefined ? fee : 0n
+    const withheld = BigInt(payload.protectedMinor ?? "0")
     const txId = BigInt(payload.txId)
     const attempt = Effect.gen(function*() {
-      const decision = yield* state.decide(payload.currency, (known) => reserveTransfer(walletId, known, payload.currency, amount, fee))
+      const decision = yield* state.decide(payload.currency, (known) =>
+        reserveTransfer(walletId, withheld === 0n ? known : { ...known, free: known.free - withheld }, payload.currency, amount, reservedFee))
       if (decision._tag === "Reject") {
-        return yield* new BalanceNotEnough({ message: `amount: free ${payload.currency} balance does not cover amount plus fee` })
+        return yield* new BalanceNotEnough({
+          message: withheld > 0n
+            ? `fromAmount: free ${payload.currency} balance, less funds received within the chargeback period, does not cover the amount`
+            : `amount: free ${payload.currency} balance does not cover amount plus fee`
+        })
       }
       return yield* commitApplied({
         tx: {
           id: txId, typeTx: payload.typeTx, txState: TxState.Created, walletFrom: walletId, walletTo: BigInt(payload.recipientId),
           currency: payload.currency, amount, fee, tag: payload.tag, appId: null, externalId: null, requestHash: null,
-          clientNonce: payload.clientNonce === null ? null : BigInt(payload.clientNonce), profitWallet: BigInt(payload.profitWalletId)
+          clientNonce: payload.clientNonce === null ? null : BigInt(payload.clientNonce), profitWallet: BigInt(payload.profitWalletId),
+          ...(swap === undefined ? {} : { currencyTo: swap.currencyTo, amountTo: BigInt(swap.amountToMinor) })
         },
         postings: decision.postings,
         confirmation: {
@@ -118,9 +128,24 @@ export const makeTransferHandlers = (
     }
     const amount = BigInt(tx.amount), fee = BigInt(tx.fee)
     const recipient = BigInt(tx.wallet_to)
+    const profitWallet = tx.profit_wallet === null ? -2n : BigInt(tx.profit_wallet)
+    if (tx.currency_to !== null) {
+      const net = BigInt(tx.amount_to ?? "0")
+      const idUpdate = yield* commitApplied({
+        transition: { id: BigInt(tx.id), from: TxState.Created, to: TxState.Finished },
+        postings: settleSwap(walletId, profitWallet, tx.currency, amount, tx.currency_to, net, fee),
+        dropConfirmation: true,
+        events: [{
+          kind: "SwapExecuted", walletId,
+          payload: { txId: payload.txId, from: tx.currency, amount: units(tx.amount, tx.currency), to: tx.currency_to, received: units(String(net), tx.currency_to), fee: units(tx.fee, tx.currency_to) }
+        }]
+      }, tx.currency).pipe(Effect.catch(() => Effect.fail(notPending(payload.txId))))
+      state.forget(tx.currency_to)
+      return { idUpdate: String(idUpdate), feeMinor: tx.fee, currency: tx.currency_to }
+    }
     const idUpdate = yield* commitApplied({
       transition: { id: BigInt(tx.id), from: TxState.Created, to: TxState.Finished },
-      postings: settleTransfer(walletId, recipient, tx.profit_wallet === null ? -2n : BigInt(tx.profit_wallet), tx.currency, amount, fee),
+      postings: settleTransfer(walletId, recipient, profitWallet, tx.currency, amount, fee),
       dropConfirmation: true,
       events: [
         {

@@ -4,9 +4,11 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Envelope } from "../Envelope.ts"
 import { ApplyCodeOut, ApplyCodeQuery, CodeErrors, CodeQuery, CreateTxCodeIn, TxCodesOut } from "../Code.ts"
 import {
-  BalanceNotEnough, InvalidAmount, InvalidRequest, NonceExists, RateLimited, RateNotFound, SameAccounts, TooManyDecimals,
+  BalanceNotEnough, CurrencyNotEnabled, InvalidAmount, RoomNotFound, TooManyItems, InvalidRequest, NonceExists, RateLimited, RateNotFound, SameAccounts, TooManyDecimals,
   TransactionNotFound, TransactionNotPending, UnknownCurrency, WalletBlocked, WalletNotFound, WrongSide
 } from "../Errors.ts"
+import { CandleOut, CandlesQuery, OrderTxInfoOut } from "../Exchange.ts"
+import { Int64String } from "../Ids.ts"
 import { CurrencyOut, EstimateFeeOut, EstimateFeeQuery, WalletTerminalOut } from "../Reference.ts"
 import { SessionAuth } from "../Security.ts"
 
@@ -15,6 +17,16 @@ export class GeneralApi extends HttpApiGroup.make("general")
   .add(
     HttpApiEndpoint.get("tokens_networks", "/tokens_networks", { success: Envelope(Schema.Array(WalletTerminalOut)) }),
     HttpApiEndpoint.get("assets", "/assets", { success: Envelope(Schema.Array(CurrencyOut)) }),
+    HttpApiEndpoint.post("order_tx_info", "/order_tx_info", {
+      payload: Schema.Array(Int64String).check(Schema.isMaxLength(100)),
+      success: Envelope(Schema.Array(OrderTxInfoOut)),
+      error: TooManyItems
+    }).annotateMerge(OpenApi.annotations({ description: "Orders of this wallet among the ids (unknown or foreign ids are left out), with their fills" })),
+    HttpApiEndpoint.get("get_candles", "/get_candles", {
+      query: CandlesQuery,
+      success: Envelope(Schema.Array(CandleOut)),
+      error: [UnknownCurrency, CurrencyNotEnabled, InvalidRequest, RoomNotFound]
+    }).annotateMerge(OpenApi.annotations({ description: "OHLC + volume from trades, oldest first; default range the last 100 intervals; at most 1000 candles" })),
     HttpApiEndpoint.post("create_tx_code", "/create_tx_code", {
       payload: CreateTxCodeIn,
       success: Envelope(TxCodesOut),

@@ -1,9 +1,10 @@
 /** Private `/private/v1/` (service bearer keys): reference data, wallet lifecycle, bootstrap (CONTRACT C3). */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { PairQuery, SwapInfoOut } from "../Exchange.ts"
 import { Envelope } from "../Envelope.ts"
 import {
-  BaseTerminalExists, FieldRuleViolated, InvalidRequest, RateNotFound, TerminalNotFound, TerminalReadOnly, TooManyItems,
+  BaseTerminalExists, CurrencyNotEnabled, FieldRuleViolated, InvalidRequest, RateNotFound, TerminalNotFound, TerminalReadOnly, TooManyItems,
   UnknownCurrency, WalletNotFound
 } from "../Errors.ts"
 import { AppIdOut, WalletId } from "../Ids.ts"
@@ -40,6 +41,11 @@ export class PrivateApi extends HttpApiGroup.make("private")
       error: [UnknownCurrency, RateNotFound]
     }),
     HttpApiEndpoint.get("get_rates", "/get_rates", { success: Envelope(Schema.Array(RateOut)) }),
+    HttpApiEndpoint.get("swap_info", "/swap_info", {
+      query: PairQuery,
+      success: Envelope(SwapInfoOut),
+      error: [UnknownCurrency, CurrencyNotEnabled, InvalidRequest, RateNotFound]
+    }),
     HttpApiEndpoint.post("create_wallet", "/create_wallet", {
       payload: CreateWalletIn,
       success: Envelope(WalletInfo),

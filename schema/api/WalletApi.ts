@@ -11,16 +11,9 @@ import { SessionAuth } from "../Security.ts"
 import { ConfirmQuery, CreateTransactOut, HistoryQuery, InternalTransferIn, TxIdQuery, TxInfo, TxListIn, TxRow } from "../Transfer.ts"
 import { TxId } from "../Ids.ts"
 import { CodeErrors } from "../Code.ts"
+import { TwoFactorHeaders } from "../Transfer.ts"
 import { GetBalanceOut, SetSecurityIn, UpdateSettingsIn, WalletInfo, WalletInfoOut } from "../Wallet.ts"
 
-const TwoFactorHeaders = {
-  "x-keytype": Schema.optional(Schema.Literals(["Fido2Key", "PassKey", "UserKey"])).annotate({
-    description: "Login method: selects the confirmation channel under Require2FA"
-  }),
-  "x-signresult": Schema.optional(Schema.String.check(Schema.isMaxLength(200))).annotate({
-    description: "base64 Ed25519 signature of the txId's decimal string (NeedSign step two)"
-  })
-}
 
 const TransferErrors = [
   InvalidRequest, BalanceNotEnough, NonceExists, SameAccounts, WalletBlocked, WalletNotFound, UnknownCurrency, TooManyDecimals,

@@ -27,6 +27,7 @@ import { TimeTicks } from "../TimeTicks.ts"
 import { Currencies } from "./Currencies.ts"
 import { delivered } from "./Delivery.ts"
 import { LedgerWriter } from "./LedgerWriter.ts"
+import { isRoomCode, Rooms } from "./Rooms.ts"
 import { Tariffs } from "./Tariffs.ts"
 
 export const newCode = (timeLimit: boolean, now: number): string =>
@@ -62,6 +63,7 @@ export class Codes extends Context.Service<Codes, {
       const ledger = yield* LedgerWriter
       const walletActor = yield* WalletEntity.client
       const codeActor = yield* CodeEntity.client
+      const rooms = yield* Rooms
       const codeTtlMs = (yield* AppConfigService).codeTtlSeconds * 1000
 
       const toOut = (row: CodeRow, walletId: string, code: string | null): TxCodesOut => {
@@ -130,6 +132,12 @@ export class Codes extends Context.Service<Codes, {
       })
 
       const apply = Effect.fn("Codes.apply")(function*(walletId: string, ref: CodeRef, amount: string | undefined, clientNonce: string) {
+        // A room's share code joins the room (SPEC market rule 2); `result` is the room key (C14).
+        if (ref.code !== undefined && ref.id === undefined && isRoomCode(ref.code)) {
+          const roomKey = yield* rooms.join(walletId, ref.code)
+          if (roomKey === undefined) return yield* new TransactionNotFound({ message: "code: no such open room" })
+          return { confirmationStatusCode: "Confirmed" as const, txId: roomKey, result: roomKey }
+        }
         const row = yield* resolve(walletId, ref)
         if (row.kind === "room") {
           return { confirmationStatusCode: "Confirmed" as const, txId: String(row.tx_id), result: String(row.room_key ?? "0") }

@@ -35,6 +35,7 @@ export class Journal extends Context.Service<Journal, {
 
       const toRow = (row: TxDbRow): TxRow => {
         const decimals = currencies.find(row.currency)?.decimals ?? 0
+        const toDecimals = row.currency_to === null ? decimals : currencies.find(row.currency_to)?.decimals ?? 0
         const state = Number(row.tx_state)
         return {
           id: String(row.id),
@@ -46,9 +47,13 @@ export class Journal extends Context.Service<Journal, {
           walletTo: String(row.wallet_to),
           currency: row.currency,
           amount: Number(fromMinorUnits(BigInt(row.amount), decimals)),
-          fee: Number(fromMinorUnits(BigInt(row.fee), decimals)),
+          fee: Number(fromMinorUnits(BigInt(row.fee), toDecimals)),
           tag: row.tag,
-          dateTxUTC: row.created_at.toISOString()
+          dateTxUTC: row.created_at.toISOString(),
+          ...(row.currency_to === null ? {} : {
+            currencyTo: row.currency_to,
+            amountTo: Number(fromMinorUnits(BigInt(row.amount_to ?? "0"), toDecimals))
+          })
         }
       }
       const involves = (walletId: string) => (row: TxDbRow) => String(row.wallet_from) === walletId || String(row.wallet_to) === walletId

@@ -119,6 +119,7 @@ export class LedgerWriter extends Context.Service<LedgerWriter, {
       const commit = (operation: LedgerOperation) =>
         Effect.suspend(() => {
           invariantSumsToZero(operation)
+          for (const part of operation.extra ?? []) invariantSumsToZero(part)
           const done = Deferred.makeUnsafe<bigint, CommitFailure>()
           return Effect.andThen(Queue.offer(queue, { operation, done }), Deferred.await(done))
         })

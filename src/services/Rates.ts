@@ -1,10 +1,11 @@
 /**
  * Rates (SPEC market rule 7, CONTRACT C14): a set rate of A/B or its inverse; else A/USDT × USDT/B;
  * else A/BTC × BTC/B, each leg itself direct or via USDT. Reference rates come from the operator's
- * `set_rates`; the order books add theirs with the exchange issue.
+ * `set_rates`; a pair without one takes its public book's last trade price, else the book's mid.
  */
 import { BigNumber } from "bignumber.js"
 import { Context, Effect, Layer } from "effect"
+import { lastTrades, publicMidPrices } from "../../sql/OrderRepo.ts"
 import { allRates, upsertRates } from "../../sql/ReferenceRepo.ts"
 import { makeDb } from "../db/Sql.ts"
 
@@ -57,8 +58,13 @@ export class Rates extends Context.Service<Rates, {
       // The rate table is small and read on every balance: it is cached for `rateCacheMs`. This
       // process's set_rates drops the cache at once; another process's change shows within that time.
       let cached: { readonly at: number; readonly table: ReadonlyMap<string, BigNumber> } | undefined
-      const load = Effect.map(db(allRates), (rows) => {
+      const load = Effect.map(Effect.all([db(allRates), db(lastTrades), db(publicMidPrices)]), ([rows, trades, mids]) => {
         const table = new Map(rows.map((r) => [`${r.from_currency}/${r.to_currency}`, new BigNumber(r.rate)]))
+        // The books fill in pairs without a reference rate: last trade of the public room, else its mid.
+        for (const book of [...trades, ...mids]) {
+          if (table.has(`${book.base}/${book.quote}`) || table.has(`${book.quote}/${book.base}`)) continue
+          table.set(`${book.base}/${book.quote}`, new BigNumber(book.price))
+        }
         cached = { at: Date.now(), table }
         return table as ReadonlyMap<string, BigNumber>
       })

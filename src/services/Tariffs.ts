@@ -11,6 +11,7 @@ import { fromMinorUnits } from "../../schema/Money.ts"
 import { makeDb } from "../db/Sql.ts"
 
 export const FEES_WALLET_ID = -2n
+export const tariffCacheMs = 1_000
 
 export interface FeeQuote {
   readonly fee: bigint
@@ -29,7 +30,8 @@ export interface FeeQuery {
 const specificity = (rule: TariffRow): number =>
   (rule.wallet_group !== null ? 4 : 0) + (rule.type_tx !== null ? 2 : 0) + (rule.min_amount !== null || rule.max_amount !== null ? 1 : 0)
 
-export const quoteFee = (rules: ReadonlyArray<TariffRow>, query: FeeQuery): FeeQuote => {
+/** The most specific rule matching a query, if any. */
+export const ruleFor = (rules: ReadonlyArray<TariffRow>, query: FeeQuery): TariffRow | undefined => {
   const amount = new BigNumber(fromMinorUnits(query.amount, query.decimals))
   let best: TariffRow | undefined
   for (const rule of rules) {
@@ -40,7 +42,13 @@ export const quoteFee = (rules: ReadonlyArray<TariffRow>, query: FeeQuery): FeeQ
     if (rule.max_amount !== null && amount.gt(rule.max_amount)) continue
     if (best === undefined || specificity(rule) >= specificity(best)) best = rule
   }
+  return best
+}
+
+export const quoteFee = (rules: ReadonlyArray<TariffRow>, query: FeeQuery): FeeQuote => {
+  const best = ruleFor(rules, query)
   if (best === undefined) return { fee: 0n, profitWalletId: FEES_WALLET_ID }
+  const amount = new BigNumber(fromMinorUnits(query.amount, query.decimals))
   // shiftedBy(-2) is the exact "/ 100": BigNumber's div rounds to 20 places, which could turn a tiny
   // positive fee into 0 before the rounding up below.
   const fee = new BigNumber(best.fee_fixed).plus(amount.times(best.fee_percent).shiftedBy(-2))
@@ -53,11 +61,20 @@ export class Tariffs extends Context.Service<Tariffs, {
   readonly replace: (rules: ReadonlyArray<TariffRow>) => Effect.Effect<number>
   readonly list: () => Effect.Effect<ReadonlyArray<TariffRow>>
 }>()("core/Tariffs") {
-  static readonly layer = Layer.effect(Tariffs, Effect.map(makeDb, (db) => Tariffs.of({
-    resolve: (query) => Effect.map(db(allTariffs), (rules) => quoteFee(rules, query)),
-    replace: (rules) => Effect.as(db(replaceTariffs(rules)), rules.length),
-    list: () => db(allTariffs)
-  })))
+  static readonly layer = Layer.effect(Tariffs, Effect.map(makeDb, (db) => {
+    // The rule table is small and read by every fee-charging action: cached for `tariffCacheMs`.
+    // This process's set_tariffs drops the cache at once; another process's change shows within that time.
+    let cached: { readonly at: number; readonly rules: ReadonlyArray<TariffRow> } | undefined
+    const list = () => Effect.suspend(() =>
+      cached !== undefined && Date.now() - cached.at < tariffCacheMs
+        ? Effect.succeed(cached.rules)
+        : Effect.map(db(allTariffs), (rules) => (cached = { at: Date.now(), rules }).rules))
+    return Tariffs.of({
+      resolve: (query) => Effect.map(list(), (rules) => quoteFee(rules, query)),
+      replace: (rules) => Effect.as(Effect.tap(db(replaceTariffs(rules)), () => Effect.sync(() => (cached = undefined))), rules.length),
+      list
+    })
+  }))
 }
 
 /** Which tariff class a numeric typeTx belongs to (CONTRACT C7/C11). */

@@ -20,22 +20,6 @@ import { rateOut } from "./PrivateHandlers.ts"
 
 const txStateNames: Record<number, string> = { 1: "Created", 2: "Confirmed", 3: "Created|Confirmed", 4: "Predicted", 8: "Finished", 16: "Canceled" }
 
-export const MarketHandlers = HttpApiBuilder.group(Api, "market", Effect.fn(function*(handlers) {
-  const currencies = yield* Currencies
-  const rates = yield* Rates
-  return handlers.handle("get_rates", ({ query }) =>
-    Effect.gen(function*() {
-      const to = yield* currencies.require(query.to ?? currencies.base().code, "to")
-      const from = query.from ?? currencies.all().filter((c) => c.code !== to.code).map((c) => c.code)
-      for (const code of from) yield* currencies.require(code, "from")
-      const table = yield* rates.table()
-      return yield* ok(from.flatMap((code) => {
-        const rate = crossRate(table, code, to.code)
-        return rate === undefined ? [] : [rateOut(rate)]
-      }))
-    }))
-}))
-
 const DAY_MS = 86_400_000
 const investmentTypes: Record<string, number> = { None: 0, interest_on_balance: 1 }
 

@@ -10,6 +10,7 @@ import { Currencies } from "../../services/Currencies.ts"
 import { Tariffs, txClassOfType } from "../../services/Tariffs.ts"
 import { Terminals } from "../../services/Terminals.ts"
 import { Codes } from "../../services/Codes.ts"
+import { MarketData } from "../../services/MarketData.ts"
 import { Recipients } from "../../services/Recipients.ts"
 import { Wallets } from "../../services/Wallets.ts"
 import { TxType } from "../../../schema/Transfer.ts"
@@ -25,6 +26,7 @@ export const GeneralHandlers = HttpApiBuilder.group(Api, "general", Effect.fn(fu
   const wallets = yield* Wallets
   const recipients = yield* Recipients
   const codes = yield* Codes
+  const market = yield* MarketData
   return handlers
     .handle("tokens_networks", () =>
       Effect.gen(function*() {
@@ -33,6 +35,13 @@ export const GeneralHandlers = HttpApiBuilder.group(Api, "general", Effect.fn(fu
         return yield* ok(yield* terminals.forWallet(wallet.wallet_group))
       }))
     .handle("assets", () => ok(currencies.all().map(currencyOut)))
+    .handle("order_tx_info", ({ payload }) => CurrentSession.use((s) => Effect.flatMap(market.orderTxInfo(s.walletId, payload), ok)))
+    .handle("get_candles", ({ query }) =>
+      CurrentSession.use((s) =>
+        Effect.flatMap(market.candles(s.walletId, {
+          from: query.currency_from, to: query.currency_to, roomKey: query.room_key ?? "0", interval: Number(query.interval ?? 3600),
+          start: query.start, end: query.end
+        }), ok)))
     .handle("create_tx_code", ({ payload }) => CurrentSession.use((s) => Effect.flatMap(codes.create(s.walletId, payload), ok)))
     .handle("apply_code", ({ query }) =>
       CurrentSession.use((s) => Effect.flatMap(codes.apply(s.walletId, { code: query.code, id: query.id }, query.amount, query.client_nonce), ok)))

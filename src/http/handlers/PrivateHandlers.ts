@@ -12,6 +12,7 @@ import { Credentials } from "../../services/Credentials.ts"
 import { type Currency, Currencies } from "../../services/Currencies.ts"
 import { LedgerAudit } from "../../services/LedgerAudit.ts"
 import { type Rate, Rates } from "../../services/Rates.ts"
+import { Swaps } from "../../services/Swaps.ts"
 import { Tariffs } from "../../services/Tariffs.ts"
 import { Terminals, toWalletTerminal } from "../../services/Terminals.ts"
 import { Treasury } from "../../services/Treasury.ts"
@@ -27,6 +28,7 @@ export const PrivateHandlers = HttpApiBuilder.group(Api, "private", Effect.fn(fu
   const wallets = yield* Wallets
   const credentials = yield* Credentials
   const rates = yield* Rates
+  const swaps = yield* Swaps
   const tariffs = yield* Tariffs
   const terminals = yield* Terminals
   const treasury = yield* Treasury
@@ -51,6 +53,7 @@ export const PrivateHandlers = HttpApiBuilder.group(Api, "private", Effect.fn(fu
         return yield* ok(rateOut(rate))
       }))
     .handle("get_rates", () => Effect.flatMap(rates.listSet(), (list) => ok(list.map(rateOut))))
+    .handle("swap_info", ({ query }) => Effect.flatMap(swaps.info(undefined, query.currency_from, query.currency_to), ok))
     .handle("create_wallet", ({ payload }) => Effect.flatMap(wallets.create(payload), ok))
     .handle("update_wallet", ({ payload }) => Effect.flatMap(wallets.update(payload), ok))
     .handle("create_session", ({ payload }) =>

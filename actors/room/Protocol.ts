@@ -1,0 +1,42 @@
+/**
+ * The room actor's typed mailbox: one actor per order book, keyed `roomKey:base:quote` (room `0` is
+ * the public room of a pair). It alone matches, consumes and releases its orders' locks.
+ */
+import { Schema } from "effect"
+import { Entity } from "effect/cluster"
+import { Rpc } from "effect/rpc"
+import { OrderNotActive, OrderNotFound, OrderWouldMatch } from "../../schema/Errors.ts"
+
+/** An order's figures after the room processed a message (minor units / lots as strings). */
+export const OrderFigures = Schema.Struct({
+  state: Schema.Int,
+  remainingLots: Schema.String,
+  locked: Schema.String,
+  given: Schema.String,
+  received: Schema.String,
+  fee: Schema.String
+})
+export type OrderFigures = typeof OrderFigures.Type
+
+/** Match an order that was locked (placed) and not yet processed; idempotent. */
+export const Match = Rpc.make("Match", {
+  payload: { orderId: Schema.String },
+  success: OrderFigures,
+  error: OrderWouldMatch
+})
+
+/** The owner cancels a resting order: the remainder's lock returns to free. */
+export const Cancel = Rpc.make("Cancel", {
+  payload: { orderId: Schema.String, walletId: Schema.String },
+  success: OrderFigures,
+  error: Schema.Union([OrderNotFound, OrderNotActive])
+})
+
+/** The room was closed (marked in SQL first): cancel and unlock every open order. */
+export const Close = Rpc.make("Close", {
+  success: Schema.Struct({ cancelled: Schema.Int })
+})
+
+export const RoomEntity = Entity.make("Room", [Match, Cancel, Close])
+
+export const roomEntityId = (roomKey: string, base: string, quote: string): string => `${roomKey}:${base}:${quote}`

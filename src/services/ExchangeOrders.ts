@@ -1,0 +1,216 @@
+/**
+ * Orders (SPEC "Market (session)", CONTRACT C14). Placement is two messages: the wallet's actor
+ * locks fromAmount and records the order (Active) in one commit, then the room's actor matches it
+ * and commits the fills. A crash between the two leaves an Active order the room matches when it is
+ * next activated, so an acknowledged placement is never lost; reads come straight from SQL.
+ */
+import { Context, Effect, Layer } from "effect"
+import { mapOrderForm } from "../../actors/room/OrderForm.ts"
+import { canonicalPair, makePair, type Pair, priceText } from "../../actors/room/Pair.ts"
+import { RoomEntity, roomEntityId } from "../../actors/room/Protocol.ts"
+import { BROKER_WALLET_ID, OrderType, SIDE_SELL } from "../../actors/room/Settlement.ts"
+import { encodeOperation } from "../../actors/wallet/OperationCodec.ts"
+import { WalletEntity } from "../../actors/wallet/Protocol.ts"
+import { Bucket, type LedgerOperation } from "../../sql/LedgerCommit.ts"
+import { findOrder, listOrders, type OrderRow } from "../../sql/OrderRepo.ts"
+import { findRoom, isMember } from "../../sql/RoomRepo.ts"
+import { findWallet } from "../../sql/WalletRepo.ts"
+import {
+  type NewOrderInfo, orderStateCodes, type orderStateNames, type OrderOut
+} from "../../schema/Exchange.ts"
+import {
+  BalanceNotEnough, CurrencyNotEnabled, InvalidAmount, InvalidRequest, MaxActiveOrdersExceeded, NonceExists, OrderNotActive,
+  OrderNotFound, OrderWouldMatch, RateLimited, RoomNotFound, TooManyDecimals, UnknownCurrency, WalletBlocked, WalletNotFound
+} from "../../schema/Errors.ts"
+import { fromMinorUnits } from "../../schema/Money.ts"
+import { TxState, TxType } from "../../schema/Transfer.ts"
+import { WalletFlag } from "../../schema/Wallet.ts"
+import { AppConfigService, limits } from "../Config.ts"
+import { makeDb } from "../db/Sql.ts"
+import { TimeTicks } from "../TimeTicks.ts"
+import { type Currency, Currencies } from "./Currencies.ts"
+import { delivered } from "./Delivery.ts"
+
+export type OrderError =
+  | BalanceNotEnough | CurrencyNotEnabled | InvalidAmount | InvalidRequest | MaxActiveOrdersExceeded | NonceExists | OrderWouldMatch
+  | RateLimited | RoomNotFound | TooManyDecimals | UnknownCurrency | WalletBlocked | WalletNotFound
+
+/** A market buy without toAmount buys as much as fromAmount pays for: no quantity bound of its own. */
+const UNBOUNDED_LOTS = BigInt(Number.MAX_SAFE_INTEGER)
+const exchangeBlockingFlags = WalletFlag.WalletBlock | WalletFlag.Deleted
+
+const typeName = (orderType: number): OrderOut["orderType"] =>
+  orderType === OrderType.Market ? "Market" : orderType === OrderType.LimitOnly ? "LimitOnly" : "Limit"
+const stateName = (code: number): OrderOut["state"] =>
+  (Object.entries(orderStateCodes).find(([, value]) => value === code)?.[0] ?? "Failed") as OrderOut["state"]
+
+export interface OrderQuery {
+  readonly currencyFrom?: string | undefined
+  readonly currencyTo?: string | undefined
+  readonly roomKey?: string | undefined
+  readonly start?: string | undefined
+  readonly end?: string | undefined
+  readonly fromOrderId?: string | undefined
+  readonly limit?: number | undefined
+  readonly states?: ReadonlyArray<(typeof orderStateNames)[number]> | undefined
+}
+
+export class ExchangeOrders extends Context.Service<ExchangeOrders, {
+  readonly create: (walletId: string, input: NewOrderInfo) => Effect.Effect<OrderOut, OrderError>
+  readonly cancel: (walletId: string, orderId: string) => Effect.Effect<OrderOut, OrderNotFound | OrderNotActive | RateLimited>
+  readonly list: (walletId: string, query: OrderQuery) => Effect.Effect<ReadonlyArray<OrderOut>, InvalidRequest>
+  readonly find: (walletId: string, orderId: string) => Effect.Effect<OrderOut | undefined>
+  /** The pair of two exchange-enabled currencies, or the reason it is not tradable. */
+  readonly pairOf: (from: string, to: string) => Effect.Effect<Pair, UnknownCurrency | CurrencyNotEnabled | InvalidRequest>
+}>()("core/ExchangeOrders") {
+  static readonly layer = Layer.effect(
+    ExchangeOrders,
+    Effect.gen(function*() {
+      const db = yield* makeDb
+      const ticks = yield* TimeTicks
+      const currencies = yield* Currencies
+      const config = yield* AppConfigService
+      const walletActor = yield* WalletEntity.client
+      const roomActor = yield* RoomEntity.client
+
+      const enabled = Effect.fnUntraced(function*(code: string, field: string) {
+        const currency = yield* currencies.require(code, field)
+        if (!currency.exchangeEnabled) return yield* new CurrencyNotEnabled({ message: `${field}: ${code} is not enabled for exchange` })
+        return currency
+      })
+
+      const pairOf = Effect.fnUntraced(function*(from: string, to: string) {
+        const a = yield* enabled(from, "fromCurrency")
+        const b = yield* enabled(to, "toCurrency")
+        if (a.code === b.code) return yield* new InvalidRequest({ message: "toCurrency: must differ from fromCurrency" })
+        const { base, quote } = canonicalPair(a.code, b.code)
+        return makePair(base, quote, currencies.find(base)!.decimals, currencies.find(quote)!.decimals)
+      })
+
+      const units = (minor: bigint | string, code: string) => fromMinorUnits(BigInt(minor), currencies.find(code)?.decimals ?? 0)
+
+      const toOut = (row: OrderRow): OrderOut => {
+        const pair = makePair(row.base, row.quote, currencies.find(row.base)?.decimals ?? 0, currencies.find(row.quote)?.decimals ?? 0)
+        const state = Number(row.state)
+        return {
+          id: String(row.id), roomKey: String(row.room_key), fromCurrency: row.from_currency, toCurrency: row.to_currency,
+          fromAmount: units(row.from_amount, row.from_currency),
+          toAmount: row.to_amount === null ? null : units(row.to_amount, row.to_currency),
+          orderType: typeName(Number(row.order_type)),
+          price: row.price_ticks === null ? null : priceText(pair, BigInt(row.price_ticks)),
+          base: row.base, quote: row.quote,
+          given: units(row.given, row.from_currency), received: units(row.received, row.to_currency),
+          fee: units(row.fee, row.to_currency), locked: units(row.locked, row.from_currency),
+          state: stateName(state), stateCode: state, typeTx: Number(row.type_tx), tag: row.tag,
+          createdAt: row.created_at.toISOString(), updatedAt: row.updated_at.toISOString()
+        }
+      }
+
+      const requireRoom = Effect.fnUntraced(function*(walletId: string, roomKey: string, pair: Pair) {
+        if (roomKey === "0") return
+        const room = yield* db(findRoom(roomKey))
+        if (room === undefined || room.closed_at !== null || !(yield* db(isMember(roomKey, walletId)))) {
+          return yield* new RoomNotFound({ message: `roomKey: no open room ${roomKey} this wallet belongs to` })
+        }
+        const traded = new Set([room.currency1, room.currency2])
+        if (!traded.has(pair.base) || !traded.has(pair.quote)) {
+          return yield* new InvalidRequest({ message: `roomKey: room ${roomKey} trades ${room.currency1}/${room.currency2}` })
+        }
+      })
+
+      const create = Effect.fn("ExchangeOrders.create")(function*(walletId: string, input: NewOrderInfo) {
+        if (input.clientNonce === undefined || input.clientNonce === null) {
+          return yield* new InvalidRequest({ message: "clientNonce: required (fresh per request)" })
+        }
+        const wallet = yield* db(findWallet(walletId))
+        if (wallet === undefined) return yield* new WalletNotFound({ message: "sid: the session's wallet no longer exists" })
+        if ((Number(wallet.flags) & exchangeBlockingFlags) !== 0) {
+          return yield* new WalletBlocked({ message: "wallet: blocked (WalletBlock or Deleted)" })
+        }
+        const pair = yield* pairOf(input.fromCurrency, input.toCurrency)
+        const from = currencies.find(input.fromCurrency) as Currency, to = currencies.find(input.toCurrency) as Currency
+        const fromMinor = yield* currencies.toMinor(input.fromAmount, from, "fromAmount")
+        const toMinor = input.toAmount === undefined || input.toAmount === null ? null : yield* currencies.toMinor(input.toAmount, to, "toAmount")
+        const isLimit = input.isLimit ?? true
+        if (isLimit && toMinor === null) return yield* new InvalidAmount({ message: "toAmount: required for a limit order (price = toAmount / fromAmount)" })
+        const roomKey = input.roomKey ?? "0"
+        yield* requireRoom(walletId, roomKey, pair)
+        // A market buy without toAmount spends fromAmount at the makers' prices: the room caps its quantity.
+        const byFunds = !isLimit && from.code === pair.quote && toMinor === null
+        const mapped = byFunds ? { ok: true as const, side: "buy" as const, price: undefined, quantity: undefined } : mapOrderForm(pair, {
+          fromCurrency: from.code, toCurrency: to.code, fromAmount: input.fromAmount, toAmount: input.toAmount ?? null,
+          isLimit, postOnly: input.postOnly ?? false
+        })
+        if (!mapped.ok) {
+          return yield* new InvalidAmount({
+            message: mapped.reason === "InvalidPrice"
+              ? "toAmount: the price toAmount / fromAmount is out of range"
+              : `fromAmount: ${pair.base} amounts trade in whole steps of 10^-${pair.baseDecimals}`
+          })
+        }
+        const side = mapped.side === "sell" ? SIDE_SELL : 0
+        const orderType = !isLimit ? OrderType.Market : input.postOnly === true ? OrderType.LimitOnly : OrderType.Limit
+        const quantity = mapped.quantity !== undefined ? BigInt(mapped.quantity) : UNBOUNDED_LOTS
+        const id = ticks.next()
+        const typeTx = side === SIDE_SELL ? TxType.ExchangeToBroker : TxType.ExchangeFromBroker
+        const wid = BigInt(walletId)
+        const operation: LedgerOperation = {
+          tx: {
+            id, typeTx, txState: TxState.Created, walletFrom: wid, walletTo: BROKER_WALLET_ID, currency: from.code, amount: 0n, fee: 0n,
+            tag: input.tag ?? null, appId: null, externalId: null, requestHash: null, clientNonce: BigInt(input.clientNonce),
+            currencyTo: to.code, amountTo: 0n
+          },
+          postings: [
+            { walletId: wid, currency: from.code, bucket: Bucket.free, delta: -fromMinor },
+            { walletId: wid, currency: from.code, bucket: Bucket.lockOrders, delta: fromMinor }
+          ],
+          orderInsert: {
+            id, walletId: wid, roomKey: BigInt(roomKey), base: pair.base, quote: pair.quote, side, orderType,
+            priceTicks: mapped.price !== undefined ? BigInt(mapped.price) : null, quantityLots: quantity,
+            fromCurrency: from.code, toCurrency: to.code, fromAmount: fromMinor, toAmount: toMinor, locked: fromMinor,
+            state: 1, tag: input.tag ?? null
+          }
+        }
+        yield* walletActor(walletId).LockForOrder({
+          currency: from.code, debitMinor: String(fromMinor), operation: encodeOperation(operation), maxActive: config.maxActiveOrdersPerWallet
+        }).pipe(delivered)
+        yield* roomActor(roomEntityId(roomKey, pair.base, pair.quote)).Match({ orderId: String(id) }).pipe(delivered)
+        const row = yield* db(findOrder(String(id)))
+        return toOut(row!)
+      })
+
+      const cancel = Effect.fn("ExchangeOrders.cancel")(function*(walletId: string, orderId: string) {
+        const row = yield* db(findOrder(orderId))
+        if (row === undefined || String(row.wallet_id) !== walletId) return yield* new OrderNotFound({ message: `id: no order ${orderId} of this wallet` })
+        if (Number(row.state) !== 1) return yield* new OrderNotActive({ message: `id: order ${orderId} is no longer open` })
+        yield* roomActor(roomEntityId(String(row.room_key), row.base, row.quote)).Cancel({ orderId, walletId }).pipe(delivered)
+        return toOut((yield* db(findOrder(orderId)))!)
+      })
+
+      const dateOf = (text: string | undefined, field: string) => {
+        if (text === undefined) return Effect.succeed(undefined)
+        const date = new Date(text.length === 10 ? `${text}T00:00:00Z` : text)
+        return Number.isNaN(date.getTime()) ? Effect.fail(new InvalidRequest({ message: `${field}: not a valid date` })) : Effect.succeed(date)
+      }
+
+      const list = Effect.fn("ExchangeOrders.list")(function*(walletId: string, query: OrderQuery) {
+        const endGiven = yield* dateOf(query.end, "end")
+        const startGiven = yield* dateOf(query.start, "start")
+        const end = endGiven ?? new Date(Date.now() + 1000)
+        const start = startGiven ?? new Date(end.getTime() - limits.ordersWindowDays * 86_400_000)
+        if (start.getTime() > end.getTime()) return yield* new InvalidRequest({ message: "start: must not be after end" })
+        const rows = yield* db(listOrders({
+          walletId, fromCurrency: query.currencyFrom, toCurrency: query.currencyTo, roomKey: query.roomKey, start, end,
+          beforeId: query.fromOrderId, states: query.states?.map((name) => orderStateCodes[name]),
+          limit: Math.min(query.limit ?? limits.ordersPageMax, limits.ordersPageMax)
+        }))
+        return rows.map(toOut)
+      })
+
+      const find = (walletId: string, orderId: string) =>
+        Effect.map(db(findOrder(orderId)), (row) => (row === undefined || String(row.wallet_id) !== walletId ? undefined : toOut(row)))
+
+      return ExchangeOrders.of({ create: create as any, cancel: cancel as any, list: list as any, find, pairOf: pairOf as any })
+    })
+  )
+}
