@@ -26,9 +26,15 @@ export interface OrderInsert {
   readonly tag: string | null
 }
 
-/** The absolute figures of an order after an operation. */
+/**
+ * The absolute figures of an order after an operation, applied only if the row still holds the
+ * figures the room last knew (`prevRemainingLots`, `prevSeq`, state Active): a room whose memory is
+ * stale (another process matched meanwhile) fails its commit and rebuilds instead of overwriting.
+ */
 export interface OrderUpdate {
   readonly id: bigint
+  readonly prevRemainingLots: bigint
+  readonly prevSeq: bigint | null
   readonly remainingLots: bigint
   readonly locked: bigint
   readonly given: bigint
@@ -59,6 +65,7 @@ interface WithOrders {
   readonly trades?: ReadonlyArray<TradeInsert>
 }
 
+/** Writes the order rows; answers the ids of updates whose row had moved on (none when all applied). */
 export const applyOrderChanges = (operations: ReadonlyArray<WithOrders>) =>
   SqlClient.SqlClient.use((sql) =>
     Effect.gen(function*() {
@@ -80,15 +87,22 @@ export const applyOrderChanges = (operations: ReadonlyArray<WithOrders>) =>
               from_amount, to_amount, locked, state, tag)`
       }
       const updates = operations.flatMap((op) => op.orderUpdates ?? [])
+      let stale: ReadonlyArray<bigint> = []
       if (updates.length > 0) {
-        yield* sql`UPDATE orders AS o SET remaining_lots = u.remaining, locked = u.locked, given = u.given, received = u.received,
-            fee = u.fee, state = u.state, seq = COALESCE(u.seq, o.seq), updated_at = now()
+        const updated = yield* sql<{ id: bigint }>`UPDATE orders AS o SET remaining_lots = u.remaining, locked = u.locked, given = u.given,
+            received = u.received, fee = u.fee, state = u.state, seq = COALESCE(u.seq, o.seq), updated_at = now()
           FROM unnest(${numberArray(updates.map((u) => u.id))}::bigint[], ${numberArray(updates.map((u) => u.remainingLots))}::bigint[],
             ${numberArray(updates.map((u) => u.locked))}::numeric[], ${numberArray(updates.map((u) => u.given))}::numeric[],
             ${numberArray(updates.map((u) => u.received))}::numeric[], ${numberArray(updates.map((u) => u.fee))}::numeric[],
-            ${numberArray(updates.map((u) => u.state))}::smallint[], ${numberArray(updates.map((u) => u.seq))}::bigint[])
-            AS u (id, remaining, locked, given, received, fee, state, seq)
-          WHERE o.id = u.id`
+            ${numberArray(updates.map((u) => u.state))}::smallint[], ${numberArray(updates.map((u) => u.seq))}::bigint[],
+            ${numberArray(updates.map((u) => u.prevRemainingLots))}::bigint[], ${numberArray(updates.map((u) => u.prevSeq))}::bigint[])
+            AS u (id, remaining, locked, given, received, fee, state, seq, prev_remaining, prev_seq)
+          WHERE o.id = u.id AND o.state = 1 AND o.remaining_lots = u.prev_remaining AND o.seq IS NOT DISTINCT FROM u.prev_seq
+          RETURNING o.id`
+        if (updated.length !== updates.length) {
+          const done = new Set(updated.map((row) => BigInt(row.id)))
+          stale = updates.map((u) => u.id).filter((id) => !done.has(id))
+        }
       }
       const trades = operations.flatMap((op) => op.trades ?? [])
       if (trades.length > 0) {
@@ -100,4 +114,5 @@ export const applyOrderChanges = (operations: ReadonlyArray<WithOrders>) =>
             ${numberArray(trades.map((t) => t.takerOrder))}::bigint[], ${numberArray(trades.map((t) => t.makerOrder))}::bigint[],
             ${numberArray(trades.map((t) => t.takerSide))}::smallint[])`
       }
+      return stale
     }))

@@ -173,7 +173,8 @@ export const commitOperations = (requested: ReadonlyArray<LedgerOperation>, nowM
             ${textArray(events.map((e) => JSON.stringify(e.payload)))}::text[]) AS e (id, kind, wallet_id, payload)`
       }
       yield* applyCodeChanges(operations)
-      yield* applyOrderChanges(operations)
+      const staleOrders = yield* applyOrderChanges(operations)
+      if (staleOrders.length > 0) return yield* new StateConflict({ txIds: staleOrders })
       yield* sql`SELECT pg_notify(${journalChannel}, ${String(lastTick)})`
       return firstPart.map((index) => ticks[index])
     }))
@@ -258,6 +259,8 @@ const applyBalanceDeltas = (postings: ReadonlyArray<Posting>) =>
       a.walletId < b.walletId ? -1 : a.walletId > b.walletId ? 1 : a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0)
     const wallets = numberArray(rows.map((r) => r.walletId))
     const currencies = textArray(rows.map((r) => r.currency))
+    // Two statements, not one upsert: PostgreSQL checks CHECK constraints on the row proposed for
+    // insertion before ON CONFLICT, so a debit's negative delta would be refused as a new row.
     yield* sql`INSERT INTO balances (wallet_id, currency)
       SELECT * FROM unnest(${wallets}::bigint[], ${currencies}::text[])
       ON CONFLICT (wallet_id, currency) DO NOTHING`

@@ -123,9 +123,9 @@ export const candles = (base: string, quote: string, roomKey: string, intervalSe
 /** Free-balance credits received by a wallet from others since `since` (ChargeBackDays protection). */
 export const recentCredits = (walletId: string, currency: string, since: Date) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql<{ total: string | null }>`SELECT sum(p.delta)::text AS total FROM postings p JOIN transactions t ON t.id = p.tx_id
-      WHERE p.wallet_id = ${walletId} AND p.currency = ${currency} AND p.bucket = 0 AND p.delta > 0
-        AND t.wallet_to = ${walletId} AND t.wallet_from <> ${walletId} AND t.created_at >= ${since}`,
+    Effect.map(sql<{ total: string | null }>`SELECT sum(p.delta)::text AS total FROM transactions t JOIN postings p ON p.tx_id = t.id
+      WHERE t.wallet_to = ${walletId} AND t.wallet_from <> ${walletId} AND t.created_at >= ${since}
+        AND p.wallet_id = ${walletId} AND p.currency = ${currency} AND p.bucket = 0 AND p.delta > 0`,
       (rows) => BigInt(rows[0]?.total ?? "0")))
 
 /** Mid price (quote per base) of every pair's public book with both sides, for rates where no trade exists. */

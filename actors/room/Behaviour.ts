@@ -24,13 +24,14 @@ import {
 } from "./Engine.ts"
 import { affordableLots, lotsAtPrice, makePair, quoteMinorOf } from "./Pair.ts"
 import { RoomEntity } from "./Protocol.ts"
-import { type BookOrder, cancelOrder, type FeeOf, type Fill, OrderState, OrderType, settleMatch, SIDE_SELL } from "./Settlement.ts"
+import { type BookOrder, cancelOrder, type FeeOf, type Fill, markPersisted, OrderState, OrderType, settleMatch, SIDE_SELL } from "./Settlement.ts"
 
 const toBookOrder = (row: OrderRow): BookOrder => ({
   id: BigInt(row.id), walletId: BigInt(row.wallet_id), walletGroup: Number(row.wallet_group), side: Number(row.side),
   fromCurrency: row.from_currency, toCurrency: row.to_currency, typeTx: Number(row.type_tx),
   seq: row.seq === null ? 0 : Number(row.seq), remainingLots: BigInt(row.remaining_lots), locked: BigInt(row.locked),
-  given: BigInt(row.given), received: BigInt(row.received), fee: BigInt(row.fee), state: Number(row.state)
+  given: BigInt(row.given), received: BigInt(row.received), fee: BigInt(row.fee), state: Number(row.state),
+  persisted: { remainingLots: BigInt(row.remaining_lots), seq: row.seq === null ? null : BigInt(row.seq) }
 })
 
 const figuresOf = (o: { state: number; remainingLots: bigint; locked: bigint; given: bigint; received: bigint; fee: bigint }) => ({
@@ -136,7 +137,11 @@ export const RoomEntityLayer = RoomEntity.toLayer(
         pair, roomKey, taker: order, fills, outcome, feeOf: feeOfWith(yield* tariffs.list()), nextTradeId: ticks.next
       })
       yield* commitOrDie(operation)
-      for (const fill of fills) if (fill.maker.state !== OrderState.Active) forget(fill.maker)
+      markPersisted(order)
+      for (const fill of fills) {
+        markPersisted(fill.maker)
+        if (fill.maker.state !== OrderState.Active) forget(fill.maker)
+      }
       if (rested) {
         bySeq.set(order.seq, order)
         byId.set(String(order.id), order)

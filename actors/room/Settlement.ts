@@ -38,6 +38,8 @@ export interface BookOrder {
   received: bigint
   fee: bigint
   state: number
+  /** What the orders row holds now (the last committed figures), for the conditional update. */
+  persisted: { remainingLots: bigint; seq: bigint | null }
 }
 
 export interface Fill {
@@ -85,8 +87,13 @@ const settleParticipant = (order: BookOrder, leg: Leg, ends: boolean, feeOf: Fee
 
 export const orderUpdateOf = (order: BookOrder, seq: bigint | null): OrderUpdate => ({
   id: order.id, remainingLots: order.remainingLots, locked: order.locked, given: order.given, received: order.received,
-  fee: order.fee, state: order.state, seq
+  fee: order.fee, state: order.state, seq, prevRemainingLots: order.persisted.remainingLots, prevSeq: order.persisted.seq
 })
+
+/** After its commit: the row now holds the order's figures. */
+export const markPersisted = (order: BookOrder): void => {
+  order.persisted = { remainingLots: order.remainingLots, seq: BigInt(order.seq) }
+}
 
 /** The transaction state that goes with an order state. */
 export const txStateOf = (order: BookOrder): number =>

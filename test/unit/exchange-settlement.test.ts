@@ -83,7 +83,8 @@ describe("settlement of random matches", () => {
         return {
           id: BigInt(id), walletId: BigInt(100 + id), walletGroup: 0, side, typeTx: side === SIDE_SELL ? 16 : 17,
           fromCurrency: side === SIDE_SELL ? pair.base : pair.quote, toCurrency: side === SIDE_SELL ? pair.quote : pair.base,
-          seq: id, remainingLots: lots, locked, given: 0n, received: 0n, fee: 0n, state: OrderState.Active
+          seq: id, remainingLots: lots, locked, given: 0n, received: 0n, fee: 0n, state: OrderState.Active,
+          persisted: { remainingLots: lots, seq: null }
         }
       }
       // Trades execute at the maker's own price, which its lock was computed at.
