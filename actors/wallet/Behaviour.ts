@@ -14,6 +14,7 @@ import { Currencies } from "../../src/services/Currencies.ts"
 import { LedgerWriter } from "../../src/services/LedgerWriter.ts"
 import { debtCharge, treasuryPosting } from "./Engine.ts"
 import { decodeOperation } from "./OperationCodec.ts"
+import type { LedgerOperation } from "../../sql/LedgerCommit.ts"
 import { WalletEntity } from "./Protocol.ts"
 import { makeWalletState } from "./State.ts"
 import { makeTransferHandlers } from "./TransferHandlers.ts"
@@ -32,6 +33,38 @@ export const WalletEntityLayer = WalletEntity.toLayer(
     const decimalsOf = (code: string) => currencies.find(code)?.decimals ?? 0
     const transfers = makeTransferHandlers(state, db, ledger, decimalsOf)
     let openOrders: number | undefined
+
+    /**
+     * Commits an operation prepared elsewhere that takes `debit` from this wallet's free balance:
+     * decided here (on fresh figures before a refusal), retried on fresh figures when the SQL CHECK
+     * refuses (another process spent meanwhile).
+     */
+    const commitDebiting = (
+      currency: string, debit: bigint, operation: LedgerOperation,
+      words: { readonly field: string; readonly what: string; readonly nonceField: string }
+    ) => {
+      const attempt = Effect.gen(function*() {
+        const decision = yield* state.decide(currency, (known) =>
+          known.free >= debit ? { _tag: "Post", postings: operation.postings } : { _tag: "Reject", rule: "BalanceNotEnough" })
+        if (decision._tag === "Reject") {
+          return yield* new BalanceNotEnough({ message: `${words.field}: free ${currency} balance does not cover ${words.what}` })
+        }
+        const idUpdate = yield* ledger.commit(operation).pipe(Effect.tapError(() => Effect.sync(() => state.forget(currency))))
+        state.apply(operation.postings)
+        return idUpdate
+      })
+      return attempt.pipe(
+        Effect.retry({ times: 3, while: (failure) => failure._tag === "ConstraintViolated" }),
+        Effect.catch((failure): Effect.Effect<never, BalanceNotEnough | NonceExists | { readonly _tag: "StateConflict" }> =>
+          failure._tag === "BalanceNotEnough"
+            ? Effect.fail(failure as BalanceNotEnough)
+            : failure._tag === "Duplicate"
+            ? Effect.fail(new NonceExists({ message: `${words.nonceField}: already used by this wallet` }))
+            : failure._tag === "StateConflict"
+            ? Effect.fail({ _tag: "StateConflict" as const })
+            : Effect.fail(new BalanceNotEnough({ message: `${words.field}: the balance changed; retry` })))
+      )
+    }
 
     const duplicateOrShort = (currency: string) => (failure: { readonly _tag: string }): Effect.Effect<never, BalanceNotEnough | ExternalIdConflict> => {
       state.forget(currency)
@@ -104,29 +137,12 @@ export const WalletEntityLayer = WalletEntity.toLayer(
         return { txId: payload.txId, chargedMinor: String(charge.charged), outstandingMinor: String(charge.outstanding) }
       }),
       CommitWithDebit: Effect.fnUntraced(function*({ payload }) {
-        const operation = decodeOperation(payload.operation)
-        const debit = BigInt(payload.debitMinor)
-        const attempt = Effect.gen(function*() {
-          const decision = yield* state.decide(payload.currency, (known) =>
-            known.free >= debit ? { _tag: "Post", postings: operation.postings } : { _tag: "Reject", rule: "BalanceNotEnough" })
-          if (decision._tag === "Reject") {
-            return yield* new BalanceNotEnough({ message: `amount: free ${payload.currency} balance does not cover the payment` })
-          }
-          const idUpdate = yield* ledger.commit(operation).pipe(Effect.tapError(() => Effect.sync(() => state.forget(payload.currency))))
-          state.apply(operation.postings)
-          return idUpdate
-        })
-        const idUpdate = yield* attempt.pipe(
-          Effect.retry({ times: 3, while: (failure) => failure._tag === "ConstraintViolated" }),
-          Effect.catch((failure): Effect.Effect<never, BalanceNotEnough | NonceExists | TransactionNotPending> =>
-            failure._tag === "BalanceNotEnough"
-              ? Effect.fail(failure as BalanceNotEnough)
-              : failure._tag === "Duplicate"
-              ? Effect.fail(new NonceExists({ message: "client_nonce: already used by this wallet" }))
-              : failure._tag === "StateConflict"
-              ? Effect.fail(new TransactionNotPending({ message: "code: the code changed state meanwhile; read it again" }))
-              : Effect.fail(new BalanceNotEnough({ message: "amount: the balance changed; retry" })))
-        )
+        const idUpdate = yield* commitDebiting(payload.currency, BigInt(payload.debitMinor), decodeOperation(payload.operation), {
+          field: "amount", what: "the payment", nonceField: "client_nonce"
+        }).pipe(Effect.catch((failure): Effect.Effect<never, BalanceNotEnough | NonceExists | TransactionNotPending> =>
+          failure._tag === "StateConflict"
+            ? Effect.fail(new TransactionNotPending({ message: "code: the code changed state meanwhile; read it again" }))
+            : Effect.fail(failure)))
         return { idUpdate: String(idUpdate) }
       }),
       LockForOrder: Effect.fnUntraced(function*({ payload }) {
@@ -136,27 +152,10 @@ export const WalletEntityLayer = WalletEntity.toLayer(
         if (openOrders >= payload.maxActive) {
           return yield* new MaxActiveOrdersExceeded({ message: `clientNonce: the wallet already holds ${openOrders} open orders (at most ${payload.maxActive})` })
         }
-        const operation = decodeOperation(payload.operation)
-        const debit = BigInt(payload.debitMinor)
-        const attempt = Effect.gen(function*() {
-          const decision = yield* state.decide(payload.currency, (known) =>
-            known.free >= debit ? { _tag: "Post", postings: operation.postings } : { _tag: "Reject", rule: "BalanceNotEnough" })
-          if (decision._tag === "Reject") {
-            return yield* new BalanceNotEnough({ message: `fromAmount: free ${payload.currency} balance does not cover the order` })
-          }
-          const idUpdate = yield* ledger.commit(operation).pipe(Effect.tapError(() => Effect.sync(() => state.forget(payload.currency))))
-          state.apply(operation.postings)
-          return idUpdate
-        })
-        const idUpdate = yield* attempt.pipe(
-          Effect.retry({ times: 3, while: (failure) => failure._tag === "ConstraintViolated" }),
-          Effect.catch((failure): Effect.Effect<never, BalanceNotEnough | NonceExists> =>
-            failure._tag === "BalanceNotEnough"
-              ? Effect.fail(failure as BalanceNotEnough)
-              : failure._tag === "Duplicate"
-              ? Effect.fail(new NonceExists({ message: "clientNonce: already used by this wallet" }))
-              : Effect.fail(new BalanceNotEnough({ message: "fromAmount: the balance changed; retry" })))
-        )
+        const idUpdate = yield* commitDebiting(payload.currency, BigInt(payload.debitMinor), decodeOperation(payload.operation), {
+          field: "fromAmount", what: "the order", nonceField: "clientNonce"
+        }).pipe(Effect.catch((failure): Effect.Effect<never, BalanceNotEnough | NonceExists> =>
+          failure._tag === "StateConflict" ? Effect.die(new Error("invariant: a new order cannot conflict")) : Effect.fail(failure)))
         openOrders += 1
         return { idUpdate: String(idUpdate) }
       }),

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url"
 import { allCurrencies, type CurrencyRow } from "../../sql/ReferenceRepo.ts"
 import { seedCurrencies, seedInternalTerminal, type CurrencySeed } from "../../sql/SystemRepo.ts"
 import { toMinorUnits } from "../../schema/Money.ts"
-import { TooManyDecimals, UnknownCurrency } from "../../schema/Errors.ts"
+import { CurrencyNotEnabled, TooManyDecimals, UnknownCurrency } from "../../schema/Errors.ts"
 
 const catalogueFile = fileURLToPath(new URL("../../sql/seed/currencies.json", import.meta.url))
 
@@ -26,6 +26,8 @@ export class Currencies extends Context.Service<Currencies, {
   readonly base: () => Currency
   readonly find: (code: string) => Currency | undefined
   readonly require: (code: string, field: string) => Effect.Effect<Currency, UnknownCurrency>
+  /** A known currency that is enabled for exchange (SPEC market rule 9). */
+  readonly requireExchange: (code: string, field: string) => Effect.Effect<Currency, UnknownCurrency | CurrencyNotEnabled>
   /** Parses a validated decimal amount into minor units of the currency; names the field on failure. */
   readonly toMinor: (amount: string, currency: Currency, field: string) => Effect.Effect<bigint, TooManyDecimals>
 }>()("core/Currencies") {
@@ -47,6 +49,14 @@ export class Currencies extends Context.Service<Currencies, {
           return currency !== undefined
             ? Effect.succeed(currency)
             : Effect.fail(new UnknownCurrency({ message: `${field}: unknown currency "${code}"` }))
+        },
+        requireExchange: (code, field) => {
+          const currency = byCode.get(code)
+          return currency === undefined
+            ? Effect.fail(new UnknownCurrency({ message: `${field}: unknown currency "${code}"` }))
+            : !currency.exchangeEnabled
+            ? Effect.fail(new CurrencyNotEnabled({ message: `${field}: ${code} is not enabled for exchange` }))
+            : Effect.succeed(currency)
         },
         toMinor: (amount, currency, field) => {
           const minor = toMinorUnits(amount, currency.decimals)

@@ -39,6 +39,13 @@ export type OrderError =
 const UNBOUNDED_LOTS = BigInt(Number.MAX_SAFE_INTEGER)
 const exchangeBlockingFlags = WalletFlag.WalletBlock | WalletFlag.Deleted
 
+/** An ISO date (UTC midnight) or date-time query parameter. */
+export const dateParam = (text: string | undefined, field: string): Effect.Effect<Date | undefined, InvalidRequest> => {
+  if (text === undefined) return Effect.succeed(undefined)
+  const date = new Date(text.length === 10 ? `${text}T00:00:00Z` : text)
+  return Number.isNaN(date.getTime()) ? Effect.fail(new InvalidRequest({ message: `${field}: not a valid date` })) : Effect.succeed(date)
+}
+
 const typeName = (orderType: number): OrderOut["orderType"] =>
   orderType === OrderType.Market ? "Market" : orderType === OrderType.LimitOnly ? "LimitOnly" : "Limit"
 const stateName = (code: number): OrderOut["state"] =>
@@ -73,15 +80,9 @@ export class ExchangeOrders extends Context.Service<ExchangeOrders, {
       const walletActor = yield* WalletEntity.client
       const roomActor = yield* RoomEntity.client
 
-      const enabled = Effect.fnUntraced(function*(code: string, field: string) {
-        const currency = yield* currencies.require(code, field)
-        if (!currency.exchangeEnabled) return yield* new CurrencyNotEnabled({ message: `${field}: ${code} is not enabled for exchange` })
-        return currency
-      })
-
       const pairOf = Effect.fnUntraced(function*(from: string, to: string) {
-        const a = yield* enabled(from, "fromCurrency")
-        const b = yield* enabled(to, "toCurrency")
+        const a = yield* currencies.requireExchange(from, "fromCurrency")
+        const b = yield* currencies.requireExchange(to, "toCurrency")
         if (a.code === b.code) return yield* new InvalidRequest({ message: "toCurrency: must differ from fromCurrency" })
         const { base, quote } = canonicalPair(a.code, b.code)
         return makePair(base, quote, currencies.find(base)!.decimals, currencies.find(quote)!.decimals)
@@ -187,15 +188,9 @@ export class ExchangeOrders extends Context.Service<ExchangeOrders, {
         return toOut((yield* db(findOrder(orderId)))!)
       })
 
-      const dateOf = (text: string | undefined, field: string) => {
-        if (text === undefined) return Effect.succeed(undefined)
-        const date = new Date(text.length === 10 ? `${text}T00:00:00Z` : text)
-        return Number.isNaN(date.getTime()) ? Effect.fail(new InvalidRequest({ message: `${field}: not a valid date` })) : Effect.succeed(date)
-      }
-
       const list = Effect.fn("ExchangeOrders.list")(function*(walletId: string, query: OrderQuery) {
-        const endGiven = yield* dateOf(query.end, "end")
-        const startGiven = yield* dateOf(query.start, "start")
+        const endGiven = yield* dateParam(query.end, "end")
+        const startGiven = yield* dateParam(query.start, "start")
         const end = endGiven ?? new Date(Date.now() + 1000)
         const start = startGiven ?? new Date(end.getTime() - limits.ordersWindowDays * 86_400_000)
         if (start.getTime() > end.getTime()) return yield* new InvalidRequest({ message: "start: must not be after end" })

@@ -15,7 +15,7 @@ import { fromMinorUnits } from "../../schema/Money.ts"
 import { limits } from "../Config.ts"
 import { makeDb } from "../db/Sql.ts"
 import { Currencies } from "./Currencies.ts"
-import { ExchangeOrders } from "./ExchangeOrders.ts"
+import { dateParam, ExchangeOrders } from "./ExchangeOrders.ts"
 import { Rates } from "./Rates.ts"
 import { ruleFor, Tariffs } from "./Tariffs.ts"
 
@@ -86,19 +86,13 @@ export class MarketData extends Context.Service<MarketData, {
         }
       })
 
-      const dateOf = (text: string | undefined, field: string) => {
-        if (text === undefined) return Effect.succeed(undefined)
-        const date = new Date(text.length === 10 ? `${text}T00:00:00Z` : text)
-        return Number.isNaN(date.getTime()) ? Effect.fail(new InvalidRequest({ message: `${field}: not a valid date` })) : Effect.succeed(date)
-      }
-
       const candlesOf = Effect.fn("MarketData.candles")(function*(walletId: string, q: {
         readonly from: string; readonly to: string; readonly roomKey: string; readonly interval: number; readonly start?: string | undefined; readonly end?: string | undefined
       }) {
         const pair = yield* orders.pairOf(q.from, q.to)
         yield* visibleRoom(walletId, q.roomKey, pair)
-        const end = (yield* dateOf(q.end, "end")) ?? new Date()
-        const start = (yield* dateOf(q.start, "start")) ?? new Date(end.getTime() - q.interval * 1000 * 100)
+        const end = (yield* dateParam(q.end, "end")) ?? new Date()
+        const start = (yield* dateParam(q.start, "start")) ?? new Date(end.getTime() - q.interval * 1000 * 100)
         if (start.getTime() >= end.getTime()) return yield* new InvalidRequest({ message: "start: must be before end" })
         if ((end.getTime() - start.getTime()) / 1000 / q.interval > limits.candlesMax) {
           return yield* new InvalidRequest({ message: `start: the range spans more than ${limits.candlesMax} candles of ${q.interval} s` })

@@ -42,15 +42,9 @@ export class Rooms extends Context.Service<Rooms, {
         createdAt: row.created_at.toISOString()
       })
 
-      const enabled = Effect.fnUntraced(function*(code: string, field: string) {
-        const currency = yield* currencies.require(code, field)
-        if (!currency.exchangeEnabled) return yield* new CurrencyNotEnabled({ message: `${field}: ${code} is not enabled for exchange` })
-        return currency
-      })
-
       const create = Effect.fn("Rooms.create")(function*(walletId: string, input: RoomIn) {
-        yield* enabled(input.currency1, "currency1")
-        yield* enabled(input.currency2, "currency2")
+        yield* currencies.requireExchange(input.currency1, "currency1")
+        yield* currencies.requireExchange(input.currency2, "currency2")
         if (input.currency1 === input.currency2) return yield* new InvalidRequest({ message: "currency2: must differ from currency1" })
         const roomKey = String(ticks.next())
         const created = yield* db(createRoom({
