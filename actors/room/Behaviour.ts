@@ -116,7 +116,18 @@ export const RoomEntityLayer = RoomEntity.toLayer(
         code = taken === 0n ? RAW_DONE : submit(KIND_MARKET, null, taken)
         if (limit !== null && code === RAW_DONE) {
           const spent = fills.reduce((sum, f) => sum + quoteMinorOf(pair, f.ticks, f.lots), 0n)
-          const rest = lotsAtPrice(pair, limit, order.locked - spent)
+          // The budget ran out while asks at or below the limit remain: what is left is rounding
+          // dust (affordableLots prices lots exactly, each fill rounds down), which returns to free
+          // with the completed order. Resting it would cross the book (and kill the room on every rebuild).
+          let askAtLimit = false
+          engine.walkLevels("sell", (price) => {
+            askAtLimit = BigInt(price) <= limit
+            return false
+          })
+          // A spent budget rests nothing: lotsAtPrice(…, 0) is the up to 10^k/ticks − 1 lots whose
+          // rounded-down price is 0, which would rest an Active order locking nothing.
+          const left = order.locked - spent
+          const rest = askAtLimit || left <= 0n ? 0n : lotsAtPrice(pair, limit, left)
           if (rest > 0n) {
             code = engine.submitRaw(order.seq, order.side, KIND_LIMIT, Number(limit), Number(rest), 0)
             if (engine.fillCount > 0) return yield* Effect.die(new Error(`room ${address.entityId}: a buy's rest crossed the book`))

@@ -20,7 +20,9 @@ import { Rates } from "./Rates.ts"
 import { ruleFor, Tariffs } from "./Tariffs.ts"
 
 const PRICE_DECIMALS_SHOWN = 18
-const invert = (price: string) => new BigNumber(1).div(price).decimalPlaces(PRICE_DECIMALS_SHOWN, BigNumber.ROUND_HALF_EVEN).toFixed()
+// Divided at 40 places, then rounded once to what is shown (no double rounding at the last place).
+const Precise = BigNumber.clone({ DECIMAL_PLACES: 40 })
+const invert = (price: string) => new Precise(1).div(price).decimalPlaces(PRICE_DECIMALS_SHOWN, BigNumber.ROUND_HALF_EVEN).toFixed()
 
 export interface OrderTxInfo extends OrderOut {
   readonly fills: ReadonlyArray<{ readonly role: "taker" | "maker"; readonly price: string; readonly amount: string; readonly total: string; readonly at: string }>

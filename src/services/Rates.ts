@@ -19,6 +19,12 @@ export interface Rate {
 
 const RATE_DECIMALS = 18
 export const rateCacheMs = 1_000
+/**
+ * Inverses are taken to 40 places before the one rounding to RATE_DECIMALS: BigNumber's default
+ * of 20 places let a leg's error reach the 17th place of a product (3210 × 1/60000 came out as
+ * 0.053500000000000011, not 0.0535).
+ */
+const Precise = BigNumber.clone({ DECIMAL_PLACES: 40 })
 
 export const crossRate = (table: ReadonlyMap<string, BigNumber>, from: string, to: string): Rate | undefined => {
   const direct = (a: string, b: string): BigNumber | undefined => {
@@ -26,7 +32,7 @@ export const crossRate = (table: ReadonlyMap<string, BigNumber>, from: string, t
     const forward = table.get(`${a}/${b}`)
     if (forward !== undefined) return forward
     const backward = table.get(`${b}/${a}`)
-    return backward !== undefined ? new BigNumber(1).div(backward) : undefined
+    return backward !== undefined ? new Precise(1).div(backward) : undefined
   }
   const viaUsdt = (a: string, b: string): BigNumber | undefined => {
     const first = direct(a, "USDT")
