@@ -27,7 +27,7 @@ import { TxState, TxType } from "../../schema/Transfer.ts"
 import { WalletFlag } from "../../schema/Wallet.ts"
 import { AppConfigService, limits } from "../Config.ts"
 import { makeDb } from "../db/Sql.ts"
-import { TimeTicks } from "../TimeTicks.ts"
+import { dateOfTimetick, TimeTicks } from "../TimeTicks.ts"
 import { type Currency, Currencies } from "./Currencies.ts"
 import { delivered } from "./Delivery.ts"
 
@@ -175,9 +175,17 @@ export class ExchangeOrders extends Context.Service<ExchangeOrders, {
         yield* walletActor(walletId).LockForOrder({
           currency: from.code, debitMinor: String(fromMinor), operation: encodeOperation(operation), maxActive: config.maxActiveOrdersPerWallet
         }).pipe(delivered)
-        yield* roomActor(roomEntityId(roomKey, pair.base, pair.quote)).Match({ orderId: String(id) }).pipe(delivered)
-        const row = yield* db(findOrder(String(id)))
-        return toOut(row!)
+        const figures = yield* roomActor(roomEntityId(roomKey, pair.base, pair.quote)).Match({ orderId: String(id) }).pipe(delivered)
+        // The answer is built from what was placed and the room's figures: no read back.
+        const now = new Date()
+        return toOut({
+          id, wallet_id: wid, wallet_group: Number(wallet.wallet_group), type_tx: typeTx, room_key: BigInt(roomKey), base: pair.base,
+          quote: pair.quote, side, order_type: orderType, price_ticks: mapped.price !== undefined ? BigInt(mapped.price) : null,
+          quantity_lots: quantity, remaining_lots: BigInt(figures.remainingLots), from_currency: from.code, to_currency: to.code,
+          from_amount: String(fromMinor), to_amount: toMinor === null ? null : String(toMinor), locked: figures.locked,
+          given: figures.given, received: figures.received, fee: figures.fee, state: figures.state, seq: null, tag: input.tag ?? null,
+          created_at: dateOfTimetick(id), updated_at: now
+        })
       })
 
       const cancel = Effect.fn("ExchangeOrders.cancel")(function*(walletId: string, orderId: string) {

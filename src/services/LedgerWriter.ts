@@ -30,6 +30,28 @@ const invariantSumsToZero = (operation: LedgerOperation): void => {
   }
 }
 
+const touched = (operation: LedgerOperation): Array<bigint> =>
+  [operation, ...(operation.extra ?? [])].map(txIdOf)
+
+/** Splits operations, in order, so that no group touches one transaction twice. */
+export const conflictFreeGroups = (operations: ReadonlyArray<LedgerOperation>): Array<Array<LedgerOperation>> => {
+  const groups: Array<Array<LedgerOperation>> = []
+  let current: Array<LedgerOperation> = []
+  let seen = new Set<bigint>()
+  for (const operation of operations) {
+    const ids = touched(operation)
+    if (ids.some((id) => seen.has(id))) {
+      groups.push(current)
+      current = []
+      seen = new Set()
+    }
+    for (const id of ids) seen.add(id)
+    current.push(operation)
+  }
+  if (current.length > 0) groups.push(current)
+  return groups
+}
+
 const classify = (error: unknown): CommitFailure | undefined => {
   if ((error as any)?._tag === "StateConflict") return { _tag: "StateConflict", constraint: "transaction state changed" }
   const text = String((error as any)?.cause?.message ?? (error as any)?.message ?? error)
@@ -43,6 +65,11 @@ const classify = (error: unknown): CommitFailure | undefined => {
 export class LedgerWriter extends Context.Service<LedgerWriter, {
   /** Commits one operation; resolves with its update tick once durable. */
   readonly commit: (operation: LedgerOperation) => Effect.Effect<bigint, CommitFailure>
+  /**
+   * Queues one operation now (operations are committed in queue order) and answers the wait for its
+   * commit: an actor can queue its next operation before the previous one is durable (pipelining).
+   */
+  readonly enqueue: (operation: LedgerOperation) => Effect.Effect<Effect.Effect<bigint, CommitFailure>>
   /** The committed watermark of this process's commits (and of others', via the feed service). */
   readonly commits: PubSub.PubSub<bigint>
 }>()("core/LedgerWriter") {
@@ -55,8 +82,17 @@ export class LedgerWriter extends Context.Service<LedgerWriter, {
       const commits = yield* PubSub.sliding<bigint>(1024)
       const nowMicros = () => BigInt(Date.now()) * 1000n
 
+      // Operations touching a transaction an earlier one in the batch touched (a pipelining room
+      // fills the order its previous match rested) go into a later group: each group is one set of
+      // multi-row statements, all groups one SQL transaction and one commit.
       const commitBatch = (batch: ReadonlyArray<Pending>) =>
-        sql.withTransaction(commitOperations(batch.map((p) => p.operation), nowMicros()))
+        sql.withTransaction(Effect.gen(function*() {
+          const groups = conflictFreeGroups(batch.map((p) => p.operation))
+          const ticks: Array<bigint> = []
+          const now = nowMicros()
+          for (const group of groups) ticks.push(...(yield* commitOperations(group, now)))
+          return ticks
+        }))
 
       const resolveOne = Effect.fnUntraced(function*(pending: Pending) {
         const exit = yield* Effect.exit(commitBatch([pending]))
@@ -116,15 +152,16 @@ export class LedgerWriter extends Context.Service<LedgerWriter, {
           }
         }).pipe(Effect.ignore))
 
-      const commit = (operation: LedgerOperation) =>
+      const enqueue = (operation: LedgerOperation) =>
         Effect.suspend(() => {
           invariantSumsToZero(operation)
           for (const part of operation.extra ?? []) invariantSumsToZero(part)
           const done = Deferred.makeUnsafe<bigint, CommitFailure>()
-          return Effect.andThen(Queue.offer(queue, { operation, done }), Deferred.await(done))
+          return Effect.as(Queue.offer(queue, { operation, done }), Deferred.await(done))
         })
+      const commit = (operation: LedgerOperation) => Effect.flatten(enqueue(operation))
 
-      return LedgerWriter.of({ commit, commits })
+      return LedgerWriter.of({ commit, enqueue, commits })
     })
   )
 }
