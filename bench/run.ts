@@ -8,6 +8,7 @@ import { getBalance } from "./benchmarks/get_balance.ts"
 import { getInfo } from "./benchmarks/get_info.ts"
 import { runLedgerEngine } from "./benchmarks/ledger_engine.ts"
 import { runOrderbookEngine } from "./benchmarks/orderbook_engine.ts"
+import { runOrdersE2e } from "./benchmarks/orders_e2e.ts"
 import { runTransfersE2e } from "./benchmarks/transfers_e2e.ts"
 import { runBenchmark, type Benchmark } from "./support/Harness.ts"
 
@@ -33,6 +34,11 @@ const benchmarks: ReadonlyArray<Entry> = [
     run: runTransfersE2e
   },
   {
+    name: "orders_e2e",
+    summary: "accepted create_order/s over HTTP (p50/p99, trades/s, ledger audit) vs pgbench -N TPS, same PostgreSQL server (target >= 3x)",
+    run: runOrdersE2e
+  },
+  {
     name: "orderbook_engine",
     summary: "pure order-book engine orders/s vs nodejs-order-book, same seeded 1M-order stream, same run (target >= 15x)",
     run: runOrderbookEngine
@@ -45,9 +51,11 @@ const usage = () => {
   console.log(`  ${"all".padEnd(14)} every benchmark above, one after another`)
   console.log("\nenvironment: BENCH_SECONDS (5), BENCH_WARMUP_SECONDS (1), BENCH_CONNECTIONS (32), BENCH_ROUNDS (3),")
   console.log("             BENCH_PROFILE=1 (our service under --cpu-prof; summarise with bench/profile/top.ts),")
-  console.log("             DATABASE_URL (unset: embedded PGlite; ledger_engine and transfers_e2e: postgres://postgres@127.0.0.1:5432)")
+  console.log("             DATABASE_URL (unset: embedded PGlite; ledger_engine, transfers_e2e, orders_e2e: postgres://postgres@127.0.0.1:5432)")
   console.log("             ledger_engine: BENCH_INFLIGHT (1024), BENCH_WALLETS (1000), BENCH_PGBENCH_CLIENTS (BENCH_CONNECTIONS)")
   console.log("             transfers_e2e: BENCH_WALLETS (200), BENCH_CONNECTIONS clients, same count for pgbench -c")
+  console.log("             orders_e2e: BENCH_WALLETS (200), BENCH_CONNECTIONS (64 here) clients and pgbench -c, BENCH_PRIVATE_ROOMS (9),")
+  console.log("             BENCH_CROSS_SHARE (0.5, share of orders priced through the mid)")
 }
 
 const name = process.argv[2]

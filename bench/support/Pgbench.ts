@@ -58,6 +58,14 @@ export const serverSetting = async (server: string, name: string): Promise<strin
   return stdout.trim()
 }
 
+/** Rows of one query on the database of `url` (psql -At), each row's columns split on tabs. */
+export const queryRows = async (url: string, query: string): Promise<Array<Array<string>>> => {
+  const { args, env } = connection(url)
+  const { stdout } = await run("psql", [...args, "-d", new URL(url).pathname.slice(1) || "postgres", "-AtF", "\t", "-c", query],
+    { env, maxBuffer: 16 * 1024 * 1024 })
+  return stdout.split("\n").filter((line) => line.length > 0).map((line) => line.split("\t"))
+}
+
 export interface PgbenchAnchor {
   readonly database: string
   /** One `pgbench -N` run: transactions per second (without the initial connection time). */
