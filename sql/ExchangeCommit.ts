@@ -6,6 +6,7 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { numberArray, textArray } from "./ArrayLiterals.ts"
+import { foldOrderUpdates } from "./Folding.ts"
 
 export interface OrderInsert {
   readonly id: bigint
@@ -86,7 +87,7 @@ export const applyOrderChanges = (operations: ReadonlyArray<WithOrders>) =>
             AS o (id, wallet_id, room_key, base, quote, side, order_type, price_ticks, quantity_lots, from_currency, to_currency,
               from_amount, to_amount, locked, state, tag)`
       }
-      const updates = operations.flatMap((op) => op.orderUpdates ?? [])
+      const updates = foldOrderUpdates(operations.flatMap((op) => op.orderUpdates ?? []))
       let stale: ReadonlyArray<bigint> = []
       if (updates.length > 0) {
         const updated = yield* sql<{ id: bigint }>`UPDATE orders AS o SET remaining_lots = u.remaining, locked = u.locked, given = u.given,

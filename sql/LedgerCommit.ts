@@ -6,6 +6,7 @@
 import { Data, Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { byteaArray, numberArray, textArray } from "./ArrayLiterals.ts"
+import { foldTransitions } from "./Folding.ts"
 import { applyOrderChanges, type OrderInsert, type OrderUpdate, type TradeInsert } from "./ExchangeCommit.ts"
 
 export type { OrderInsert, OrderUpdate, TradeInsert } from "./ExchangeCommit.ts"
@@ -141,7 +142,7 @@ export const commitOperations = (requested: ReadonlyArray<LedgerOperation>, nowM
       const inserts = operations.flatMap((op, i) => (op.tx !== undefined ? [{ t: op.tx, tick: ticks[i] }] : []))
       if (inserts.length > 0) yield* insertTransactions(inserts)
       const transitions = operations.flatMap((op, i) => (op.transition !== undefined ? [{ t: op.transition, tick: ticks[i] }] : []))
-      if (transitions.length > 0) yield* applyTransitions(transitions)
+      if (transitions.length > 0) yield* applyTransitions(foldTransitions(transitions))
 
       const postingRows = operations.flatMap((op, i) => op.postings.map((p, seq) => ({ txId: txIdOf(op), tick: ticks[i], seq, ...p })))
       if (postingRows.length > 0) {

@@ -30,28 +30,6 @@ const invariantSumsToZero = (operation: LedgerOperation): void => {
   }
 }
 
-const touched = (operation: LedgerOperation): Array<bigint> =>
-  [operation, ...(operation.extra ?? [])].map(txIdOf)
-
-/** Splits operations, in order, so that no group touches one transaction twice. */
-export const conflictFreeGroups = (operations: ReadonlyArray<LedgerOperation>): Array<Array<LedgerOperation>> => {
-  const groups: Array<Array<LedgerOperation>> = []
-  let current: Array<LedgerOperation> = []
-  let seen = new Set<bigint>()
-  for (const operation of operations) {
-    const ids = touched(operation)
-    if (ids.some((id) => seen.has(id))) {
-      groups.push(current)
-      current = []
-      seen = new Set()
-    }
-    for (const id of ids) seen.add(id)
-    current.push(operation)
-  }
-  if (current.length > 0) groups.push(current)
-  return groups
-}
-
 const classify = (error: unknown): CommitFailure | undefined => {
   if ((error as any)?._tag === "StateConflict") return { _tag: "StateConflict", constraint: "transaction state changed" }
   const text = String((error as any)?.cause?.message ?? (error as any)?.message ?? error)
@@ -82,17 +60,10 @@ export class LedgerWriter extends Context.Service<LedgerWriter, {
       const commits = yield* PubSub.sliding<bigint>(1024)
       const nowMicros = () => BigInt(Date.now()) * 1000n
 
-      // Operations touching a transaction an earlier one in the batch touched (a pipelining room
-      // fills the order its previous match rested) go into a later group: each group is one set of
-      // multi-row statements, all groups one SQL transaction and one commit.
+      // Operations of one batch that change the same row in turn (a pipelining room rests an order,
+      // then fills it) are folded into one change per row by commitOperations (sql/Folding.ts).
       const commitBatch = (batch: ReadonlyArray<Pending>) =>
-        sql.withTransaction(Effect.gen(function*() {
-          const groups = conflictFreeGroups(batch.map((p) => p.operation))
-          const ticks: Array<bigint> = []
-          const now = nowMicros()
-          for (const group of groups) ticks.push(...(yield* commitOperations(group, now)))
-          return ticks
-        }))
+        sql.withTransaction(commitOperations(batch.map((p) => p.operation), nowMicros()))
 
       const resolveOne = Effect.fnUntraced(function*(pending: Pending) {
         const exit = yield* Effect.exit(commitBatch([pending]))
