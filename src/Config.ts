@@ -65,6 +65,5 @@ export const limits = {
   ordersWindowDays: 90,
   tradeInfoLevelsMax: 100,
   candlesMax: 1000,
-  roomMailboxMax: 4_096,
   roomIdleSeconds: 600
 } as const

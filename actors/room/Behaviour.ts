@@ -138,5 +138,7 @@ export const RoomEntityLayer = RoomEntity.toLayer(
       })
     })
   }),
-  { maxIdleTime: `${limits.roomIdleSeconds} seconds`, mailboxCapacity: limits.roomMailboxMax, concurrency: "unbounded" }
+  // No mailbox bound: a Match is sent only after its order's money is locked, so it must be
+  // delivered; back-pressure is applied before that, at the wallet's actor (whose mailbox is bounded).
+  { maxIdleTime: `${limits.roomIdleSeconds} seconds`, mailboxCapacity: "unbounded", concurrency: "unbounded" }
 )

@@ -1,0 +1,791 @@
+/**
+ * Invariants of the exchange over real HTTP against the real service (SPEC "Market (session)",
+ * "Order states", CONTRACT C14, ARCHITECTURE "Actors"): seeded streams (EXCHANGE_SEED, EXCHANGE_STEPS,
+ * EXCHANGE_ROUNDING_STEPS) of operations on a BTC/USDT book among eight wallets — passive and crossing
+ * limit buys and sells around a mid price, post-only orders (some of which would match: 10090),
+ * market sells, market buys by budget and with a toAmount, cancels of open orders (and of closed or
+ * foreign ones: 10092, 10091), and orders beyond the free balance (10002) — under Exchange tariffs
+ * with a fixed and a percentage fee. Sizes are either whole price-grid multiples (so several makers
+ * share a level) or odd satoshi amounts at odd prices (so fills round). Two streams: 320 steps on the
+ * public room at 50 000 USDT/BTC, and 160 steps in a private room at 150 USDT/BTC, where a satoshi
+ * is worth 1.5 USDT minor units and nearly every fill rounds.
+ *
+ * An independent model in this file replays every operation: a price-time priority book of the
+ * resting orders, and each taker per CONTRACT C14 (a sell gives exactly its lots down to its limit; a
+ * buy spends at most its fromAmount on every ask it can pay for at or below its limit, levels priced
+ * exactly, each fill rounded down to a USDT minor unit, and rests what the rest of its budget buys at
+ * its limit — unless asks at or below the limit remain or nothing is left, when what is left is
+ * rounding dust returned to free), settlement per participant per match with the tariff's fee
+ * (fixed + percent, rounded up, capped at the gross).
+ *
+ * After EVERY step it asserts:
+ *  (a) the book (get_trade_info) is never crossed and equals the model's levels (price, amount, total);
+ *  (b) Σ = 0 per currency over all wallets incl. system wallets, no negative user bucket (ledger_audit);
+ *  (c) per wallet and currency: lockOrders = Σ `locked` of its Active orders (get_orders?ord_states=Active,
+ *      paged), and the Active set equals the model's;
+ *  (d) every wallet's free and lockOrders equal the model's, and Σ users (free + lockOrders) + fees
+ *      collected = Σ funded per currency (the Broker ends every match flat);
+ *  plus the reply of each step itself (figures of the placed or cancelled order, the taker's fills
+ *  from order_tx_info, the error code of a refusal).
+ * Every 10 steps (and at the end) it also reads every order of every wallet (all states, paged) and
+ * asserts: each order's figures equal the model's; per wallet, free + lockOrders = funded − Σ given +
+ * Σ received (from the service's own order figures); each order's fills (order_tx_info) add up to its
+ * given / received + fee; every trade appears once as taker and once as maker; and the book derived
+ * from the Active orders and their fills equals get_trade_info.
+ *
+ * Beside the streams, a race: one wallet's 20 concurrent sells (funds for 5) against another wallet's 20
+ * concurrent crossing buys (funds for 2) — exactly 5 and 2 are accepted, the rest get 10002, lockOrders
+ * sampled during the race never exceeds what was funded, and the fills settle exactly.
+ * And a regression, pinned: a limit buy whose budget runs out at a level that still has asks used
+ * to rest its rounding dust across that level, which killed the room actor on every rebuild.
+ */
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { makeClient, type Reply, type TestClient } from "../support/Client.ts"
+import { type RunningService, startService } from "../support/Service.ts"
+import { seeded } from "../unit/Random.ts"
+
+const seed = Number(process.env.EXCHANGE_SEED ?? 20_261_123)
+const steps = Number(process.env.EXCHANGE_STEPS ?? 320)
+const walletCount = 8
+const fullCheckEvery = 10
+const maxActive = 50
+
+const SAT = 100_000_000n // ticks × lots / SAT = USDT minor units (BTC 8 decimals, USDT 6, price ticks 10^-6)
+const decimals = { BTC: 8, USDT: 6 } as const
+type Currency = keyof typeof decimals
+const currencies: ReadonlyArray<Currency> = ["BTC", "USDT"]
+// Exchange tariffs: fee in the currency received. USDT 0.01 fixed + 0.1 %, BTC 0.25 %.
+const tariffs = { USDT: { fixed: 10_000n, hundredths: 10n }, BTC: { fixed: 0n, hundredths: 25n } } as const
+
+let service: RunningService
+let client: TestClient
+
+beforeAll(async () => {
+  service = await startService()
+  client = makeClient(service)
+  const reply = await client.priv("POST", "set_tariffs", [
+    { txClass: "Exchange", currency: "USDT", feeFixed: "0.01", feePercent: "0.1" },
+    { txClass: "Exchange", currency: "BTC", feeFixed: "0", feePercent: "0.25" }
+  ])
+  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
+})
+afterAll(async () => {
+  await service?.stop()
+})
+
+// ---------------------------------------------------------------------------------------------
+// Money
+
+const toText = (minor: bigint, places: number): string => {
+  const negative = minor < 0n
+  const digits = (negative ? -minor : minor).toString().padStart(places + 1, "0")
+  const whole = digits.slice(0, digits.length - places)
+  const fraction = digits.slice(digits.length - places).replace(/0+$/, "")
+  return (negative ? "-" : "") + whole + (fraction.length > 0 ? "." + fraction : "")
+}
+const toMinor = (value: string | number, places: number): bigint => {
+  const text = typeof value === "number" ? value.toFixed(places) : value
+  const negative = text.startsWith("-")
+  const [whole, fraction = ""] = (negative ? text.slice(1) : text).split(".")
+  if (fraction.length > places) throw new Error(`${text}: more than ${places} decimals`)
+  const minor = BigInt(whole + fraction.padEnd(places, "0"))
+  return negative ? -minor : minor
+}
+const cost = (ticks: bigint, lots: bigint): bigint => (ticks * lots) / SAT
+const lotsAtPrice = (ticks: bigint, budget: bigint): bigint => ((budget + 1n) * SAT - 1n) / ticks
+const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b
+const minOf = (a: bigint, b: bigint) => (a < b ? a : b)
+const feeOf = (currency: Currency, gross: bigint): bigint => {
+  if (gross === 0n) return 0n
+  const rule = tariffs[currency]
+  return minOf(gross, rule.fixed + ceilDiv(gross * rule.hundredths, 10_000n))
+}
+
+/** A request that must be answered: a stuck room actor fails the test here, not at the test timeout. */
+const within = async <A>(promise: Promise<A>, what: string, ms = 20_000): Promise<A> => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  try {
+    return await Promise.race([promise, new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms (a room actor stuck?)`)), ms)
+    })])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+const errorCode = (reply: Reply) => reply.body.error?.code ?? null
+
+// ---------------------------------------------------------------------------------------------
+// Reads
+
+interface Level { readonly ticks: bigint; readonly lots: bigint; readonly total: bigint }
+
+const readBook = async (sid: string, roomKey = "0"): Promise<{ asks: Array<Level>; bids: Array<Level>; raw: any }> => {
+  const reply = await within(client.call("GET", `/core/v1/market/get_trade_info?currency_from=BTC&currency_to=USDT&results_limit=100&room_key=${roomKey}`, { sid }), "get_trade_info")
+  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
+  const level = (row: any): Level => ({ ticks: toMinor(row.price, 6), lots: toMinor(row.amount, 8), total: toMinor(row.total, 6) })
+  return { asks: reply.body.result.asks.map(level), bids: reply.body.result.bids.map(level), raw: reply.body.result }
+}
+
+const assertNotCrossed = (book: { asks: Array<Level>; bids: Array<Level> }, where: string) => {
+  for (let i = 1; i < book.asks.length; i++) assert.isTrue(book.asks[i - 1].ticks < book.asks[i].ticks, `${where}: asks ascending`)
+  for (let i = 1; i < book.bids.length; i++) assert.isTrue(book.bids[i - 1].ticks > book.bids[i].ticks, `${where}: bids descending`)
+  if (book.asks.length > 0 && book.bids.length > 0) {
+    assert.isTrue(book.bids[0].ticks < book.asks[0].ticks, `${where}: crossed book, best bid ${book.bids[0].ticks} >= best ask ${book.asks[0].ticks}`)
+  }
+  for (const l of [...book.asks, ...book.bids]) {
+    assert.isTrue(l.lots > 0n, `${where}: empty level`)
+    assert.strictEqual(l.total, cost(l.ticks, l.lots), `${where}: level total = price × amount rounded down`)
+  }
+}
+
+/** Every order of a wallet (newest first), optionally only some states, through from_order_id paging. */
+const readOrders = async (sid: string, states = ""): Promise<Array<any>> => {
+  const all: Array<any> = []
+  let from: string | undefined
+  for (;;) {
+    const query = `limit=100${states}${from === undefined ? "" : `&from_order_id=${from}`}`
+    const reply = await within(client.call("GET", `/core/v1/market/get_orders?${query}`, { sid }), "get_orders")
+    assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
+    const page = reply.body.result as Array<any>
+    for (let i = 1; i < page.length; i++) assert.isTrue(BigInt(page[i - 1].id) > BigInt(page[i].id), "get_orders: newest first")
+    all.push(...page)
+    if (page.length < 100) return all
+    from = page[page.length - 1].id
+  }
+}
+
+const readFills = async (sid: string, ids: ReadonlyArray<string>): Promise<Array<any>> => {
+  const found: Array<any> = []
+  for (let i = 0; i < ids.length; i += 100) {
+    const reply = await within(client.call("POST", "/core/v1/order_tx_info", { sid, body: ids.slice(i, i + 100) }), "order_tx_info")
+    assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
+    found.push(...reply.body.result)
+  }
+  return found
+}
+
+const readBalances = async (sid: string) => {
+  const reply = await within(client.call("GET", "/core/v1/wallet/get_balance", { sid }), "get_balance")
+  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
+  const out = {} as Record<Currency, { free: bigint; lock: bigint }>
+  for (const c of currencies) {
+    const row = (reply.body.result as Array<any>).find((r) => r.currency === c)
+    out[c] = { free: toMinor(row?.freeBalance ?? 0, decimals[c]), lock: toMinor(row?.lockOrders ?? 0, decimals[c]) }
+  }
+  return out
+}
+
+/** Σ fills of one order (order_tx_info) against its given / received + fee. */
+const assertFillsAddUp = (order: any, where: string) => {
+  const amount = order.fills.reduce((s: bigint, f: any) => s + toMinor(f.amount, 8), 0n)
+  const total = order.fills.reduce((s: bigint, f: any) => s + toMinor(f.total, 6), 0n)
+  for (const f of order.fills) assert.strictEqual(toMinor(f.total, 6), cost(toMinor(f.price, 6), toMinor(f.amount, 8)), `${where}: fill total`)
+  const sell = order.fromCurrency === "BTC"
+  const given = toMinor(order.given, sell ? 8 : 6)
+  const grossIn = toMinor(order.received, sell ? 6 : 8) + toMinor(order.fee, sell ? 6 : 8)
+  assert.strictEqual(given, sell ? amount : total, `${where}: order ${order.id} given = Σ fills`)
+  assert.strictEqual(grossIn, sell ? total : amount, `${where}: order ${order.id} received + fee = Σ fills`)
+}
+
+/**
+ * The book implied by Active orders and their fills: a sell rests `locked` lots; a buy rests what its
+ * budget left after its taker fills bought at its limit, less what makers' fills took since.
+ */
+const bookFromOrders = (active: ReadonlyArray<any>) => {
+  const levels = { asks: new Map<bigint, bigint>(), bids: new Map<bigint, bigint>() }
+  for (const o of active) {
+    assert.isNotNull(o.price, `Active order ${o.id} has no limit price: a market order never rests, so it was never matched`)
+    const ticks = toMinor(o.price, 6)
+    let lots: bigint
+    if (o.fromCurrency === "BTC") lots = toMinor(o.locked, 8)
+    else {
+      const spentAsTaker = o.fills.filter((f: any) => f.role === "taker").reduce((s: bigint, f: any) => s + toMinor(f.total, 6), 0n)
+      const takenAsMaker = o.fills.filter((f: any) => f.role === "maker").reduce((s: bigint, f: any) => s + toMinor(f.amount, 8), 0n)
+      lots = lotsAtPrice(ticks, toMinor(o.fromAmount, 6) - spentAsTaker) - takenAsMaker
+    }
+    const side = o.fromCurrency === "BTC" ? levels.asks : levels.bids
+    side.set(ticks, (side.get(ticks) ?? 0n) + lots)
+  }
+  const sorted = (m: Map<bigint, bigint>, ascending: boolean) =>
+    [...m.entries()].sort(([a], [b]) => (a < b ? (ascending ? -1 : 1) : ascending ? 1 : -1))
+      .map(([ticks, lots]): Level => ({ ticks, lots, total: cost(ticks, lots) }))
+  return { asks: sorted(levels.asks, true), bids: sorted(levels.bids, false) }
+}
+
+const levelText = (levels: ReadonlyArray<Level>) => levels.map((l) => `${l.ticks}:${l.lots}`).join(" ")
+
+// ---------------------------------------------------------------------------------------------
+// The model
+
+type Side = "buy" | "sell"
+type Kind = "limit" | "post" | "market"
+type State = "Active" | "Completed" | "Canceled"
+
+interface ModelOrder {
+  readonly id: string
+  readonly wallet: number
+  readonly side: Side
+  readonly kind: Kind
+  readonly fromAmount: bigint
+  readonly limit: bigint | null
+  locked: bigint
+  given: bigint
+  received: bigint
+  fee: bigint
+  state: State
+  /** Lots resting in the book (Active orders only). */
+  remaining: bigint
+}
+
+interface PlannedFill { readonly maker: ModelOrder; readonly ticks: bigint; readonly lots: bigint }
+
+interface Plan {
+  readonly error?: 10002 | 10090 | 10094
+  readonly fills: ReadonlyArray<PlannedFill>
+  readonly rest: bigint
+}
+
+interface OrderInput {
+  readonly wallet: number
+  readonly side: Side
+  readonly kind: Kind
+  readonly fromAmount: bigint
+  readonly limit: bigint | null
+  readonly body: Record<string, unknown>
+}
+
+const fromOf = (side: Side): Currency => (side === "sell" ? "BTC" : "USDT")
+const toOf = (side: Side): Currency => (side === "sell" ? "USDT" : "BTC")
+
+const makeModel = () => {
+  const balances = Array.from({ length: walletCount }, () => ({ BTC: { free: 0n, lock: 0n }, USDT: { free: 0n, lock: 0n } }))
+  const funded = { BTC: 0n, USDT: 0n }
+  const fees = { BTC: 0n, USDT: 0n }
+  const orders = new Map<string, ModelOrder>()
+  /** Resting orders per side, in arrival order (a stable sort by price then gives price-time priority). */
+  const resting = { buy: [] as Array<ModelOrder>, sell: [] as Array<ModelOrder> }
+
+  const bestFirst = (side: Side) =>
+    [...resting[side]].sort((a, b) => (a.limit! === b.limit! ? 0 : side === "buy" ? (a.limit! > b.limit! ? -1 : 1) : (a.limit! < b.limit! ? -1 : 1)))
+  const levels = (side: Side): Array<Level> => {
+    const out: Array<{ ticks: bigint; lots: bigint }> = []
+    for (const o of bestFirst(side)) {
+      const last = out[out.length - 1]
+      if (last !== undefined && last.ticks === o.limit) last.lots += o.remaining
+      else out.push({ ticks: o.limit!, lots: o.remaining })
+    }
+    return out.map((l) => ({ ...l, total: cost(l.ticks, l.lots) }))
+  }
+  const activeOf = (wallet: number) => [...orders.values()].filter((o) => o.wallet === wallet && o.state === "Active")
+
+  /** Walks `opposite` best first, FIFO within a level, while `acceptable(price)`, for up to `want` lots. */
+  const walk = (opposite: ReadonlyArray<ModelOrder>, want: bigint, acceptable: (ticks: bigint) => boolean) => {
+    const fills: Array<PlannedFill> = []
+    let left = want
+    for (const maker of opposite) {
+      if (left === 0n || !acceptable(maker.limit!)) break
+      const lots = minOf(left, maker.remaining)
+      fills.push({ maker, ticks: maker.limit!, lots })
+      left -= lots
+    }
+    return { fills, left }
+  }
+
+  /** Lots a budget buys walking asks best first at or below `maxTicks` (each level priced exactly). */
+  const affordable = (asks: ReadonlyArray<Level>, budget: bigint, maxTicks: bigint | null) => {
+    let left = budget
+    let lots = 0n
+    for (const level of asks) {
+      if (maxTicks !== null && level.ticks > maxTicks) break
+      const exact = level.ticks * level.lots
+      if (exact <= left * SAT) {
+        left -= ceilDiv(exact, SAT)
+        lots += level.lots
+      } else {
+        lots += (left * SAT) / level.ticks
+        break
+      }
+    }
+    return lots
+  }
+
+  const plan = (input: OrderInput): Plan => {
+    const { wallet, side, kind, fromAmount, limit } = input
+    if (activeOf(wallet).length >= maxActive) return { error: 10094, fills: [], rest: 0n }
+    if (balances[wallet][fromOf(side)].free < fromAmount) return { error: 10002, fills: [], rest: 0n }
+    const opposite = bestFirst(side === "buy" ? "sell" : "buy")
+    if (kind === "post") {
+      const best = opposite[0]
+      if (best !== undefined && (side === "buy" ? best.limit! <= limit! : best.limit! >= limit!)) return { error: 10090, fills: [], rest: 0n }
+      return { fills: [], rest: side === "sell" ? fromAmount : lotsAtPrice(limit!, fromAmount) }
+    }
+    if (side === "sell") {
+      const { fills, left } = walk(opposite, fromAmount, (ticks) => limit === null || ticks >= limit)
+      return { fills, rest: limit === null ? 0n : left }
+    }
+    const taken = affordable(levels("sell"), fromAmount, limit)
+    const { fills } = walk(opposite, taken, () => true)
+    if (limit === null) return { fills, rest: 0n }
+    const spent = fills.reduce((s, f) => s + cost(f.ticks, f.lots), 0n)
+    const filled = new Map(fills.map((f) => [f.maker, f.lots]))
+    const bestAfter = opposite.find((o) => o.remaining - (filled.get(o) ?? 0n) > 0n)
+    const askAtLimit = bestAfter !== undefined && bestAfter.limit! <= limit
+    // A spent budget rests nothing either (lotsAtPrice(…, 0) can be > 0 below 100 USDT/BTC).
+    return { fills, rest: askAtLimit || fromAmount - spent <= 0n ? 0n : lotsAtPrice(limit, fromAmount - spent) }
+  }
+
+  const settle = (order: ModelOrder, given: bigint, gross: bigint, ends: boolean) => {
+    const from = fromOf(order.side), to = toOf(order.side)
+    const fee = feeOf(to, gross)
+    const bucket = balances[order.wallet]
+    bucket[from].lock -= given
+    bucket[to].free += gross - fee
+    fees[to] += fee
+    order.locked -= given
+    order.given += given
+    order.received += gross - fee
+    order.fee += fee
+    if (order.locked < 0n) throw new Error(`model: order ${order.id} spent more than it locked`)
+    if (ends && order.locked > 0n) {
+      bucket[from].lock -= order.locked
+      bucket[from].free += order.locked
+      order.locked = 0n
+    }
+  }
+
+  const apply = (id: string, input: OrderInput, p: Plan): ModelOrder => {
+    const order: ModelOrder = {
+      id, wallet: input.wallet, side: input.side, kind: input.kind, fromAmount: input.fromAmount, limit: input.limit,
+      locked: input.fromAmount, given: 0n, received: 0n, fee: 0n, state: "Active", remaining: 0n
+    }
+    orders.set(id, order)
+    const from = fromOf(input.side)
+    balances[input.wallet][from].free -= input.fromAmount
+    balances[input.wallet][from].lock += input.fromAmount
+    if (p.error === 10090) {
+      order.state = "Canceled"
+      settle(order, 0n, 0n, true)
+      return order
+    }
+    const taker = { given: 0n, gross: 0n }
+    const makers = new Map<ModelOrder, { given: bigint; gross: bigint }>()
+    for (const fill of p.fills) {
+      const base = fill.lots, quote = cost(fill.ticks, fill.lots)
+      let leg = makers.get(fill.maker)
+      if (leg === undefined) makers.set(fill.maker, (leg = { given: 0n, gross: 0n }))
+      if (input.side === "sell") {
+        taker.given += base, taker.gross += quote, leg.given += quote, leg.gross += base
+      } else {
+        taker.given += quote, taker.gross += base, leg.given += base, leg.gross += quote
+      }
+      fill.maker.remaining -= fill.lots
+    }
+    order.state = p.rest > 0n ? "Active" : p.fills.length > 0 ? "Completed" : "Canceled"
+    settle(order, taker.given, taker.gross, order.state !== "Active")
+    for (const [maker, leg] of makers) {
+      if (maker.remaining === 0n) maker.state = "Completed"
+      settle(maker, leg.given, leg.gross, maker.state !== "Active")
+    }
+    for (const side of ["buy", "sell"] as const) resting[side] = resting[side].filter((o) => o.state === "Active")
+    if (p.rest > 0n) {
+      order.remaining = p.rest
+      resting[input.side].push(order)
+    }
+    return order
+  }
+
+  const cancel = (order: ModelOrder) => {
+    order.state = "Canceled"
+    settle(order, 0n, 0n, true)
+    order.remaining = 0n
+    resting[order.side] = resting[order.side].filter((o) => o !== order)
+  }
+
+  return { balances, funded, fees, orders, levels, activeOf, plan, apply, cancel }
+}
+type Model = ReturnType<typeof makeModel>
+
+const assertOrderMatches = (actual: any, expected: ModelOrder, where: string) => {
+  const from = fromOf(expected.side), to = toOf(expected.side)
+  const got = {
+    state: actual.state, given: toMinor(actual.given, decimals[from]), received: toMinor(actual.received, decimals[to]),
+    fee: toMinor(actual.fee, decimals[to]), locked: toMinor(actual.locked, decimals[from]),
+    price: actual.price === null ? null : toMinor(actual.price, 6), fromAmount: toMinor(actual.fromAmount, decimals[from])
+  }
+  const want = {
+    state: expected.state, given: expected.given, received: expected.received, fee: expected.fee, locked: expected.locked,
+    price: expected.limit, fromAmount: expected.fromAmount
+  }
+  assert.deepStrictEqual(got, want, `${where}: order ${expected.id} (${expected.side} ${expected.kind})`)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The stream
+
+interface Wallet { readonly id: string; readonly sid: string }
+
+const makeWallets = async (base: number, btc: bigint, usdt: bigint, model?: Model): Promise<Array<Wallet>> => {
+  const wallets: Array<Wallet> = []
+  for (let i = 0; i < walletCount; i++) {
+    const created = await client.createWallet(String(base + i))
+    wallets.push({ id: created.id, sid: await client.createSession(created.id) })
+    await client.fund(created.id, "BTC", toText(btc, 8))
+    await client.fund(created.id, "USDT", toText(usdt, 6))
+    if (model !== undefined) {
+      model.balances[i].BTC.free += btc
+      model.balances[i].USDT.free += usdt
+      model.funded.BTC += btc
+      model.funded.USDT += usdt
+    }
+  }
+  return wallets
+}
+
+interface Regime {
+  readonly name: string
+  readonly seed: number
+  readonly steps: number
+  /** Mid price and price grid, in ticks (10^-6 USDT per BTC). */
+  readonly mid: bigint
+  readonly grid: bigint
+  readonly clientIdBase: number
+  /** Streams other than the public room's run in a private room of their own wallets. */
+  readonly privateRoom: boolean
+}
+
+const runStream = async (regime: Regime) => {
+  const { seed, steps } = regime
+  const MID = regime.mid, GRID = regime.grid
+  const random = seeded(seed)
+  const model = makeModel()
+  const fundedEach = { BTC: 300_000_000n, USDT: 150_000_000_000n }
+  const wallets = await makeWallets(regime.clientIdBase + (seed % 1000) * 10, fundedEach.BTC, fundedEach.USDT, model)
+  const roomKey = regime.privateRoom ? await privateRoom(wallets[0], wallets.slice(1)) : "0"
+  let nonce = 1
+  const pick = <A>(items: ReadonlyArray<A>): A => items[random.int(0, items.length - 1)]
+  const seen = new Map<string, number>()
+  const saw = (what: string) => seen.set(what, (seen.get(what) ?? 0) + 1)
+
+  /** A limit / post-only order near `ticks`: whole grid multiples, or odd satoshis at an odd price. */
+  const limitInput = (wallet: number, side: Side, kind: "limit" | "post", targetTicks: bigint): OrderInput => {
+    const exact = random.next() < 0.65
+    const ticks = exact ? targetTicks : targetTicks + BigInt(random.int(0, Number(GRID) - 1))
+    let lots = exact ? BigInt(random.int(1, 2000)) * 10_000n : BigInt(random.int(1, 20_000_000))
+    // Mostly fit the free balance; sometimes not (then 10002 is the expected answer).
+    const free = model.balances[wallet][fromOf(side)].free
+    const need = (l: bigint) => (side === "sell" ? l : ceilDiv(ticks * l, SAT))
+    if (need(lots) > free && random.next() < 0.85) {
+      lots = side === "sell" ? free : (free * SAT) / ticks
+      if (exact) lots = (lots / 10_000n) * 10_000n
+    }
+    if (lots <= 0n) lots = 10_000n
+    if (side === "sell") {
+      const to = cost(ticks, lots) > 0n ? cost(ticks, lots) : 1n
+      return {
+        wallet, side, kind, fromAmount: lots, limit: ceilDiv(to * SAT, lots),
+        body: { fromCurrency: "BTC", toCurrency: "USDT", fromAmount: toText(lots, 8), toAmount: toText(to, 6), postOnly: kind === "post" }
+      }
+    }
+    const from = ceilDiv(ticks * lots, SAT)
+    return {
+      wallet, side, kind, fromAmount: from, limit: (from * SAT) / lots,
+      body: { fromCurrency: "USDT", toCurrency: "BTC", fromAmount: toText(from, 6), toAmount: toText(lots, 8), postOnly: kind === "post" }
+    }
+  }
+
+  const marketInput = (wallet: number, side: Side): OrderInput => {
+    const free = model.balances[wallet][fromOf(side)].free
+    if (side === "sell") {
+      let lots = BigInt(random.int(1, 30_000_000))
+      if (lots > free && free > 0n) lots = free
+      return { wallet, side, kind: "market", fromAmount: lots, limit: null, body: { fromCurrency: "BTC", toCurrency: "USDT", fromAmount: toText(lots, 8), isLimit: false } }
+    }
+    let budget = cost(MID, BigInt(random.int(1, 30_000_000))) + 1n
+    if (budget > free && free > 0n) budget = free
+    const body: Record<string, unknown> = { fromCurrency: "USDT", toCurrency: "BTC", fromAmount: toText(budget, 6), isLimit: false }
+    // A toAmount does not bound a market buy (C14: it gives its fromAmount at most, at the makers' prices).
+    if (random.next() < 0.4) body.toAmount = toText(BigInt(random.int(1, 10_000_000)), 8)
+    return { wallet, side, kind: "market", fromAmount: budget, limit: null, body }
+  }
+
+  const placeOrder = async (input: OrderInput, where: string) => {
+    const expected = model.plan(input)
+    const reply = await within(client.call("POST", "/core/v1/market/create_order", {
+      sid: wallets[input.wallet].sid, body: { ...input.body, roomKey, clientNonce: nonce++ }
+    }), where)
+    if (expected.error === 10002 || expected.error === 10094) {
+      assert.strictEqual(errorCode(reply), expected.error, `${where}: ${JSON.stringify(reply.body)}`)
+      saw(`refused ${expected.error}`)
+      return
+    }
+    if (expected.error === 10090) {
+      assert.strictEqual(errorCode(reply), 10090, `${where}: ${JSON.stringify(reply.body)}`)
+      // The refused post-only order exists, Canceled, with nothing given and nothing locked.
+      const [newest] = await readOrders(wallets[input.wallet].sid).then((all) => all.slice(0, 1))
+      assert.isFalse(model.orders.has(newest.id), `${where}: a 10090 refusal leaves its own Canceled order`)
+      assertOrderMatches(newest, model.apply(newest.id, input, expected), where)
+      saw("post-only refused 10090")
+      return
+    }
+    assert.strictEqual(reply.status, 200, `${where}: ${JSON.stringify(reply.body)}`)
+    const order = model.apply(reply.body.result.id, input, expected)
+    assertOrderMatches(reply.body.result, order, where)
+    // The taker's fills: best price first, at the makers' prices, each total rounded down.
+    const [info] = await readFills(wallets[input.wallet].sid, [order.id])
+    const takerFills = info.fills.filter((f: any) => f.role === "taker")
+      .map((f: any) => `${toMinor(f.price, 6)}×${toMinor(f.amount, 8)}=${toMinor(f.total, 6)}`)
+    const wantFills = expected.fills.map((f) => `${f.ticks}×${f.lots}=${cost(f.ticks, f.lots)}`)
+    assert.deepStrictEqual(takerFills, wantFills, `${where}: taker fills`)
+    assert.strictEqual(info.fills.length, expected.fills.length, `${where}: a new order has no maker fills yet`)
+    saw(`${input.side} ${input.kind} ${order.state}${expected.fills.length > 0 ? " with fills" : ""}`)
+  }
+
+  const cancelOrder = async (wallet: number, target: string, expected: ModelOrder | 10091 | 10092, where: string) => {
+    const reply = await within(client.call("POST", `/core/v1/market/cancel_order?id=${target}`, { sid: wallets[wallet].sid }), where)
+    if (typeof expected === "number") {
+      assert.strictEqual(errorCode(reply), expected, `${where}: ${JSON.stringify(reply.body)}`)
+      saw(`cancel refused ${expected}`)
+      return
+    }
+    assert.strictEqual(reply.status, 200, `${where}: ${JSON.stringify(reply.body)}`)
+    model.cancel(expected)
+    assertOrderMatches(reply.body.result, expected, where)
+    saw("cancel")
+  }
+
+  const step = async (index: number) => {
+    const wallet = random.int(0, walletCount - 1)
+    const where = `step ${index} (seed ${seed})`
+    const r = random.next()
+    if (r < 0.2) {
+      const open = model.activeOf(wallet)
+      if (open.length > 0) {
+        const target = pick(open)
+        return cancelOrder(wallet, target.id, target, where)
+      }
+    } else if (r < 0.22) {
+      const closed = [...model.orders.values()].filter((o) => o.wallet === wallet && o.state !== "Active")
+      if (closed.length > 0) return cancelOrder(wallet, pick(closed).id, 10092, where)
+    } else if (r < 0.23) {
+      const foreign = [...model.orders.values()].filter((o) => o.wallet !== wallet && o.state === "Active")
+      if (foreign.length > 0) return cancelOrder(wallet, pick(foreign).id, 10091, where)
+    } else if (r < 0.27) {
+      // Beyond the free balance: always 10002, nothing locked.
+      const side: Side = random.next() < 0.5 ? "sell" : "buy"
+      const free = model.balances[wallet][fromOf(side)].free
+      const over = free + BigInt(random.int(1, 5_000_000))
+      const body = side === "sell"
+        ? { fromCurrency: "BTC", toCurrency: "USDT", fromAmount: toText(over, 8), toAmount: toText(cost(MID * 2n, over) + 1n, 6) }
+        : { fromCurrency: "USDT", toCurrency: "BTC", fromAmount: toText(over, 6), toAmount: toText((over * SAT) / MID + 1n, 8) }
+      return placeOrder({ wallet, side, kind: "limit", fromAmount: over, limit: null, body }, `${where} over balance`)
+    }
+    const side: Side = random.next() < 0.5 ? "sell" : "buy"
+    const away = side === "sell" ? 1n : -1n
+    const k = random.next()
+    if (k < 0.5) {
+      // Passive: on its own side of the mid (it may still meet an aggressive order resting there).
+      return placeOrder(limitInput(wallet, side, "limit", MID + away * GRID * BigInt(random.int(0, 15))), where)
+    }
+    if (k < 0.72) {
+      // Crossing: priced into the other side, so it takes liquidity before it rests (if it rests).
+      return placeOrder(limitInput(wallet, side, "limit", MID - away * GRID * BigInt(random.int(0, 12))), where)
+    }
+    if (k < 0.87) return placeOrder(limitInput(wallet, side, "post", MID + away * GRID * BigInt(random.int(-4, 10))), where)
+    return placeOrder(marketInput(wallet, side), where)
+  }
+
+  const checkEveryStep = async (where: string) => {
+    // (a) the book: never crossed, and exactly the model's levels.
+    const book = await readBook(wallets[0].sid, roomKey)
+    assertNotCrossed(book, where)
+    assert.strictEqual(levelText(book.asks), levelText(model.levels("sell").slice(0, 100)), `${where}: asks`)
+    assert.strictEqual(levelText(book.bids), levelText(model.levels("buy").slice(0, 100)), `${where}: bids`)
+    // (b) the ledger.
+    await client.assertLedgerSound(where)
+    const totals = { BTC: 0n, USDT: 0n }
+    for (const [i, w] of wallets.entries()) {
+      const [balances, active] = await Promise.all([readBalances(w.sid), readOrders(w.sid, "&ord_states=Active")])
+      // (c) lockOrders = Σ locked of the wallet's Active orders, per currency; the Active set is the model's.
+      for (const c of currencies) {
+        const locked = active.filter((o) => o.fromCurrency === c).reduce((s, o) => s + toMinor(o.locked, decimals[c]), 0n)
+        assert.strictEqual(balances[c].lock, locked, `${where}: wallet ${i} ${c} lockOrders = Σ locked of Active orders`)
+        totals[c] += balances[c].free + balances[c].lock
+      }
+      for (const o of active) assert.strictEqual(o.state, "Active", `${where}: ord_states=Active filter`)
+      assert.deepStrictEqual(active.map((o) => o.id).sort(), model.activeOf(i).map((o) => o.id).sort(), `${where}: wallet ${i} Active orders`)
+      // (d) balances are the model's.
+      assert.deepStrictEqual(balances, model.balances[i], `${where}: wallet ${i} balances`)
+    }
+    // (d) conservation in aggregate: what users hold plus the fees collected is what was funded.
+    for (const c of currencies) assert.strictEqual(totals[c] + model.fees[c], model.funded[c], `${where}: Σ ${c} users + fees = funded`)
+  }
+
+  const checkEverything = async (where: string) => {
+    const activeWithFills: Array<any> = []
+    const fees = { BTC: 0n, USDT: 0n }
+    let takerFills = 0, makerFills = 0, takerAmount = 0n, makerAmount = 0n
+    for (const [i, w] of wallets.entries()) {
+      const orders = await readOrders(w.sid)
+      assert.deepStrictEqual(orders.map((o) => o.id).sort(), [...model.orders.values()].filter((o) => o.wallet === i).map((o) => o.id).sort(),
+        `${where}: wallet ${i} orders (a refusal other than 10090 creates none)`)
+      for (const o of orders) assertOrderMatches(o, model.orders.get(o.id)!, where)
+      // Per wallet, from the service's own figures: free + lockOrders = funded − Σ given + Σ received.
+      const balances = await readBalances(w.sid)
+      for (const c of currencies) {
+        const given = orders.filter((o) => o.fromCurrency === c).reduce((s, o) => s + toMinor(o.given, decimals[c]), 0n)
+        const received = orders.filter((o) => o.toCurrency === c).reduce((s, o) => s + toMinor(o.received, decimals[c]), 0n)
+        fees[c] += orders.filter((o) => o.toCurrency === c).reduce((s, o) => s + toMinor(o.fee, decimals[c]), 0n)
+        assert.strictEqual(balances[c].free + balances[c].lock, fundedEach[c] - given + received, `${where}: wallet ${i} ${c} conservation`)
+      }
+      for (const info of await readFills(w.sid, orders.map((o) => o.id))) {
+        assertFillsAddUp(info, where)
+        for (const f of info.fills) {
+          if (f.role === "taker") takerFills++, takerAmount += toMinor(f.amount, 8)
+          else makerFills++, makerAmount += toMinor(f.amount, 8)
+        }
+        if (info.state === "Active") activeWithFills.push(info)
+      }
+    }
+    assert.strictEqual(takerFills, makerFills, `${where}: every trade once as taker, once as maker`)
+    assert.strictEqual(takerAmount, makerAmount, `${where}: Σ taker fills = Σ maker fills`)
+    assert.deepStrictEqual(fees, model.fees, `${where}: Σ order fees = the model's`)
+    const derived = bookFromOrders(activeWithFills)
+    const book = await readBook(wallets[0].sid, roomKey)
+    assert.strictEqual(levelText(book.asks), levelText(derived.asks.slice(0, 100)), `${where}: asks = Active sells`)
+    assert.strictEqual(levelText(book.bids), levelText(derived.bids.slice(0, 100)), `${where}: bids = Active buys`)
+  }
+
+  const started = Date.now()
+  const deepest = { buy: 0, sell: 0 }
+  for (let i = 0; i < steps; i++) {
+    await step(i)
+    await checkEveryStep(`after step ${i} (seed ${seed})`)
+    deepest.buy = Math.max(deepest.buy, model.levels("buy").length)
+    deepest.sell = Math.max(deepest.sell, model.levels("sell").length)
+    if ((i + 1) % fullCheckEvery === 0) await checkEverything(`full check after step ${i} (seed ${seed})`)
+  }
+  await checkEverything(`final (seed ${seed})`)
+  const summary = [...seen.entries()].sort().map(([k, v]) => `${k}: ${v}`).join(", ")
+  console.log(`exchange stream ${regime.name}, seed ${seed}: ${steps} steps in ${((Date.now() - started) / 1000).toFixed(1)} s; ${summary}`)
+  // A full-length stream must have reached the interesting paths (a short EXCHANGE_STEPS run is a smoke run).
+  if (steps < 150) return
+  for (const path of ["refused 10002", "post-only refused 10090", "cancel", "cancel refused 10092"]) assert.isTrue(seen.has(path), `stream never hit: ${path}`)
+  assert.isTrue([...seen.keys()].some((k) => k.startsWith("sell limit Active with fills")), "a partially filled sell that rests")
+  assert.isTrue([...seen.keys()].some((k) => k.startsWith("buy limit Completed with fills")), "a buy that completes")
+  assert.isTrue([...seen.keys()].some((k) => k.startsWith("buy market")), "market buys")
+  assert.isTrue(deepest.buy > 3 && deepest.sell > 3, `a book with depth on both sides at some point: ${JSON.stringify(deepest)}`)
+}
+
+const publicRegime: Regime = {
+  name: "public room at 50 000 USDT/BTC", seed, steps, mid: 50_000n * 1_000_000n, grid: 20n * 1_000_000n, clientIdBase: 640_000, privateRoom: false
+}
+// At 150 USDT/BTC a satoshi is worth 1.5 USDT minor units, so nearly every fill rounds: this regime
+// found the buy whose rounding dust rested across the book (see the regression below).
+const roundingRegime: Regime = {
+  name: "private room at 150 USDT/BTC", seed: seed + 1, steps: Number(process.env.EXCHANGE_ROUNDING_STEPS ?? 160),
+  mid: 150n * 1_000_000n, grid: 50_000n, clientIdBase: 650_000, privateRoom: true
+}
+
+describe("a random stream of orders and cancels keeps the book, the locks and the ledger exact", () => {
+  it(`${publicRegime.name}, seed ${publicRegime.seed}: ${publicRegime.steps} steps, invariants after every step`, () => runStream(publicRegime), 300_000)
+  it(`${roundingRegime.name}, seed ${roundingRegime.seed}: ${roundingRegime.steps} steps, invariants after every step`, () => runStream(roundingRegime), 300_000)
+})
+
+// ---------------------------------------------------------------------------------------------
+// Races and a regression, each in its own private BTC/USDT room (the stream owns the public book).
+
+let extraWallets = 0
+const wallet = async (): Promise<Wallet> => {
+  const created = await client.createWallet(String(649_000 + extraWallets++))
+  return { id: created.id, sid: await client.createSession(created.id) }
+}
+let extraNonce = 1_000_000
+const privateRoom = async (owner: Wallet, members: ReadonlyArray<Wallet>): Promise<string> => {
+  const created = await client.call("POST", "/core/v1/market/create_room", { sid: owner.sid, body: { currency1: "BTC", currency2: "USDT" } })
+  assert.strictEqual(created.status, 200, JSON.stringify(created.body))
+  for (const member of members) {
+    const joined = await client.call("POST", `/core/v1/apply_code?code=${created.body.result.shareCode}&client_nonce=${extraNonce++}`, { sid: member.sid })
+    assert.strictEqual(joined.status, 200, JSON.stringify(joined.body))
+  }
+  return created.body.result.roomKey
+}
+const create = (w: Wallet, body: Record<string, unknown>, what = "create_order") =>
+  within(client.call("POST", "/core/v1/market/create_order", { sid: w.sid, body: { clientNonce: extraNonce++, ...body } }), what)
+
+describe("races on one wallet's money", () => {
+  it("20 concurrent sells (funds for 5) race 20 concurrent crossing buys (funds for 2): exactly 5 and 2 accepted, locks never exceed the funds", async () => {
+    const seller = await wallet(), buyer = await wallet()
+    const roomKey = await privateRoom(seller, [buyer])
+    await client.fund(seller.id, "BTC", "0.05")
+    await client.fund(buyer.id, "USDT", "1000")
+    const sell = { fromCurrency: "BTC", toCurrency: "USDT", fromAmount: "0.01", toAmount: "500", roomKey }
+    const buy = { fromCurrency: "USDT", toCurrency: "BTC", fromAmount: "500", toAmount: "0.01", roomKey }
+
+    // Sample both wallets' buckets for as long as the race runs.
+    let racing = true
+    const samples: Array<{ seller: Awaited<ReturnType<typeof readBalances>>; buyer: Awaited<ReturnType<typeof readBalances>> }> = []
+    const sampler = (async () => {
+      while (racing) samples.push({ seller: await readBalances(seller.sid), buyer: await readBalances(buyer.sid) })
+    })()
+    const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? create(seller, sell, `sell ${i}`) : create(buyer, buy, `buy ${i}`))))
+    racing = false
+    await sampler
+    const sells = replies.filter((_, i) => i % 2 === 0), buys = replies.filter((_, i) => i % 2 === 1)
+    const accepted = (rs: Array<Reply>) => rs.filter((r) => r.status === 200)
+    assert.strictEqual(accepted(sells).length, 5, JSON.stringify(sells.map((r) => r.body.error?.code ?? r.body.result.state)))
+    assert.strictEqual(accepted(buys).length, 2, JSON.stringify(buys.map((r) => r.body.error?.code ?? r.body.result.state)))
+    for (const r of [...sells, ...buys].filter((r) => r.status !== 200)) assert.strictEqual(errorCode(r), 10002, JSON.stringify(r.body))
+
+    assert.isAbove(samples.length, 0)
+    for (const s of samples) {
+      assert.isTrue(s.seller.BTC.lock <= 5_000_000n && s.seller.BTC.free >= 0n && s.seller.BTC.free + s.seller.BTC.lock <= 5_000_000n, JSON.stringify(s, (_, v) => typeof v === "bigint" ? String(v) : v))
+      assert.isTrue(s.buyer.USDT.lock <= 1_000_000_000n && s.buyer.USDT.free >= 0n && s.buyer.USDT.free + s.buyer.USDT.lock <= 1_000_000_000n, JSON.stringify(s, (_, v) => typeof v === "bigint" ? String(v) : v))
+    }
+    // Two matches of 0.01 BTC at 50000 (each buy meets one sell, whichever arrived first):
+    // the seller pays 0.01 + 0.1 % of 500 = 0.51 USDT per match, the buyer 0.25 % of 0.01 BTC.
+    assert.deepStrictEqual(await readBalances(seller.sid), { BTC: { free: 0n, lock: 3_000_000n }, USDT: { free: 998_980_000n, lock: 0n } })
+    assert.deepStrictEqual(await readBalances(buyer.sid), { BTC: { free: 1_995_000n, lock: 0n }, USDT: { free: 0n, lock: 0n } })
+    const sellerOrders = await readOrders(seller.sid)
+    assert.deepStrictEqual(sellerOrders.map((o) => o.state).sort(), ["Active", "Active", "Active", "Completed", "Completed"])
+    assert.deepStrictEqual((await readOrders(buyer.sid)).map((o) => o.state), ["Completed", "Completed"])
+    const book = await readBook(seller.sid, roomKey)
+    assert.strictEqual(levelText(book.asks), `${50_000_000_000n}:${3_000_000n}`)
+    assert.strictEqual(book.bids.length, 0)
+    for (const info of await readFills(seller.sid, sellerOrders.map((o) => o.id))) assertFillsAddUp(info, "race seller")
+    await client.assertLedgerSound("after the race")
+  })
+})
+
+describe("regression: a limit buy's rounding dust never rests across the book", () => {
+  it("a buy whose budget runs out inside a level completes and returns its dust; the room keeps working", async () => {
+    // Asks: 3 sats at 49966.666667 (a fill of them rounds down by a minor unit), 2000 sats at 50000.
+    // The buy (limit 50099.700598) takes the 3 sats and 1000 of the 2000; its budget then has 500
+    // USDT minor units left, which at its limit prices one more sat: resting that sat would cross the
+    // 1000 sats still asked at 50000. It used to, and the room actor died on it at every rebuild.
+    const maker = await wallet(), taker = await wallet()
+    const roomKey = await privateRoom(maker, [taker])
+    await client.fund(maker.id, "BTC", "1")
+    await client.fund(taker.id, "USDT", "10")
+    const ask1 = await create(maker, { fromCurrency: "BTC", toCurrency: "USDT", fromAmount: "0.00000003", toAmount: "0.001499", roomKey })
+    const ask2 = await create(maker, { fromCurrency: "BTC", toCurrency: "USDT", fromAmount: "0.00002", toAmount: "1", roomKey })
+    assert.strictEqual(ask1.body.result?.price, "49966.666667", JSON.stringify(ask1.body))
+    assert.strictEqual(ask2.body.result?.price, "50000", JSON.stringify(ask2.body))
+    const bought = await create(taker, { fromCurrency: "USDT", toCurrency: "BTC", fromAmount: "0.501999", toAmount: "0.00001002", roomKey })
+    assert.strictEqual(bought.status, 200, JSON.stringify(bought.body))
+    // Fees in this file: the buyer pays 0.25 % of 1003 sats (3 sats, rounded up); the dust returns to free.
+    assert.deepStrictEqual(
+      [bought.body.result.state, bought.body.result.given, bought.body.result.received, bought.body.result.fee, bought.body.result.locked],
+      ["Completed", "0.501499", "0.00001", "0.00000003", "0"])
+    assert.deepStrictEqual(await readBalances(taker.sid), { BTC: { free: 1000n, lock: 0n }, USDT: { free: 9_498_501n, lock: 0n } })
+    const book = await readBook(maker.sid, roomKey)
+    assertNotCrossed(book, "after the buy")
+    assert.strictEqual(levelText(book.asks), `${50_000_000_000n}:1000`)
+    assert.strictEqual(book.bids.length, 0)
+    // The room still answers, and matches against what is left.
+    const more = await create(taker, { fromCurrency: "USDT", toCurrency: "BTC", fromAmount: "0.5", toAmount: "0.00001", roomKey })
+    assert.strictEqual(more.status, 200, JSON.stringify(more.body))
+    assert.strictEqual(more.body.result.state, "Completed")
+    assert.strictEqual((await readBook(maker.sid, roomKey)).asks.length, 0)
+    await client.assertLedgerSound("after the regression")
+  })
+})
