@@ -4,7 +4,8 @@
  * currency's decimals. estimate_fee and every fee-charging action call `resolve`.
  */
 import { BigNumber } from "bignumber.js"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
+import { AppConfigService } from "../Config.ts"
 import { allTariffs, replaceTariffs, type TariffRow } from "../../sql/ReferenceRepo.ts"
 import type { TxClass } from "../../schema/Reference.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
@@ -61,12 +62,15 @@ export class Tariffs extends Context.Service<Tariffs, {
   readonly replace: (rules: ReadonlyArray<TariffRow>) => Effect.Effect<number>
   readonly list: () => Effect.Effect<ReadonlyArray<TariffRow>>
 }>()("core/Tariffs") {
-  static readonly layer = Layer.effect(Tariffs, Effect.map(makeDb, (db) => {
-    // The rule table is small and read by every fee-charging action: cached for `tariffCacheMs`.
-    // This process's set_tariffs drops the cache at once; another process's change shows within that time.
+  static readonly layer = Layer.effect(Tariffs, Effect.gen(function*() {
+    const db = yield* makeDb
+    // The rule table is small and read by every fee-charging action. With the embedded database this
+    // process is the only one, so the rules are cached (set_tariffs drops the cache at once). Against
+    // a server other processes may change them, and a fee must follow the rules in force: no cache.
+    const cacheMs = Option.isNone((yield* AppConfigService).databaseUrl) ? tariffCacheMs : 0
     let cached: { readonly at: number; readonly rules: ReadonlyArray<TariffRow> } | undefined
     const list = () => Effect.suspend(() =>
-      cached !== undefined && Date.now() - cached.at < tariffCacheMs
+      cached !== undefined && Date.now() - cached.at < cacheMs
         ? Effect.succeed(cached.rules)
         : Effect.map(db(allTariffs), (rules) => (cached = { at: Date.now(), rules }).rules))
     return Tariffs.of({

@@ -33,7 +33,7 @@ it("funds received within CHARGEBACK_DAYS cannot be swapped: 10002, nothing rese
   assert.strictEqual(info.body.result.maxAmount, "0")
   const refused = await swap(sid, "0.1", "6000", 1)
   assert.strictEqual(refused.status, 400)
-  assert.strictEqual(refused.body.error.code, 10002, JSON.stringify(refused.body))
+  assert.strictEqual(refused.body.error?.code, 10002, JSON.stringify(refused.body))
   const row = await client.balance(sid, "BTC")
   assert.strictEqual(row.freeBalance, 0.5)
   assert.strictEqual(row.lockOutBalance, 0)
