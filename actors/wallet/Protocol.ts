@@ -56,7 +56,9 @@ export const ConfirmTransfer = Rpc.make("ConfirmTransfer", {
     txId: Schema.String,
     /** Whatever the caller sent; the actor uses the one its confirmation channel expects. */
     code: Schema.NullOr(Schema.String),
-    signatureBase64: Schema.NullOr(Schema.String)
+    signatureBase64: Schema.NullOr(Schema.String),
+    /** What the caller confirms: a transfer's step two cannot settle a swap (which skips its rate check), nor the reverse. */
+    kind: Schema.Literals(["transfer", "swap"])
   },
   success: Schema.Struct({ idUpdate: Schema.String, feeMinor: Schema.String, currency: Schema.String }),
   error: Schema.Union([TransactionNotPending, ConfirmationFailed, ConfirmationExpired])

@@ -108,7 +108,7 @@ export const makeTransferHandlers = (
 
   const ConfirmTransferHandler = Effect.fnUntraced(function*({ payload }: { payload: Payload<typeof ConfirmTransfer> }) {
     const pending = yield* loadPending(payload.txId)
-    if (pending === undefined) return yield* notPending(payload.txId)
+    if (pending === undefined || (pending.tx.currency_to !== null) !== (payload.kind === "swap")) return yield* notPending(payload.txId)
     const { tx, confirmation } = pending
     if (confirmation.expires_at.getTime() <= Date.now()) {
       yield* release(tx, "expired")

@@ -162,7 +162,7 @@ export class Swaps extends Context.Service<Swaps, {
           return yield* new SwapDrift({ message: "confirmationTimetick: the rate moved beyond the tolerance since step one; the reservation was released" })
         }
         const settled = yield* walletActor(sender.walletId).ConfirmTransfer({
-          txId, code: code ?? null, signatureBase64: signResult !== undefined && signResult.length > 0 ? signResult : null
+          txId, code: code ?? null, signatureBase64: signResult !== undefined && signResult.length > 0 ? signResult : null, kind: "swap"
         }).pipe(delivered)
         return {
           txId: txId as CreateTransactOut["txId"],

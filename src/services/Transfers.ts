@@ -100,7 +100,7 @@ export class Transfers extends Context.Service<Transfers, {
           return yield* new InvalidRequest({ message: "confirmationCode: required with confirmationTimetick (or the X-SignResult header)" })
         }
         const settled = yield* walletActor(sender.walletId).ConfirmTransfer({
-          txId, code: code ?? null, signatureBase64: signResult !== undefined && signResult.length > 0 ? signResult : null
+          txId, code: code ?? null, signatureBase64: signResult !== undefined && signResult.length > 0 ? signResult : null, kind: "transfer"
         })
           .pipe(delivered)
         const currency = currencies.find(settled.currency)

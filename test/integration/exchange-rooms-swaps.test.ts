@@ -220,6 +220,11 @@ describe("swaps (SPEC market rules 3-5, C10, C14)", () => {
       const wrong = confirmationCode === "000000" ? "111111" : "000000"
       assertRejected(await swap(who, { fromAmount: "0.1", toAmount: "5993" }, `?confirmationTimetick=${txId}&confirmationCode=${wrong}`), 400, E.ConfirmationFailed, "wrong code")
       assert.deepStrictEqual(await buckets(who, "BTC"), [0.4, 0.1])
+      // A transfer's step two cannot settle a swap (it would skip the swap's rate check).
+      const asTransfer = await client.call("POST", `/core/v1/wallet/internal_transfer?confirmationTimetick=${txId}&confirmationCode=${confirmationCode}`,
+        { sid: who.sid, body: { recipient: who.id, currency: "BTC", amount: "0.1" } })
+      assertRejected(asTransfer, 400, E.NotPending, "internal_transfer step two on a swap")
+      assert.deepStrictEqual(await buckets(who, "BTC"), [0.4, 0.1])
       const step2 = await swap(who, { fromAmount: "0.1", toAmount: "5993" }, `?confirmationTimetick=${txId}&confirmationCode=${confirmationCode}`)
       assert.strictEqual(step2.status, 200, JSON.stringify(step2.body))
       assertOrder(step2.body.result, { txId, fee: 7, confirmationStatusCode: "Confirmed" })
