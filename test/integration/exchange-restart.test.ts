@@ -37,6 +37,10 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { makeClient, type Reply, type TestClient } from "../support/Client.ts"
+import {
+  assertFillsAddUp, assertNotCrossed, bookFromOrders, ceilDiv, cost, type Currency, currencies, decimals, errorCode, exchangeReads,
+  type Level, levelText, SAT, toMinor, toText, within
+} from "../support/ExchangeReads.ts"
 import { createDatabase, dropDatabase } from "../support/Postgres.ts"
 import { type RunningService, startService, usingRealPostgres } from "../support/Service.ts"
 import { seeded } from "../unit/Random.ts"
@@ -44,11 +48,6 @@ import { seeded } from "../unit/Random.ts"
 const seed = Number(process.env.EXCHANGE_RESTART_SEED ?? 20_261_124)
 const requestCount = 400
 const inFlight = 24
-
-const SAT = 100_000_000n
-const decimals = { BTC: 8, USDT: 6 } as const
-type Currency = keyof typeof decimals
-const currencies: ReadonlyArray<Currency> = ["BTC", "USDT"]
 
 // ---------------------------------------------------------------------------------------------
 // The database that survives the process, and the process itself.
@@ -78,124 +77,16 @@ afterAll(async () => {
 })
 
 // ---------------------------------------------------------------------------------------------
-// Money and reads
+// Reads (through the client of the current start)
 
-const toText = (minor: bigint, places: number): string => {
-  const digits = minor.toString().padStart(places + 1, "0")
-  const whole = digits.slice(0, digits.length - places)
-  const fraction = digits.slice(digits.length - places).replace(/0+$/, "")
-  return whole + (fraction.length > 0 ? "." + fraction : "")
-}
-const toMinor = (value: string | number, places: number): bigint => {
-  const text = typeof value === "number" ? value.toFixed(places) : value
-  const negative = text.startsWith("-")
-  const [whole, fraction = ""] = (negative ? text.slice(1) : text).split(".")
-  if (fraction.length > places) throw new Error(`${text}: more than ${places} decimals`)
-  const minor = BigInt(whole + fraction.padEnd(places, "0"))
-  return negative ? -minor : minor
-}
-const cost = (ticks: bigint, lots: bigint): bigint => (ticks * lots) / SAT
-const lotsAtPrice = (ticks: bigint, budget: bigint): bigint => ((budget + 1n) * SAT - 1n) / ticks
-const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b
-const errorCode = (reply: Reply) => reply.body.error?.code ?? null
-
-const within = async <A>(promise: Promise<A>, what: string, ms = 20_000): Promise<A> => {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  try {
-    return await Promise.race([promise, new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms (a room actor stuck?)`)), ms)
-    })])
-  } finally {
-    clearTimeout(timer)
-  }
-}
-
-interface Level { readonly ticks: bigint; readonly lots: bigint; readonly total: bigint }
-const levelText = (levels: ReadonlyArray<Level>) => levels.map((l) => `${l.ticks}:${l.lots}`).join(" ")
-
+const reads = exchangeReads(() => client)
+const { readOrders, readFills, readBalances } = reads
+/** get_trade_info of the public BTC/USDT room, which here must fit one read. */
 const readBook = async (sid: string) => {
-  const reply = await within(client.call("GET", "/core/v1/market/get_trade_info?currency_from=BTC&currency_to=USDT&results_limit=100", { sid }), "get_trade_info")
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  const level = (row: any): Level => ({ ticks: toMinor(row.price, 6), lots: toMinor(row.amount, 8), total: toMinor(row.total, 6) })
-  const book = { asks: reply.body.result.asks.map(level) as Array<Level>, bids: reply.body.result.bids.map(level) as Array<Level>, lastPrice: reply.body.result.lastPrice as string | null }
+  const book = await reads.readBook(sid)
   assert.isBelow(book.asks.length, 100, "the book fits one read")
   assert.isBelow(book.bids.length, 100, "the book fits one read")
   return book
-}
-
-const assertNotCrossed = (book: { asks: ReadonlyArray<Level>; bids: ReadonlyArray<Level> }, where: string) => {
-  for (let i = 1; i < book.asks.length; i++) assert.isTrue(book.asks[i - 1].ticks < book.asks[i].ticks, `${where}: asks ascending`)
-  for (let i = 1; i < book.bids.length; i++) assert.isTrue(book.bids[i - 1].ticks > book.bids[i].ticks, `${where}: bids descending`)
-  if (book.asks.length > 0 && book.bids.length > 0) assert.isTrue(book.bids[0].ticks < book.asks[0].ticks, `${where}: crossed book`)
-  for (const l of [...book.asks, ...book.bids]) assert.strictEqual(l.total, cost(l.ticks, l.lots), `${where}: level total`)
-}
-
-const readOrders = async (sid: string, states = ""): Promise<Array<any>> => {
-  const all: Array<any> = []
-  let from: string | undefined
-  for (;;) {
-    const reply = await within(client.call("GET", `/core/v1/market/get_orders?limit=100${states}${from === undefined ? "" : `&from_order_id=${from}`}`, { sid }), "get_orders")
-    assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-    const page = reply.body.result as Array<any>
-    all.push(...page)
-    if (page.length < 100) return all
-    from = page[page.length - 1].id
-  }
-}
-
-const readFills = async (sid: string, ids: ReadonlyArray<string>): Promise<Array<any>> => {
-  const found: Array<any> = []
-  for (let i = 0; i < ids.length; i += 100) {
-    const reply = await within(client.call("POST", "/core/v1/order_tx_info", { sid, body: ids.slice(i, i + 100) }), "order_tx_info")
-    assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-    found.push(...reply.body.result)
-  }
-  return found
-}
-
-const readBalances = async (sid: string) => {
-  const reply = await within(client.call("GET", "/core/v1/wallet/get_balance", { sid }), "get_balance")
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  const out = {} as Record<Currency, { free: bigint; lock: bigint }>
-  for (const c of currencies) {
-    const row = (reply.body.result as Array<any>).find((r) => r.currency === c)
-    out[c] = { free: toMinor(row?.freeBalance ?? 0, decimals[c]), lock: toMinor(row?.lockOrders ?? 0, decimals[c]) }
-  }
-  return out
-}
-
-const assertFillsAddUp = (order: any, where: string) => {
-  const amount = order.fills.reduce((s: bigint, f: any) => s + toMinor(f.amount, 8), 0n)
-  const total = order.fills.reduce((s: bigint, f: any) => s + toMinor(f.total, 6), 0n)
-  for (const f of order.fills) assert.strictEqual(toMinor(f.total, 6), cost(toMinor(f.price, 6), toMinor(f.amount, 8)), `${where}: fill total`)
-  const sell = order.fromCurrency === "BTC"
-  const given = toMinor(order.given, sell ? 8 : 6)
-  const grossIn = toMinor(order.received, sell ? 6 : 8) + toMinor(order.fee, sell ? 6 : 8)
-  assert.strictEqual(given, sell ? amount : total, `${where}: order ${order.id} given = Σ fills (no fill lost or doubled)`)
-  assert.strictEqual(grossIn, sell ? total : amount, `${where}: order ${order.id} received + fee = Σ fills`)
-  if (order.state !== "Active") assert.strictEqual(order.locked, "0", `${where}: a closed order holds no lock`)
-}
-
-/** The book implied by Active orders and their fills (a sell rests `locked`; a buy what its budget bought at its limit, less maker fills). */
-const bookFromOrders = (active: ReadonlyArray<any>) => {
-  const sides = { asks: new Map<bigint, bigint>(), bids: new Map<bigint, bigint>() }
-  for (const o of active) {
-    assert.isNotNull(o.price, `Active order ${o.id} has no limit price: a market order never rests, so it was never matched`)
-    const ticks = toMinor(o.price, 6)
-    let lots: bigint
-    if (o.fromCurrency === "BTC") lots = toMinor(o.locked, 8)
-    else {
-      const spentAsTaker = o.fills.filter((f: any) => f.role === "taker").reduce((s: bigint, f: any) => s + toMinor(f.total, 6), 0n)
-      const takenAsMaker = o.fills.filter((f: any) => f.role === "maker").reduce((s: bigint, f: any) => s + toMinor(f.amount, 8), 0n)
-      lots = lotsAtPrice(ticks, toMinor(o.fromAmount, 6) - spentAsTaker) - takenAsMaker
-    }
-    const side = o.fromCurrency === "BTC" ? sides.asks : sides.bids
-    side.set(ticks, (side.get(ticks) ?? 0n) + lots)
-  }
-  const sorted = (m: Map<bigint, bigint>, ascending: boolean) =>
-    [...m.entries()].sort(([a], [b]) => (a < b ? (ascending ? -1 : 1) : ascending ? 1 : -1))
-      .map(([ticks, lots]): Level => ({ ticks, lots, total: cost(ticks, lots) }))
-  return { asks: sorted(sides.asks, true), bids: sorted(sides.bids, false) }
 }
 
 // ---------------------------------------------------------------------------------------------
