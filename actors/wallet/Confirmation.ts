@@ -12,6 +12,27 @@ export const newConfirmationCode = (): string => String(randomInt(0, 10 ** codeD
 
 export const hashCode = (code: string): Buffer => createHash("sha256").update(code, "utf8").digest()
 
+/**
+ * Step one's confirmation (C10, C12): without Require2FA the code is answered inline; with it a
+ * Fido2Key login signs (NeedSign) and any other gets a code through the notification channel.
+ */
+export const newConfirmation = (require2FA: boolean, keyType: string, expiresAtMs: number) => {
+  const channel = !require2FA ? "Inline" as const : keyType === "Fido2Key" ? "Sign" as const : "Code" as const
+  const code = channel === "Sign" ? null : newConfirmationCode()
+  return {
+    /** ReserveTransfer's confirmation fields. */
+    reserve: {
+      channel, codeHashHex: code === null ? null : hashCode(code).toString("hex"), expiresAtMs,
+      attempts: confirmationAttemptsMax, codeForEvent: channel === "Code" ? code : null
+    },
+    /** CreateTransactOut's confirmation fields. */
+    answer: {
+      confirmationStatusCode: channel === "Sign" ? "NeedSign" as const : "NeedCodeConfirm" as const,
+      ...(channel === "Inline" && code !== null ? { confirmationCode: code } : {})
+    }
+  }
+}
+
 export const codeMatches = (codeHash: Uint8Array, code: string): boolean => {
   const candidate = hashCode(code)
   return codeHash.length === candidate.length && timingSafeEqual(codeHash, candidate)

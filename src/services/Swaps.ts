@@ -8,7 +8,7 @@
 import { BigNumber } from "bignumber.js"
 import { Context, Effect, Layer } from "effect"
 import { canonicalPair } from "../../actors/room/Pair.ts"
-import { confirmationAttemptsMax, hashCode, newConfirmationCode } from "../../actors/wallet/Confirmation.ts"
+import { newConfirmation } from "../../actors/wallet/Confirmation.ts"
 import { WalletEntity } from "../../actors/wallet/Protocol.ts"
 import { findTx } from "../../sql/JournalRepo.ts"
 import { balanceOf } from "../../sql/LedgerRepo.ts"
@@ -122,26 +122,20 @@ export class Swaps extends Context.Service<Swaps, {
             message: `toAmount: the server computes ${fromMinorUnits(server.net > 0n ? server.net : 0n, to.decimals)} ${to.code} net of a fee of ${fromMinorUnits(server.fee, to.decimals)}; the difference exceeds ${drift.toFixed()} %`
           })
         }
-        const require2FA = (Number(wallet.flags) & WalletFlag.Require2FA) !== 0
-        const channel = !require2FA ? "Inline" as const : sender.keyType === "Fido2Key" ? "Sign" as const : "Code" as const
-        const code = channel === "Sign" ? null : newConfirmationCode()
+        const confirmation = newConfirmation((Number(wallet.flags) & WalletFlag.Require2FA) !== 0, sender.keyType, Date.now() + confirmationTtlMs)
         const txId = String(ticks.next())
         const { base } = canonicalPair(from.code, to.code)
         yield* walletActor(sender.walletId).ReserveTransfer({
           txId, typeTx: from.code === base ? TxType.ExchangeToBroker : TxType.ExchangeFromBroker, recipientId: "-3",
           profitWalletId: String(server.profitWalletId), currency: from.code, amountMinor: String(fromMinor), feeMinor: String(server.fee),
-          tag: input.tag ?? null, clientNonce: input.clientNonce ?? null, channel,
-          codeHashHex: code === null ? null : hashCode(code).toString("hex"),
-          expiresAtMs: Date.now() + confirmationTtlMs, attempts: confirmationAttemptsMax,
-          codeForEvent: channel === "Code" ? code : null,
+          tag: input.tag ?? null, clientNonce: input.clientNonce ?? null, ...confirmation.reserve,
           exchange: { currencyTo: to.code, amountToMinor: String(toMinor) },
           protectedMinor: String(yield* chargebackWithheld(sender.walletId, from.code))
         }).pipe(delivered)
         return {
           txId: txId as CreateTransactOut["txId"],
           fee: Number(fromMinorUnits(server.fee, to.decimals)),
-          confirmationStatusCode: channel === "Sign" ? "NeedSign" as const : "NeedCodeConfirm" as const,
-          ...(channel === "Inline" && code !== null ? { confirmationCode: code } : {})
+          ...confirmation.answer
         }
       })
 

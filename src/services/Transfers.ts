@@ -6,9 +6,7 @@
  */
 import { Context, Effect, Layer, Schedule } from "effect"
 import { WalletEntity } from "../../actors/wallet/Protocol.ts"
-import {
-  confirmationAttemptsMax, ed25519PublicKey, hashCode, newConfirmationCode
-} from "../../actors/wallet/Confirmation.ts"
+import { ed25519PublicKey, newConfirmation } from "../../actors/wallet/Confirmation.ts"
 import { expiredConfirmations, insertSigningKey } from "../../sql/TransferRepo.ts"
 import { findWallet } from "../../sql/WalletRepo.ts"
 import {
@@ -75,23 +73,17 @@ export class Transfers extends Context.Service<Transfers, {
           txClass: self ? "SelfTransfer" : "InnerTransfer", currency: currency.code, decimals: currency.decimals, amount,
           walletGroup: Number(wallet.wallet_group), typeTx
         })
-        const require2FA = (Number(wallet.flags) & WalletFlag.Require2FA) !== 0
-        const channel = !require2FA ? "Inline" as const : sender.keyType === "Fido2Key" ? "Sign" as const : "Code" as const
-        const code = channel === "Sign" ? null : newConfirmationCode()
+        const confirmation = newConfirmation((Number(wallet.flags) & WalletFlag.Require2FA) !== 0, sender.keyType, Date.now() + confirmationTtlMs)
         const txId = String(ticks.next())
         yield* walletActor(sender.walletId).ReserveTransfer({
           txId, typeTx, recipientId: String(recipient.id), profitWalletId: String(quote.profitWalletId),
           currency: currency.code, amountMinor: String(amount), feeMinor: String(quote.fee), tag: input.tag ?? null,
-          clientNonce: input.clientNonce ?? null, channel,
-          codeHashHex: code === null ? null : hashCode(code).toString("hex"),
-          expiresAtMs: Date.now() + confirmationTtlMs, attempts: confirmationAttemptsMax,
-          codeForEvent: channel === "Code" ? code : null
+          clientNonce: input.clientNonce ?? null, ...confirmation.reserve
         }).pipe(delivered)
         return {
           txId: txId as CreateTransactOut["txId"],
           fee: Number(fromMinorUnits(quote.fee, currency.decimals)),
-          confirmationStatusCode: channel === "Sign" ? "NeedSign" as const : "NeedCodeConfirm" as const,
-          ...(channel === "Inline" && code !== null ? { confirmationCode: code } : {})
+          ...confirmation.answer
         }
       })
 
