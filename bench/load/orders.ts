@@ -7,10 +7,9 @@
  * trades happen), the rest on their own side of it (they rest): the book stays bounded around the
  * mid and so do every wallet's open orders and locked funds. One accepted order is a 200 with
  * `error: null`; anything else is counted by HTTP status and envelope error code.
- * HTTP is undici's Pool (keep-alive, one connection per client, no pipelining). Warm-up, then
- * "ready"; the parent reads its clocks and counters and answers "go"; the measured window; then "result".
+ * HTTP, the warm-up, "ready", "go", the measured window and "result": bench/support/HttpLoad.ts.
  */
-import { Pool } from "undici"
+import { openPool, ownWallets, percentile, readSpec, runLoad, type Phase } from "../support/HttpLoad.ts"
 
 /** One order book the load trades in; prices and quantities are integers in the given decimals. */
 export interface OrderRoom {
@@ -55,9 +54,8 @@ export interface OrderLoadSummary {
   readonly firstErrors: Record<string, string>
 }
 
-const spec = JSON.parse(process.argv[2] ?? "{}") as OrderLoadSpec
-const url = new URL(spec.base)
-const pool = new Pool(url.origin, { connections: spec.clients, pipelining: 1, keepAliveTimeout: 60_000 })
+const spec = readSpec<OrderLoadSpec>()
+const pool = openPool(spec)
 const path = "/core/v1/market/create_order"
 
 /** An integer of units 10^-decimals as a decimal string. */
@@ -83,7 +81,6 @@ const orderBody = (room: OrderRoom, sell: boolean, cross: boolean): string => {
     : { fromCurrency: room.quote, toCurrency: room.base, fromAmount: quoteAmount, toAmount: baseAmount, clientNonce: nonce++, isLimit: true, roomKey: room.roomKey })
 }
 
-let phase: "warmup" | "measured" | "done" = "warmup"
 let latencies: Array<number> = []
 let filledOnArrival = 0
 let byState: Record<string, number> = {}
@@ -95,18 +92,15 @@ const refused = (key: string, text: string) => {
   firstErrors[key] ??= text.slice(0, 300)
 }
 
-const client = async (index: number) => {
-  // Wallets dealt round-robin; with fewer wallets than clients, clients share them.
-  const own = spec.wallets.length >= spec.clients
-    ? spec.wallets.filter((_, i) => i % spec.clients === index)
-    : [spec.wallets[index % spec.wallets.length]]
+const client = async (index: number, phase: () => Phase) => {
+  const own = ownWallets(spec.wallets, spec.clients, index)
   const sides = spec.rooms.map(() => Math.random() < 0.5)
-  while (phase !== "done") {
+  while (phase() !== "done") {
     const wallet = own[Math.floor(Math.random() * own.length)]
     const r = Math.floor(Math.random() * spec.rooms.length)
     const sell = sides[r] = !sides[r]
     const body = orderBody(spec.rooms[r], sell, Math.random() < spec.crossShare)
-    const counted = phase === "measured"
+    const counted = phase() === "measured"
     const started = performance.now()
     try {
       const response = await pool.request({
@@ -114,7 +108,7 @@ const client = async (index: number) => {
       })
       const text = await response.body.text()
       const ended = performance.now()
-      if (!counted || phase !== "measured") continue
+      if (!counted || phase() !== "measured") continue
       let parsed: { result: any; error: { code: number; message: string } | null } | undefined
       try { parsed = JSON.parse(text) } catch { /* counted below */ }
       if (response.statusCode === 200 && parsed !== undefined && parsed.error === null) {
@@ -125,43 +119,28 @@ const client = async (index: number) => {
         refused(`${response.statusCode}/${parsed?.error?.code ?? "?"}`, text)
       }
     } catch (error) {
-      if (counted && phase === "measured") refused("exception", String(error))
+      if (counted && phase() === "measured") refused("exception", String(error))
     }
   }
 }
 
-const percentile = (values: Array<number>, p: number) => {
-  if (values.length === 0) return 0
-  const sorted = Float64Array.from(values).sort()
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
-}
-const send = (message: unknown) => new Promise<void>((done) => process.send!(message, undefined, undefined, () => done()))
-
-const running = Array.from({ length: spec.clients }, (_, i) => client(i))
-await new Promise((r) => setTimeout(r, spec.warmupSeconds * 1000))
-await send({ type: "ready" })
-await new Promise<void>((go) => process.once("message", () => go()))
-latencies = []
-filledOnArrival = 0
-byState = {}
-errors = {}
-firstErrors = {}
-phase = "measured"
-const started = performance.now()
-await new Promise((r) => setTimeout(r, spec.seconds * 1000))
-phase = "done"
-const elapsedSeconds = (performance.now() - started) / 1000
-const summary: OrderLoadSummary = {
-  accepted: latencies.length,
-  elapsedSeconds,
-  latencyP50Ms: percentile(latencies, 0.5),
-  latencyP99Ms: percentile(latencies, 0.99),
-  filledOnArrival,
-  byState,
-  errors,
-  firstErrors
-}
-await send({ type: "result", summary })
-await Promise.allSettled(running)
-await pool.close()
-process.disconnect()
+await runLoad(spec, pool, {
+  client,
+  reset: () => {
+    latencies = []
+    filledOnArrival = 0
+    byState = {}
+    errors = {}
+    firstErrors = {}
+  },
+  summary: (elapsedSeconds): OrderLoadSummary => ({
+    accepted: latencies.length,
+    elapsedSeconds,
+    latencyP50Ms: percentile(latencies, 0.5),
+    latencyP99Ms: percentile(latencies, 0.99),
+    filledOnArrival,
+    byState,
+    errors,
+    firstErrors
+  })
+})

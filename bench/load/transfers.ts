@@ -3,12 +3,10 @@
  * from the service's). `clients` loops each send step one (POST internal_transfer) and then step
  * two (the same POST with ?confirmationTimetick&confirmationCode) from one of their own wallets
  * (wallets are dealt to clients, so the load itself never queues on a sender's actor) to a random
- * other wallet; one completed transfer is both steps answered 200 with `error: null`. HTTP is
- * undici's Pool (keep-alive, one connection per client, no pipelining): far cheaper per request
- * than global fetch, so the generator takes less of the CPU the service needs. Warm-up, then
- * "ready"; the parent reads the CPU clocks and answers "go"; the measured window; then "result".
+ * other wallet; one completed transfer is both steps answered 200 with `error: null`. HTTP, the
+ * warm-up, "ready", "go", the measured window and "result": bench/support/HttpLoad.ts.
  */
-import { Pool } from "undici"
+import { openPool, ownWallets, percentile, readSpec, runLoad, type Phase } from "../support/HttpLoad.ts"
 
 export interface TransferLoadSpec {
   readonly base: string
@@ -30,9 +28,8 @@ export interface TransferLoadSummary {
   readonly firstFailure: string | null
 }
 
-const spec = JSON.parse(process.argv[2] ?? "{}") as TransferLoadSpec
-const url = new URL(spec.base)
-const pool = new Pool(url.origin, { connections: spec.clients, pipelining: 1, keepAliveTimeout: 60_000 })
+const spec = readSpec<TransferLoadSpec>()
+const pool = openPool(spec)
 const path = "/core/v1/wallet/internal_transfer"
 
 const post = async (sid: string, query: string, body: string) => {
@@ -46,22 +43,18 @@ const post = async (sid: string, query: string, body: string) => {
   return parsed.result
 }
 
-let phase: "warmup" | "measured" | "done" = "warmup"
 const totals: Array<number> = [], ones: Array<number> = [], twos: Array<number> = []
 let failed = 0
 let firstFailure: string | null = null
 
-const client = async (index: number) => {
-  // Wallets dealt round-robin; with fewer wallets than clients, clients share them.
-  const own = spec.wallets.length >= spec.clients
-    ? spec.wallets.filter((_, i) => i % spec.clients === index)
-    : [spec.wallets[index % spec.wallets.length]]
-  while (phase !== "done") {
+const client = async (index: number, phase: () => Phase) => {
+  const own = ownWallets(spec.wallets, spec.clients, index)
+  while (phase() !== "done") {
     const from = own[Math.floor(Math.random() * own.length)]
     let to = spec.wallets[Math.floor(Math.random() * spec.wallets.length)]
     if (to.id === from.id) to = spec.wallets[(spec.wallets.indexOf(from) + 1) % spec.wallets.length]
     const body = JSON.stringify({ recipient: to.id, currency: "USDT", amount: (1 + Math.floor(Math.random() * 100)) / 100 })
-    const counted = phase === "measured"
+    const counted = phase() === "measured"
     const started = performance.now()
     try {
       const one = await post(from.sid, "", body)
@@ -69,7 +62,7 @@ const client = async (index: number) => {
       const two = await post(from.sid, `?confirmationTimetick=${one.txId}&confirmationCode=${one.confirmationCode}`, body)
       if (two.confirmationStatusCode !== "Confirmed") throw new Error(`step two: ${JSON.stringify(two)}`)
       const ended = performance.now()
-      if (counted && phase === "measured") {
+      if (counted && phase() === "measured") {
         totals.push(ended - started)
         ones.push(middle - started)
         twos.push(ended - middle)
@@ -81,35 +74,20 @@ const client = async (index: number) => {
   }
 }
 
-const percentile = (values: Array<number>, p: number) => {
-  if (values.length === 0) return 0
-  const sorted = Float64Array.from(values).sort()
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
-}
-const send = (message: unknown) => new Promise<void>((done) => process.send!(message, undefined, undefined, () => done()))
-
-const running = Array.from({ length: spec.clients }, (_, i) => client(i))
-await new Promise((r) => setTimeout(r, spec.warmupSeconds * 1000))
-await send({ type: "ready" })
-await new Promise<void>((go) => process.once("message", () => go()))
-failed = 0
-firstFailure = null
-phase = "measured"
-const started = performance.now()
-await new Promise((r) => setTimeout(r, spec.seconds * 1000))
-phase = "done"
-const elapsedSeconds = (performance.now() - started) / 1000
-const summary: TransferLoadSummary = {
-  completed: totals.length,
-  elapsedSeconds,
-  latencyP50Ms: percentile(totals, 0.5),
-  latencyP99Ms: percentile(totals, 0.99),
-  stepOneP50Ms: percentile(ones, 0.5),
-  stepTwoP50Ms: percentile(twos, 0.5),
-  failed,
-  firstFailure
-}
-await send({ type: "result", summary })
-await Promise.allSettled(running)
-await pool.close()
-process.disconnect()
+await runLoad(spec, pool, {
+  client,
+  reset: () => {
+    failed = 0
+    firstFailure = null
+  },
+  summary: (elapsedSeconds): TransferLoadSummary => ({
+    completed: totals.length,
+    elapsedSeconds,
+    latencyP50Ms: percentile(totals, 0.5),
+    latencyP99Ms: percentile(totals, 0.99),
+    stepOneP50Ms: percentile(ones, 0.5),
+    stepTwoP50Ms: percentile(twos, 0.5),
+    failed,
+    firstFailure
+  })
+})
