@@ -3,7 +3,6 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../../schema/Api.ts"
 import { ok } from "../../../schema/Envelope.ts"
-import { InvalidRequest } from "../../../schema/Errors.ts"
 import { CurrentSession } from "../../../schema/Security.ts"
 import { Currencies } from "../../services/Currencies.ts"
 import { ExchangeOrders } from "../../services/ExchangeOrders.ts"
@@ -12,6 +11,7 @@ import { crossRate, Rates } from "../../services/Rates.ts"
 import { Rooms } from "../../services/Rooms.ts"
 import { Swaps } from "../../services/Swaps.ts"
 import { rateOut } from "./PrivateHandlers.ts"
+import { twoStep } from "./TwoStep.ts"
 
 export const MarketHandlers = HttpApiBuilder.group(Api, "market", Effect.fn(function*(handlers) {
   const currencies = yield* Currencies
@@ -48,15 +48,8 @@ export const MarketHandlers = HttpApiBuilder.group(Api, "market", Effect.fn(func
     .handle("create_room", ({ payload }) => CurrentSession.use((s) => Effect.flatMap(rooms.create(s.walletId, payload), ok)))
     .handle("close_room", ({ query }) => CurrentSession.use((s) => Effect.flatMap(rooms.close(s.walletId, query.roomId), ok)))
     .handle("create_swap", ({ payload, query, headers }) =>
-      CurrentSession.use((s) => {
-        const sender = { walletId: s.walletId, keyType: headers["x-keytype"] ?? ("None" as const) }
-        if (query.confirmationTimetick === undefined) {
-          return query.confirmationCode === undefined
-            ? Effect.flatMap(swaps.begin(sender, payload), ok)
-            : Effect.fail(new InvalidRequest({ message: "confirmationTimetick: required with confirmationCode" }))
-        }
-        return Effect.flatMap(swaps.confirm(sender, query.confirmationTimetick, query.confirmationCode, headers["x-signresult"]), ok)
-      }))
+      CurrentSession.use((s) =>
+        Effect.flatMap(twoStep(s.walletId, { query, headers }, (sender) => swaps.begin(sender, payload), swaps.confirm), ok)))
     .handle("swap_info", ({ query }) =>
       CurrentSession.use((s) => Effect.flatMap(swaps.info(s.walletId, query.currency_from, query.currency_to), ok)))
 }))

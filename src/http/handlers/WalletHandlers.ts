@@ -9,6 +9,7 @@ import { Codes } from "../../services/Codes.ts"
 import { Journal } from "../../services/Journal.ts"
 import { Transfers } from "../../services/Transfers.ts"
 import { Wallets } from "../../services/Wallets.ts"
+import { twoStep } from "./TwoStep.ts"
 
 /** Exactly one of `code` and `id` (SPEC error rule 1). */
 const exactlyOne = (query: { readonly id?: string | undefined; readonly code?: string | undefined }) =>
@@ -32,15 +33,8 @@ export const WalletHandlers = HttpApiBuilder.group(Api, "wallet", Effect.fn(func
     .handle("set_security", ({ payload }) =>
       CurrentSession.use((s) => Effect.flatMap(wallets.setRequire2FA(s.walletId, payload.require2FA), ok)))
     .handle("internal_transfer", ({ payload, query, headers }) =>
-      CurrentSession.use((s) => {
-        const sender = { walletId: s.walletId, keyType: headers["x-keytype"] ?? ("None" as const) }
-        if (query.confirmationTimetick === undefined) {
-          return query.confirmationCode === undefined
-            ? Effect.flatMap(transfers.begin(sender, payload), ok)
-            : Effect.fail(new InvalidRequest({ message: "confirmationTimetick: required with confirmationCode" }))
-        }
-        return Effect.flatMap(transfers.confirm(sender, query.confirmationTimetick, query.confirmationCode, headers["x-signresult"]), ok)
-      }))
+      CurrentSession.use((s) =>
+        Effect.flatMap(twoStep(s.walletId, { query, headers }, (sender) => transfers.begin(sender, payload), transfers.confirm), ok)))
     .handle("cancel_tx", ({ query }) =>
       CurrentSession.use((s) =>
         Effect.gen(function*() {
