@@ -33,6 +33,9 @@ export const LedgerAuditOut = Schema.Struct({
     currency: Schema.String,
     total: Schema.String.annotate({ description: "Sum of all buckets of all wallets, system wallets included, as a decimal string; \"0\" when sound" })
   })).annotate({ description: "One entry per catalogue currency" }),
-  negativeUserBuckets: Schema.Int.annotate({ description: "Buckets of user wallets below zero; 0 when sound" })
+  negativeUserBuckets: Schema.Int.annotate({ description: "Buckets of user wallets below zero; 0 when sound" }),
+  orphanRows: Schema.Int.annotate({
+    description: "Postings, confirmations and orders whose transaction is missing, orders whose wallet is missing, transactions whose currency is missing; 0 when sound"
+  })
 }).annotate({ identifier: "LedgerAuditOut" })
 export type LedgerAuditOut = typeof LedgerAuditOut.Type

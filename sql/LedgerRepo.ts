@@ -59,6 +59,20 @@ export const negativeUserBucketCount = SqlClient.SqlClient.use((sql) =>
       count(*) FILTER (WHERE lock_in < 0) + count(*) FILTER (WHERE lock_orders < 0))::text AS n
     FROM balances WHERE wallet_id > 0`, ([row]) => Number(row.n)))
 
+/**
+ * Rows that name a transaction (or currency) that does not exist: 0 when sound. The hot append-only
+ * tables carry no foreign keys (migration 0008: the ledger writer inserts a transaction and its rows
+ * in one SQL transaction), so the audit checks what the keys would have. A full scan: an operator action.
+ */
+export const orphanRowCount = SqlClient.SqlClient.use((sql) =>
+  Effect.map(sql<{ n: string }>`SELECT (
+      (SELECT count(*) FROM postings p WHERE NOT EXISTS (SELECT 1 FROM transactions t WHERE t.id = p.tx_id)) +
+      (SELECT count(*) FROM confirmations c WHERE NOT EXISTS (SELECT 1 FROM transactions t WHERE t.id = c.tx_id)) +
+      (SELECT count(*) FROM orders o WHERE NOT EXISTS (SELECT 1 FROM transactions t WHERE t.id = o.id)) +
+      (SELECT count(*) FROM orders o WHERE NOT EXISTS (SELECT 1 FROM wallets w WHERE w.id = o.wallet_id)) +
+      (SELECT count(*) FROM transactions t WHERE NOT EXISTS (SELECT 1 FROM currencies c WHERE c.code = t.currency)))::text AS n`,
+  ([row]) => Number(row.n)))
+
 export const appPayments = (appId: string, after: string, limit: number) =>
   SqlClient.SqlClient.use((sql) =>
     sql<{ id: bigint; id_update: bigint; type_tx: number; tx_state: number; currency: string; amount: string; fee: string; tag: string | null; created_at: Date }>`

@@ -5,9 +5,12 @@
  * same money, isolation of failures inside a batch, and the operator audit (`ledger_audit`)
  * showing Σ = 0 per currency and no negative user bucket after all of it.
  */
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { makeClient, type TestClient } from "../support/Client.ts"
-import { type RunningService, startService } from "../support/Service.ts"
+import { itWithServer, type RunningService, startService } from "../support/Service.ts"
 
 let service: RunningService
 let client: TestClient
@@ -37,7 +40,7 @@ const execute = (items: ReadonlyArray<Record<string, unknown>>) => client.priv("
 const audit = async () => {
   const reply = await client.priv("GET", "ledger_audit")
   assert.strictEqual(reply.status, 200)
-  return reply.body.result as { sums: Array<{ currency: string; total: string }>; negativeUserBuckets: number }
+  return reply.body.result as { sums: Array<{ currency: string; total: string }>; negativeUserBuckets: number; orphanRows: number }
 }
 
 const assertLedgerSound = () => client.assertLedgerSound()
@@ -301,11 +304,27 @@ describe("ledger_audit (C6): Σ = 0 per currency", () => {
     await assertLedgerSound()
   })
 
+  // The hot tables carry no foreign keys (migration 0008): the audit is what would notice a writer
+  // that committed a posting without its transaction. Planting one needs direct SQL.
+  itWithServer("counts rows whose transaction is missing (orphanRows)", async () => {
+    await assertLedgerSound()
+    const plant = (statement: string) => Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql.unsafe(statement)
+    }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(service.databaseUrl!), maxConnections: 1 })))))
+    await plant(`INSERT INTO postings (tx_id, op_tick, seq, wallet_id, currency, bucket, delta)
+      VALUES (-424242, 0, 0, -1, 'EUR', 0, 1), (-424242, 0, 1, -1, 'EUR', 0, -1)`)
+    assert.strictEqual((await audit()).orphanRows, 2)
+    await plant("DELETE FROM postings WHERE tx_id = -424242")
+    assert.strictEqual((await audit()).orphanRows, 0)
+  })
+
   it("is documented in the OpenAPI document with its result shape", async () => {
     const spec = await (await fetch(service.base + "/core/openapi.json")).json() as any
     const operation = spec.paths["/private/v1/ledger_audit"]?.get
     assert.isDefined(operation)
     assert.include(JSON.stringify(spec.components.schemas.LedgerAuditOut ?? {}), "negativeUserBuckets")
+    assert.include(JSON.stringify(spec.components.schemas.LedgerAuditOut ?? {}), "orphanRows")
   })
 
   it("needs service credentials", async () => {

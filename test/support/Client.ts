@@ -66,6 +66,7 @@ export const makeClient = (service: RunningService) => {
     assert.strictEqual(reply.status, 200, `${where}: ${JSON.stringify(reply.body)}`)
     for (const row of reply.body.result.sums) assert.strictEqual(row.total, "0", `${where}: Σ ${row.currency}`)
     assert.strictEqual(reply.body.result.negativeUserBuckets, 0, `${where}: negative user buckets`)
+    assert.strictEqual(reply.body.result.orphanRows, 0, `${where}: rows without their transaction, wallet or currency`)
   }
   return { call, priv, createWallet, createSession, fund, balance, assertLedgerSound }
 }
