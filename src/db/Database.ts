@@ -36,7 +36,7 @@ const embeddedSocket = Effect.acquireRelease(
 export const DatabaseLive = Layer.unwrap(Effect.gen(function*() {
   const config = yield* AppConfigService
   if (Option.isSome(config.databaseUrl)) {
-    return PgClient.layer({ url: config.databaseUrl.value, maxConnections: config.poolSize, applicationName: "core-wallet" })
+    return PgClient.layer({ url: config.databaseUrl.value, maxConnections: config.poolSize, applicationName: "core-wallet", multiplex: true })
   }
   return Layer.unwrap(Effect.map(embeddedSocket, ({ socketPath }) =>
     // PGlite is a single connection: one pooled connection, no multiplexing across transactions.
