@@ -1,10 +1,8 @@
 /**
  * The exchange's rows written inside a ledger batch: new orders (with their placement lock),
- * order progress (fills, completion, cancellation) and trades. Multi-row statements, like the rest
- * of the batch, so a match with many makers costs a fixed number of statements.
+ * order progress (fills, completion, cancellation) and trades. Multi-row, like the rest of the
+ * batch, so a match with many makers costs no more statements than a match with one.
  */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
 import { numberArray, textArray } from "./ArrayLiterals.ts"
 import { foldOrderUpdates } from "./Folding.ts"
 
@@ -66,54 +64,36 @@ interface WithOrders {
   readonly trades?: ReadonlyArray<TradeInsert>
 }
 
-/** Writes the order rows; answers the ids of updates whose row had moved on (none when all applied). */
-export const applyOrderChanges = (operations: ReadonlyArray<WithOrders>) =>
-  SqlClient.SqlClient.use((sql) =>
-    Effect.gen(function*() {
-      const inserts = operations.flatMap((op) => (op.orderInsert !== undefined ? [op.orderInsert] : []))
-      if (inserts.length > 0) {
-        yield* sql`INSERT INTO orders (id, wallet_id, room_key, base, quote, side, order_type, price_ticks, quantity_lots, remaining_lots,
-            from_currency, to_currency, from_amount, to_amount, locked, state, tag)
-          SELECT id, wallet_id, room_key, base, quote, side, order_type, price_ticks, quantity_lots, quantity_lots,
-            from_currency, to_currency, from_amount, to_amount, locked, state, tag
-          FROM unnest(${numberArray(inserts.map((o) => o.id))}::bigint[], ${numberArray(inserts.map((o) => o.walletId))}::bigint[],
-            ${numberArray(inserts.map((o) => o.roomKey))}::bigint[], ${textArray(inserts.map((o) => o.base))}::text[],
-            ${textArray(inserts.map((o) => o.quote))}::text[], ${numberArray(inserts.map((o) => o.side))}::smallint[],
-            ${numberArray(inserts.map((o) => o.orderType))}::smallint[], ${numberArray(inserts.map((o) => o.priceTicks))}::bigint[],
-            ${numberArray(inserts.map((o) => o.quantityLots))}::bigint[], ${textArray(inserts.map((o) => o.fromCurrency))}::text[],
-            ${textArray(inserts.map((o) => o.toCurrency))}::text[], ${numberArray(inserts.map((o) => o.fromAmount))}::numeric[],
-            ${numberArray(inserts.map((o) => o.toAmount))}::numeric[], ${numberArray(inserts.map((o) => o.locked))}::numeric[],
-            ${numberArray(inserts.map((o) => o.state))}::smallint[], ${textArray(inserts.map((o) => o.tag))}::text[])
-            AS o (id, wallet_id, room_key, base, quote, side, order_type, price_ticks, quantity_lots, from_currency, to_currency,
-              from_amount, to_amount, locked, state, tag)`
-      }
-      const updates = foldOrderUpdates(operations.flatMap((op) => op.orderUpdates ?? []))
-      let stale: ReadonlyArray<bigint> = []
-      if (updates.length > 0) {
-        const updated = yield* sql<{ id: bigint }>`UPDATE orders AS o SET remaining_lots = u.remaining, locked = u.locked, given = u.given,
-            received = u.received, fee = u.fee, state = u.state, seq = COALESCE(u.seq, o.seq), updated_at = now()
-          FROM unnest(${numberArray(updates.map((u) => u.id))}::bigint[], ${numberArray(updates.map((u) => u.remainingLots))}::bigint[],
-            ${numberArray(updates.map((u) => u.locked))}::numeric[], ${numberArray(updates.map((u) => u.given))}::numeric[],
-            ${numberArray(updates.map((u) => u.received))}::numeric[], ${numberArray(updates.map((u) => u.fee))}::numeric[],
-            ${numberArray(updates.map((u) => u.state))}::smallint[], ${numberArray(updates.map((u) => u.seq))}::bigint[],
-            ${numberArray(updates.map((u) => u.prevRemainingLots))}::bigint[], ${numberArray(updates.map((u) => u.prevSeq))}::bigint[])
-            AS u (id, remaining, locked, given, received, fee, state, seq, prev_remaining, prev_seq)
-          WHERE o.id = u.id AND o.state = 1 AND o.remaining_lots = u.prev_remaining AND o.seq IS NOT DISTINCT FROM u.prev_seq
-          RETURNING o.id`
-        if (updated.length !== updates.length) {
-          const done = new Set(updated.map((row) => BigInt(row.id)))
-          stale = updates.map((u) => u.id).filter((id) => !done.has(id))
-        }
-      }
-      const trades = operations.flatMap((op) => op.trades ?? [])
-      if (trades.length > 0) {
-        yield* sql`INSERT INTO trades (id, room_key, base, quote, price_ticks, price, amount, total, taker_order, maker_order, taker_side)
-          SELECT * FROM unnest(${numberArray(trades.map((t) => t.id))}::bigint[], ${numberArray(trades.map((t) => t.roomKey))}::bigint[],
-            ${textArray(trades.map((t) => t.base))}::text[], ${textArray(trades.map((t) => t.quote))}::text[],
-            ${numberArray(trades.map((t) => t.priceTicks))}::bigint[], ${textArray(trades.map((t) => t.price))}::numeric[],
-            ${numberArray(trades.map((t) => t.amount))}::numeric[], ${numberArray(trades.map((t) => t.total))}::numeric[],
-            ${numberArray(trades.map((t) => t.takerOrder))}::bigint[], ${numberArray(trades.map((t) => t.makerOrder))}::bigint[],
-            ${numberArray(trades.map((t) => t.takerSide))}::smallint[])`
-      }
-      return stale
-    }))
+/** A group of rows as the columns `ledger_commit` takes: one PostgreSQL array literal per column, null when empty. */
+export type Columns = Array<string> | null
+
+/**
+ * The order rows of a batch as `ledger_commit`'s column groups (migration 0009): inserts, folded
+ * updates (with the ids asked for, so the caller can tell which ones found their row moved on) and trades.
+ */
+export const orderColumns = (operations: ReadonlyArray<WithOrders>) => {
+  const inserts = operations.flatMap((op) => (op.orderInsert !== undefined ? [op.orderInsert] : []))
+  const updates = foldOrderUpdates(operations.flatMap((op) => op.orderUpdates ?? []))
+  const trades = operations.flatMap((op) => op.trades ?? [])
+  const insertColumns: Columns = inserts.length === 0 ? null : [
+    numberArray(inserts.map((o) => o.id)), numberArray(inserts.map((o) => o.walletId)), numberArray(inserts.map((o) => o.roomKey)),
+    textArray(inserts.map((o) => o.base)), textArray(inserts.map((o) => o.quote)), numberArray(inserts.map((o) => o.side)),
+    numberArray(inserts.map((o) => o.orderType)), numberArray(inserts.map((o) => o.priceTicks)), numberArray(inserts.map((o) => o.quantityLots)),
+    textArray(inserts.map((o) => o.fromCurrency)), textArray(inserts.map((o) => o.toCurrency)), numberArray(inserts.map((o) => o.fromAmount)),
+    numberArray(inserts.map((o) => o.toAmount)), numberArray(inserts.map((o) => o.locked)), numberArray(inserts.map((o) => o.state)),
+    textArray(inserts.map((o) => o.tag))
+  ]
+  const updateColumns: Columns = updates.length === 0 ? null : [
+    numberArray(updates.map((u) => u.id)), numberArray(updates.map((u) => u.remainingLots)), numberArray(updates.map((u) => u.locked)),
+    numberArray(updates.map((u) => u.given)), numberArray(updates.map((u) => u.received)), numberArray(updates.map((u) => u.fee)),
+    numberArray(updates.map((u) => u.state)), numberArray(updates.map((u) => u.seq)), numberArray(updates.map((u) => u.prevRemainingLots)),
+    numberArray(updates.map((u) => u.prevSeq))
+  ]
+  const tradeColumns: Columns = trades.length === 0 ? null : [
+    numberArray(trades.map((t) => t.id)), numberArray(trades.map((t) => t.roomKey)), textArray(trades.map((t) => t.base)),
+    textArray(trades.map((t) => t.quote)), numberArray(trades.map((t) => t.priceTicks)), textArray(trades.map((t) => t.price)),
+    numberArray(trades.map((t) => t.amount)), numberArray(trades.map((t) => t.total)), numberArray(trades.map((t) => t.takerOrder)),
+    numberArray(trades.map((t) => t.makerOrder)), numberArray(trades.map((t) => t.takerSide))
+  ]
+  return { insertColumns, updateColumns, updateIds: updates.map((u) => u.id), tradeColumns }
+}

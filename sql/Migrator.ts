@@ -11,11 +11,25 @@ import { fileURLToPath } from "node:url"
 const migrationsDir = fileURLToPath(new URL("./migrations/", import.meta.url))
 const migrationLockKey = 7_261_001
 
-/** Statements are separated by a semicolon at the end of a line (no function bodies in our migrations). */
-const statementsOf = (text: string): Array<string> =>
-  text.split(/;\s*\n/).map((part) => part.trim()).filter((part) =>
+/**
+ * Statements are separated by a semicolon at the end of a line; inside a `$$`-quoted function body
+ * such semicolons belong to the body (an odd count of `$$` before them means the body is still open).
+ */
+export const statementsOf = (text: string): Array<string> => {
+  const statements: Array<string> = []
+  let current = ""
+  for (const part of text.split(/(?<=;)[ \t]*\n/)) {
+    current += (current.length > 0 ? "\n" : "") + part
+    if ((current.match(/\$\$/g)?.length ?? 0) % 2 === 0) {
+      statements.push(current.replace(/;\s*$/, ""))
+      current = ""
+    }
+  }
+  if (current.length > 0) statements.push(current)
+  return statements.map((part) => part.trim()).filter((part) =>
     part.split("\n").some((line) => line.trim().length > 0 && !line.trim().startsWith("--"))
   )
+}
 
 export const migrationFiles = (): Array<{ readonly id: number; readonly name: string; readonly statements: Array<string> }> =>
   readdirSync(migrationsDir)
