@@ -13,6 +13,9 @@ export class CurrentSession extends Context.Service<CurrentSession, {
   readonly walletId: WalletId
   readonly clientId: ClientId
   readonly project: number
+  /** The wallet's flags and group as read with the session (this request's view of the wallet). */
+  readonly flags: number
+  readonly walletGroup: number
 }>()("core/CurrentSession") {}
 
 export class CurrentApp extends Context.Service<CurrentApp, {

@@ -6,6 +6,8 @@ export interface SessionRow {
   readonly wallet_id: bigint
   readonly client_id: bigint
   readonly project: number
+  readonly flags: number
+  readonly wallet_group: number
 }
 
 export const insertSession = (sidHash: Uint8Array, walletId: string, expiresAt: Date) =>
@@ -14,7 +16,7 @@ export const insertSession = (sidHash: Uint8Array, walletId: string, expiresAt: 
 
 export const findLiveSession = (sidHash: Uint8Array) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql<SessionRow>`SELECT s.wallet_id, w.client_id, w.project FROM sessions s JOIN wallets w ON w.id = s.wallet_id
+    Effect.map(sql<SessionRow>`SELECT s.wallet_id, w.client_id, w.project, w.flags, w.wallet_group FROM sessions s JOIN wallets w ON w.id = s.wallet_id
       WHERE s.sid_hash = ${sidHash} AND s.expires_at > now()`, (rows) => rows[0]))
 
 export const deleteSession = (sidHash: Uint8Array) =>

@@ -73,7 +73,8 @@ export class Credentials extends Context.Service<Credentials, {
             ? Effect.succeed(Option.none())
             : Effect.map(db(findLiveSession(hashSecret(sid))), (row) =>
               row === undefined ? Option.none() : Option.some({
-                walletId: walletId(row.wallet_id), clientId: clientId(row.client_id), project: Number(row.project)
+                walletId: walletId(row.wallet_id), clientId: clientId(row.client_id), project: Number(row.project),
+                flags: Number(row.flags), walletGroup: Number(row.wallet_group)
               })),
         createApp: (wallet, name) =>
           Effect.gen(function*() {

@@ -14,7 +14,7 @@ import {
   TooManyDecimals, TransactionNotPending, UnknownCurrency, WalletBlocked, WalletNotFound
 } from "../../schema/Errors.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
-import type { KeyType } from "../../schema/Security.ts"
+import type { CurrentSession, KeyType } from "../../schema/Security.ts"
 import { type CreateTransactOut, type InternalTransferIn, TxType } from "../../schema/Transfer.ts"
 import { sendBlockingFlags, WalletFlag } from "../../schema/Wallet.ts"
 import { AppConfigService } from "../Config.ts"
@@ -31,6 +31,8 @@ export const sweepBatchMax = 500
 export interface Sender {
   readonly walletId: string
   readonly keyType: KeyType
+  /** The wallet as the request's session read it (no second read of the wallet row). */
+  readonly session: CurrentSession["Service"]
 }
 
 export type TransferError =
@@ -55,25 +57,24 @@ export class Transfers extends Context.Service<Transfers, {
       const confirmationTtlMs = (yield* AppConfigService).confirmationTtlSeconds * 1000
 
       const begin = Effect.fn("Transfers.begin")(function*(sender: Sender, input: InternalTransferIn) {
-        const wallet = yield* db(findWallet(sender.walletId))
-        if (wallet === undefined) return yield* new WalletNotFound({ message: "sid: the session's wallet no longer exists" })
-        if ((Number(wallet.flags) & sendBlockingFlags) !== 0) {
+        const wallet = sender.session
+        if ((wallet.flags & sendBlockingFlags) !== 0) {
           return yield* new WalletBlocked({ message: "wallet: blocked for outgoing transfers (WalletBlock, InnerTransferBlock or Deleted)" })
         }
         const currency = yield* currencies.require(input.currency, "currency")
         const amount = yield* currencies.toMinor(input.amount, currency, "amount")
-        const recipient = yield* recipients.resolve(input.recipient, Number(wallet.project))
-        if (recipient.id === wallet.id) return yield* new SameAccounts({ message: "recipient: is the active wallet itself" })
+        const recipient = yield* recipients.resolve(input.recipient, wallet.project)
+        if (String(recipient.id) === wallet.walletId) return yield* new SameAccounts({ message: "recipient: is the active wallet itself" })
         if ((Number(recipient.flags) & WalletFlag.Deleted) !== 0) {
           return yield* new WalletBlocked({ message: "recipient: the wallet is deleted" })
         }
-        const self = recipient.client_id === wallet.client_id
+        const self = String(recipient.client_id) === wallet.clientId
         const typeTx = self ? TxType.SelfWalletTransfer : TxType.InternalTx
         const quote = yield* tariffs.resolve({
           txClass: self ? "SelfTransfer" : "InnerTransfer", currency: currency.code, decimals: currency.decimals, amount,
-          walletGroup: Number(wallet.wallet_group), typeTx
+          walletGroup: wallet.walletGroup, typeTx
         })
-        const confirmation = newConfirmation((Number(wallet.flags) & WalletFlag.Require2FA) !== 0, sender.keyType, Date.now() + confirmationTtlMs)
+        const confirmation = newConfirmation((wallet.flags & WalletFlag.Require2FA) !== 0, sender.keyType, Date.now() + confirmationTtlMs)
         const txId = String(ticks.next())
         yield* walletActor(sender.walletId).ReserveTransfer({
           txId, typeTx, recipientId: String(recipient.id), profitWalletId: String(quote.profitWalletId),

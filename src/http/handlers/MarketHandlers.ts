@@ -49,7 +49,7 @@ export const MarketHandlers = HttpApiBuilder.group(Api, "market", Effect.fn(func
     .handle("close_room", ({ query }) => CurrentSession.use((s) => Effect.flatMap(rooms.close(s.walletId, query.roomId), ok)))
     .handle("create_swap", ({ payload, query, headers }) =>
       CurrentSession.use((s) =>
-        Effect.flatMap(twoStep(s.walletId, { query, headers }, (sender) => swaps.begin(sender, payload), swaps.confirm), ok)))
+        Effect.flatMap(twoStep(s, { query, headers }, (sender) => swaps.begin(sender, payload), swaps.confirm), ok)))
     .handle("swap_info", ({ query }) =>
       CurrentSession.use((s) => Effect.flatMap(swaps.info(s.walletId, query.currency_from, query.currency_to), ok)))
 }))

@@ -34,7 +34,7 @@ export const WalletHandlers = HttpApiBuilder.group(Api, "wallet", Effect.fn(func
       CurrentSession.use((s) => Effect.flatMap(wallets.setRequire2FA(s.walletId, payload.require2FA), ok)))
     .handle("internal_transfer", ({ payload, query, headers }) =>
       CurrentSession.use((s) =>
-        Effect.flatMap(twoStep(s.walletId, { query, headers }, (sender) => transfers.begin(sender, payload), transfers.confirm), ok)))
+        Effect.flatMap(twoStep(s, { query, headers }, (sender) => transfers.begin(sender, payload), transfers.confirm), ok)))
     .handle("cancel_tx", ({ query }) =>
       CurrentSession.use((s) =>
         Effect.gen(function*() {
