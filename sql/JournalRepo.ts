@@ -20,7 +20,7 @@ export interface TxDbRow {
   readonly created_at: Date
 }
 
-const txColumns = `id, id_update, type_tx, tx_state, wallet_from, wallet_to, currency, amount::text AS amount, fee::text AS fee,
+export const txColumns = `id, id_update, type_tx, tx_state, wallet_from, wallet_to, currency, amount::text AS amount, fee::text AS fee,
   tag, app_id, profit_wallet, currency_to, amount_to::text AS amount_to, created_at`
 
 export const findTx = (id: string) =>

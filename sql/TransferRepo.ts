@@ -1,6 +1,7 @@
 /** The second step of two-step operations: confirmations (hashed one-time codes) and signing keys. */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
+import { type TxDbRow, txColumns } from "./JournalRepo.ts"
 
 export interface ConfirmationRow {
   readonly tx_id: bigint
@@ -11,10 +12,22 @@ export interface ConfirmationRow {
   readonly expires_at: Date
 }
 
-export const findConfirmation = (txId: string) =>
+/**
+ * A transaction still awaiting its second step, with its confirmation, in one read (undefined when
+ * either is missing: settled, cancelled or never created).
+ */
+export const findPendingWithConfirmation = (id: string) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql<ConfirmationRow>`SELECT tx_id, wallet_id, channel, code_hash, attempts_left, expires_at
-      FROM confirmations WHERE tx_id = ${txId}`, (rows) => rows[0]))
+    Effect.map(sql<TxDbRow & Omit<ConfirmationRow, "tx_id" | "wallet_id"> & { readonly c_wallet_id: bigint }>`SELECT ${sql.literal(txColumns)},
+        c.wallet_id AS c_wallet_id, c.channel, c.code_hash, c.attempts_left, c.expires_at
+      FROM transactions JOIN confirmations c ON c.tx_id = transactions.id WHERE transactions.id = ${id}`, ([row]) =>
+      row === undefined ? undefined : {
+        tx: row as TxDbRow,
+        confirmation: {
+          tx_id: BigInt(row.id), wallet_id: BigInt(row.c_wallet_id), channel: row.channel, code_hash: row.code_hash,
+          attempts_left: Number(row.attempts_left), expires_at: row.expires_at
+        }
+      }))
 
 /** One wrong attempt used; returns the attempts left. */
 export const spendAttempt = (txId: string) =>

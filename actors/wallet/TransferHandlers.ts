@@ -4,9 +4,8 @@
  * is the one that settles or releases it; every state change is a conditional transition in SQL.
  */
 import { Effect } from "effect"
-import { findTx } from "../../sql/JournalRepo.ts"
+import { findPendingWithConfirmation, signingKeysOf, spendAttempt } from "../../sql/TransferRepo.ts"
 import type { LedgerOperation } from "../../sql/LedgerRepo.ts"
-import { findConfirmation, signingKeysOf, spendAttempt } from "../../sql/TransferRepo.ts"
 import {
   BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, NonceExists, TransactionNotPending
 } from "../../schema/Errors.ts"
@@ -51,11 +50,9 @@ export const makeTransferHandlers = (
   }
 
   const loadPending = Effect.fnUntraced(function*(txId: string) {
-    const tx = yield* db(findTx(txId))
-    if (tx === undefined || BigInt(tx.wallet_from) !== walletId || Number(tx.tx_state) !== TxState.Created) return undefined
-    const confirmation = yield* db(findConfirmation(txId))
-    if (confirmation === undefined) return undefined
-    return { tx, confirmation }
+    const pending = yield* db(findPendingWithConfirmation(txId))
+    if (pending === undefined || BigInt(pending.tx.wallet_from) !== walletId || Number(pending.tx.tx_state) !== TxState.Created) return undefined
+    return pending
   })
 
   const ReserveTransferHandler = Effect.fnUntraced(function*({ payload }: { payload: Payload<typeof ReserveTransfer> }) {
