@@ -551,6 +551,33 @@ describe("create_debt_charge: idempotent by externalId, never below zero", () =>
   })
 })
 
+describe("tariffs across processes", () => {
+  // Each process caches the tariff rules for up to a second; a change through one process must
+  // reach the other's fees at once (NOTIFY), well inside that second.
+  itWithServer("a tariff set through one process prices the other's next fee at once", async () => {
+    const [, other] = await bothProcesses()
+    const w = await wallet()
+    const estimate = async () => {
+      const reply = await other.call("GET", "/core/v1/estimate_fee?tx_type=InnerTransfer&currency=EUR&amount=10", { sid: w.sid })
+      assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
+      return reply.body.result.fee as number
+    }
+    try {
+      for (const [feeFixed, expected] of [["0.25", 0.25], ["0.5", 0.5], ["0", 0]] as const) {
+        await estimate() // fills the other process's cache with the rules in force
+        const set = await client.priv("POST", "set_tariffs", feeFixed === "0" ? [] : [{ txClass: "InnerTransfer", currency: "EUR", feeFixed, feePercent: "0" }])
+        assert.strictEqual(set.status, 200, JSON.stringify(set.body))
+        const since = Date.now()
+        let fee = await estimate()
+        while (fee !== expected && Date.now() - since < 400) fee = await estimate()
+        assert.strictEqual(fee, expected, `the other process still charged ${fee} ${Date.now() - since} ms after set_tariffs`)
+      }
+    } finally {
+      await client.priv("POST", "set_tariffs", [])
+    }
+  })
+})
+
 describe("list_last_updated_txs filters: scope, networks, tokenNetworks, intern", () => {
   it("scope 1 (client) keeps the internal ledger rows, scope 2 (address) and terminal filters keep only on-chain rows", async () => {
     const wallet = await client.createWallet(String(940_000 + Math.floor(Math.random() * 10_000)))
