@@ -116,10 +116,11 @@ export const txIdOf = (op: LedgerOperation): bigint => {
 }
 
 /**
- * Commits operations in the current transaction and returns the update tick of each: one call of
- * `ledger_commit` (migration 0009), which updates the clock row first (its row lock orders whole
- * batches, so ticks are gapless in commit order, across processes too) and sends the NOTIFY that
- * wakes other processes' long-polls with the commit.
+ * Commits operations and returns the update tick of each: one call of `ledger_commit` (migration
+ * 0009), one statement and so one transaction of its own (run it outside any transaction), which
+ * updates the clock row first (its row lock orders whole batches, so ticks are gapless in commit
+ * order, across processes too) and sends the NOTIFY that wakes other processes' long-polls with
+ * the commit. A stale transition or order update fails the call (StateConflict) and undoes it all.
  */
 export const commitOperations = (requested: ReadonlyArray<LedgerOperation>, nowMicros: bigint) =>
   SqlClient.SqlClient.use((sql) =>
@@ -145,24 +146,37 @@ export const commitOperations = (requested: ReadonlyArray<LedgerOperation>, nowM
       const events = operations.flatMap((op) => (op.events ?? []).map((e) => ({ ...e, off: nextEvent++ })))
       const orders = orderColumns(operations)
 
-      const [row] = yield* sql<{ last_tick: string; transitioned: Array<string> | null; orders_updated: Array<string> | null }>`
-        SELECT last_tick::text AS last_tick, transitioned::text[] AS transitioned, orders_updated::text[] AS orders_updated
-        FROM ledger_commit(${count}::integer, ${nowMicros}::bigint, ${journalChannel}::text,
+      const [row] = yield* sql<{ last_tick: string }>`
+        SELECT ledger_commit(${count}::integer, ${nowMicros}::bigint, ${journalChannel}::text,
           ${param(transactionColumns(inserts))}::text[], ${param(transitionColumns(transitions))}::text[],
           ${param(postingColumns(postingRows))}::text[], ${param(balanceColumns(postingRows))}::text[],
           ${param(confirmationColumns(confirmations))}::text[], ${param(dropped.length === 0 ? null : [numberArray(dropped)])}::text[],
           ${param(eventColumns(events))}::text[], ${param(codeColumns(operations))}::text[], ${param(boundColumns(operations))}::text[],
           ${param(nonceColumns(operations))}::text[], ${param(orders.insertColumns)}::text[], ${param(orders.updateColumns)}::text[],
-          ${param(orders.tradeColumns)}::text[])`
-      const applied = new Set(row.transitioned ?? [])
-      const stale = transitions.map((r) => r.t.id).filter((id) => !applied.has(String(id)))
-      if (stale.length > 0) return yield* new StateConflict({ txIds: stale })
-      const updated = new Set(row.orders_updated ?? [])
-      const staleOrders = orders.updateIds.filter((id) => !updated.has(String(id)))
-      if (staleOrders.length > 0) return yield* new StateConflict({ txIds: staleOrders })
+          ${param(orders.tradeColumns)}::text[])::text AS last_tick`.pipe(
+          Effect.catchIf((error) => sqlStateIn(error) === staleRowsState, (error) =>
+            Effect.fail(new StateConflict({ txIds: staleIdsOf(error) }))))
       const firstTick = BigInt(row.last_tick) - BigInt(count) + 1n
       return firstPart.map((index) => firstTick + BigInt(index))
     }))
+
+/** The SQLSTATE `ledger_commit` raises when a conditional update found its row moved on. */
+const staleRowsState = "LC409"
+
+/** The SQLSTATE of a failed statement (sql-pg's SqlError carries the server's error as a cause). */
+const sqlStateIn = (error: unknown): string | undefined => {
+  let current: any = error
+  for (let depth = 0; depth < 6 && current !== undefined && current !== null; depth++) {
+    if (typeof current.code === "string" && /^[0-9A-Z]{5}$/.test(current.code)) return current.code
+    current = current.cause
+  }
+  return undefined
+}
+
+const staleIdsOf = (error: unknown): Array<bigint> => {
+  const match = /stale rows: ([0-9,]+)/.exec(String((error as any)?.cause?.message ?? (error as any)?.message ?? error))
+  return match === null ? [] : match[1].split(",").map((id) => BigInt(id))
+}
 
 /** A column group as one `text[]` parameter (its elements are the columns' array literals). */
 const param = (columns: Columns): string | null => (columns === null ? null : textArray(columns))

@@ -1,19 +1,24 @@
--- One ledger batch in one statement. The writer used to send eleven or so statements per batch,
--- each a round trip that waited on the Node event loop between them; this function runs the same
--- statements server-side, so a batch costs BEGIN, one call and COMMIT. Each group of rows arrives
+-- One ledger batch in one statement. The writer used to send eleven or so statements per batch in
+-- a transaction, each a round trip that waited on the Node event loop between them; this function
+-- runs the same statements server-side, so a batch is one call (its own transaction: autocommit,
+-- all or nothing) and one round trip. Each group of rows arrives
 -- as a text[] of PostgreSQL array literals, one per column (NULL when the batch has none), built by
 -- sql/LedgerCommit.ts. Ticks: the clock row is updated first (its row lock orders whole batches,
 -- so ticks stay gapless in commit order) and rows carry offsets from the batch's first tick.
--- Conflicts are answered, not raised: the ids of transitions and order updates that applied, which
--- the caller compares with what it asked for (and then fails the transaction).
+-- A conditional transition or order update that finds its row moved on raises SQLSTATE LC409 with
+-- the stale ids ("stale rows: 1,2"), which undoes the whole batch; the writer then retries its
+-- operations one by one, as with any failure.
 CREATE FUNCTION ledger_commit(
   p_parts integer, p_now_micros bigint, p_channel text,
   p_tx text[], p_tr text[], p_po text[], p_ba text[], p_co text[], p_dr text[], p_ev text[],
   p_cd text[], p_bd text[], p_nc text[], p_oi text[], p_ou text[], p_trd text[]
-) RETURNS TABLE (last_tick bigint, transitioned bigint[], orders_updated bigint[])
+) RETURNS bigint
 LANGUAGE plpgsql AS $$
 DECLARE
   v_first bigint;
+  last_tick bigint;
+  v_done bigint[];
+  v_stale bigint[];
 BEGIN
   UPDATE journal_clock SET tick = GREATEST(tick + p_parts, p_now_micros) RETURNING tick INTO last_tick;
   v_first := last_tick - p_parts + 1;
@@ -40,7 +45,11 @@ BEGIN
           AS u (id, from_state, to_state, off, wallet_from, wallet_to, amount, amount_to, fee)
         WHERE x.id = u.id AND x.tx_state = u.from_state
         RETURNING x.id)
-    SELECT array_agg(done.id) INTO transitioned FROM done;
+    SELECT array_agg(done.id) INTO v_done FROM done;
+    SELECT array_agg(w.id) INTO v_stale FROM unnest(p_tr[1]::bigint[]) AS w (id) WHERE w.id <> ALL (COALESCE(v_done, '{}'));
+    IF v_stale IS NOT NULL THEN
+      RAISE EXCEPTION USING ERRCODE = 'LC409', MESSAGE = 'stale rows: ' || array_to_string(v_stale, ',');
+    END IF;
   END IF;
 
   IF p_po IS NOT NULL THEN
@@ -111,7 +120,11 @@ BEGIN
           AS u (id, remaining, locked, given, received, fee, state, seq, prev_remaining, prev_seq)
         WHERE o.id = u.id AND o.state = 1 AND o.remaining_lots = u.prev_remaining AND o.seq IS NOT DISTINCT FROM u.prev_seq
         RETURNING o.id)
-    SELECT array_agg(done.id) INTO orders_updated FROM done;
+    SELECT array_agg(done.id) INTO v_done FROM done;
+    SELECT array_agg(w.id) INTO v_stale FROM unnest(p_ou[1]::bigint[]) AS w (id) WHERE w.id <> ALL (COALESCE(v_done, '{}'));
+    IF v_stale IS NOT NULL THEN
+      RAISE EXCEPTION USING ERRCODE = 'LC409', MESSAGE = 'stale rows: ' || array_to_string(v_stale, ',');
+    END IF;
   END IF;
   IF p_trd IS NOT NULL THEN
     INSERT INTO trades (id, room_key, base, quote, price_ticks, price, amount, total, taker_order, maker_order, taker_side)
@@ -120,6 +133,6 @@ BEGIN
   END IF;
 
   PERFORM pg_notify(p_channel, last_tick::text);
-  RETURN NEXT;
+  RETURN last_tick;
 END
 $$

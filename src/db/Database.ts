@@ -6,7 +6,9 @@
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
+import { Reactivity } from "effect/reactivity"
+import { SqlClient } from "effect/sql"
 import { mkdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -44,4 +46,25 @@ export const DatabaseLive = Layer.unwrap(Effect.gen(function*() {
   ))
 }))
 
-export const MigratedDatabase = Layer.effectDiscard(runMigrations.pipe(Effect.orDie)).pipe(Layer.provideMerge(DatabaseLive))
+/**
+ * The connections the ledger writer commits on. Against a server: a small pool of its own, not
+ * multiplexed, so a batch never waits for a shared connection's pipelined reads to drain before
+ * it can begin (and reads never queue behind a commit). Embedded: the one shared connection.
+ */
+export class LedgerSql extends Context.Service<LedgerSql, SqlClient.SqlClient>()("core/LedgerSql") {}
+
+export const ledgerConnections = 2
+
+const LedgerSqlLive = Layer.unwrap(Effect.gen(function*() {
+  const config = yield* AppConfigService
+  if (Option.isNone(config.databaseUrl)) return Layer.effect(LedgerSql, SqlClient.SqlClient.use(Effect.succeed))
+  return Layer.effect(LedgerSql, Effect.map(
+    PgClient.make({ url: config.databaseUrl.value, maxConnections: ledgerConnections, applicationName: "core-wallet-ledger" }),
+    (client) => client as SqlClient.SqlClient
+  )).pipe(Layer.provide(Reactivity.layer))
+}))
+
+export const MigratedDatabase = Layer.mergeAll(
+  Layer.effectDiscard(runMigrations.pipe(Effect.orDie)),
+  LedgerSqlLive
+).pipe(Layer.provideMerge(DatabaseLive))

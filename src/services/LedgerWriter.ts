@@ -9,6 +9,7 @@ import { Cause, Context, Deferred, Effect, Exit, Layer, PubSub, Queue } from "ef
 import { SqlClient } from "effect/sql"
 import { commitOperations, type LedgerOperation, txIdOf } from "../../sql/LedgerCommit.ts"
 import { limits } from "../Config.ts"
+import { LedgerSql } from "../db/Database.ts"
 import { sqlStateOf } from "../db/Sql.ts"
 import { Metrics } from "../monitoring/Metrics.ts"
 
@@ -54,7 +55,7 @@ export class LedgerWriter extends Context.Service<LedgerWriter, {
   static readonly layer = Layer.effect(
     LedgerWriter,
     Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
+      const sql = yield* LedgerSql
       const metrics = yield* Metrics
       const queue = yield* Queue.bounded<Pending>(limits.ledgerQueueMax)
       const commits = yield* PubSub.sliding<bigint>(1024)
@@ -63,7 +64,7 @@ export class LedgerWriter extends Context.Service<LedgerWriter, {
       // Operations of one batch that change the same row in turn (a pipelining room rests an order,
       // then fills it) are folded into one change per row by commitOperations (sql/Folding.ts).
       const commitBatch = (batch: ReadonlyArray<Pending>) =>
-        sql.withTransaction(commitOperations(batch.map((p) => p.operation), nowMicros()))
+        commitOperations(batch.map((p) => p.operation), nowMicros()).pipe(Effect.provideService(SqlClient.SqlClient, sql))
 
       const resolveOne = Effect.fnUntraced(function*(pending: Pending) {
         const exit = yield* Effect.exit(commitBatch([pending]))
