@@ -8,6 +8,7 @@ export interface SessionRow {
   readonly project: number
   readonly flags: number
   readonly wallet_group: number
+  readonly expires_at: Date
 }
 
 export const insertSession = (sidHash: Uint8Array, walletId: string, expiresAt: Date) =>
@@ -16,7 +17,7 @@ export const insertSession = (sidHash: Uint8Array, walletId: string, expiresAt: 
 
 export const findLiveSession = (sidHash: Uint8Array) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql<SessionRow>`SELECT s.wallet_id, w.client_id, w.project, w.flags, w.wallet_group FROM sessions s JOIN wallets w ON w.id = s.wallet_id
+    Effect.map(sql<SessionRow>`SELECT s.wallet_id, s.expires_at, w.client_id, w.project, w.flags, w.wallet_group FROM sessions s JOIN wallets w ON w.id = s.wallet_id
       WHERE s.sid_hash = ${sidHash} AND s.expires_at > now()`, (rows) => rows[0]))
 
 export const deleteSession = (sidHash: Uint8Array) =>

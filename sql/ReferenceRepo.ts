@@ -147,13 +147,9 @@ export const allTariffs = SqlClient.SqlClient.use((sql) =>
     FROM tariffs ORDER BY id`)
 
 /** set_tariffs replaces the whole rule set atomically. */
-/** Announced with every tariff change: each process drops its cached rules (src/services/Tariffs.ts). */
-export const tariffsChannel = "core_tariffs"
-
 export const replaceTariffs = (rules: ReadonlyArray<TariffRow>) =>
   SqlClient.SqlClient.use((sql) =>
     sql.withTransaction(Effect.gen(function*() {
-      yield* sql`SELECT pg_notify(${tariffsChannel}, '')`
       yield* sql`DELETE FROM tariffs`
       for (const r of rules) {
         yield* sql`INSERT INTO tariffs (tx_class, currency, wallet_group, type_tx, fee_fixed, fee_percent, min_amount, max_amount, profit_wallet_id)

@@ -41,6 +41,7 @@ import { Transfers } from "./services/Transfers.ts"
 import { LedgerWriter } from "./services/LedgerWriter.ts"
 import { Rates } from "./services/Rates.ts"
 import { Tariffs } from "./services/Tariffs.ts"
+import { ChangeNotices } from "./services/ChangeNotices.ts"
 import { Terminals } from "./services/Terminals.ts"
 import { Treasury } from "./services/Treasury.ts"
 import { Wallets } from "./services/Wallets.ts"
@@ -55,7 +56,7 @@ const ActorRuntime = Layer.unwrap(AppConfigService.useSync((config) =>
     Layer.provide(ShardingConfig.layer({ entityMaxIdleTime: "5 minutes", maxResidentEntities: config.maxResidentEntities } as any))
   )))
 
-const Foundation = Layer.mergeAll(Metrics.layer).pipe(Layer.provideMerge(MigratedDatabase))
+const Foundation = Layer.mergeAll(Metrics.layer, ChangeNotices.layer).pipe(Layer.provideMerge(MigratedDatabase))
 
 const Core = Layer.mergeAll(TimeTicks.layer, Currencies.layer, Rates.layer, Tariffs.layer, LedgerWriter.layer, ActorRuntime)
   .pipe(Layer.provideMerge(Foundation))

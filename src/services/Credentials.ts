@@ -6,13 +6,14 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import {
-  deleteSession, findAppByKeyHash, findLiveSession, insertApp, insertServiceKey, insertSession, nextAppId, serviceKeyHashes
+  deleteSession, findAppByKeyHash, findLiveSession, insertApp, insertServiceKey, insertSession, nextAppId, serviceKeyHashes, type SessionRow
 } from "../../sql/CredentialRepo.ts"
 import { findWallet } from "../../sql/WalletRepo.ts"
 import { WalletNotFound } from "../../schema/Errors.ts"
 import { appId, type AppId, clientId, walletId, type WalletId } from "../../schema/Ids.ts"
 import { AppConfigService } from "../Config.ts"
 import { makeDb } from "../db/Sql.ts"
+import { ChangeNotices } from "./ChangeNotices.ts"
 
 export const hashSecret = (secret: string): Uint8Array => createHash("sha256").update(secret, "utf8").digest()
 export const newSecret = (): string => randomBytes(32).toString("base64url")
@@ -23,7 +24,12 @@ export interface SessionIdentity {
   readonly walletId: WalletId
   readonly clientId: ReturnType<typeof clientId>
   readonly project: number
+  readonly flags: number
+  readonly walletGroup: number
 }
+
+/** How long a looked-up session (with its wallet's flags) may be reused; any change drops it at once (ChangeNotices). */
+export const sessionCacheMs = 1_000
 
 export class Credentials extends Context.Service<Credentials, {
   readonly createSession: (wallet: WalletId, ttlSeconds: number) => Effect.Effect<{ sid: string; expiresAt: Date }, WalletNotFound>
@@ -38,6 +44,10 @@ export class Credentials extends Context.Service<Credentials, {
     Effect.gen(function*() {
       const db = yield* makeDb
       const config = yield* AppConfigService
+      const notices = yield* ChangeNotices
+      // Every wallet request starts with this lookup. Entries are dropped when any session or wallet
+      // row changes (end_session, update_wallet, block flags), by any process; expiry is checked here.
+      const sessions = notices.cache<SessionRow>(["sessions", "wallets"], sessionCacheMs)
       const serviceHashes: Array<Uint8Array> = config.serviceKeys.map(hashSecret)
       if (serviceHashes.length === 0) {
         const stored = yield* db(serviceKeyHashes)
@@ -67,15 +77,16 @@ export class Credentials extends Context.Service<Credentials, {
             yield* db(insertSession(hashSecret(sid), wallet, expiresAt))
             return { sid, expiresAt }
           }),
-        endSession: (sid) => db(deleteSession(hashSecret(sid))),
-        session: (sid) =>
-          sid.length === 0 || sid.length > 200
-            ? Effect.succeed(Option.none())
-            : Effect.map(db(findLiveSession(hashSecret(sid))), (row) =>
-              row === undefined ? Option.none() : Option.some({
+        endSession: (sid) => Effect.tap(db(deleteSession(hashSecret(sid))), () => Effect.sync(() => notices.changed("sessions"))),
+        session: (sid) => {
+          if (sid.length === 0 || sid.length > 200) return Effect.succeed(Option.none())
+          const hash = hashSecret(sid)
+          return Effect.map(sessions.get(Buffer.from(hash).toString("base64"), db(findLiveSession(hash))), (row) =>
+              row === undefined || row.expires_at.getTime() <= Date.now() ? Option.none() : Option.some({
                 walletId: walletId(row.wallet_id), clientId: clientId(row.client_id), project: Number(row.project),
                 flags: Number(row.flags), walletGroup: Number(row.wallet_group)
-              })),
+              }))
+        },
         createApp: (wallet, name) =>
           Effect.gen(function*() {
             yield* requireWallet(wallet)

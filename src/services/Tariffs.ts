@@ -4,10 +4,9 @@
  * currency's decimals. estimate_fee and every fee-charging action call `resolve`.
  */
 import { BigNumber } from "bignumber.js"
-import { PgClient } from "@effect/sql-pg"
-import { Context, Effect, Layer, Option, Queue, Schedule } from "effect"
-import { AppConfigService } from "../Config.ts"
-import { allTariffs, replaceTariffs, type TariffRow, tariffsChannel } from "../../sql/ReferenceRepo.ts"
+import { Context, Effect, Layer } from "effect"
+import { ChangeNotices } from "./ChangeNotices.ts"
+import { allTariffs, replaceTariffs, type TariffRow } from "../../sql/ReferenceRepo.ts"
 import type { TxClass } from "../../schema/Reference.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { makeDb } from "../db/Sql.ts"
@@ -65,44 +64,14 @@ export class Tariffs extends Context.Service<Tariffs, {
 }>()("core/Tariffs") {
   static readonly layer = Layer.effect(Tariffs, Effect.gen(function*() {
     const db = yield* makeDb
+    const notices = yield* ChangeNotices
     // The rule table is small and read by every fee-charging action, so it is cached for at most
-    // tariffCacheMs. A fee must follow the rules in force: set_tariffs drops this process's cache at
-    // once and, against a server, notifies every process (tariffsChannel), whose listener drops
-    // theirs. A read that was in flight when a change arrived is not cached (the generation moved
-    // on), and while a process is not listening (start, a dropped connection) it does not cache.
-    const embedded = Option.isNone((yield* AppConfigService).databaseUrl)
-    let listening = embedded
-    let generation = 0
-    let cached: { readonly at: number; readonly rules: ReadonlyArray<TariffRow> } | undefined
-    const invalidate = () => {
-      generation++
-      cached = undefined
-    }
-    const list = () => Effect.suspend(() => {
-      if (cached !== undefined && Date.now() - cached.at < tariffCacheMs) return Effect.succeed(cached.rules)
-      const startedAt = generation, at = Date.now()
-      return Effect.map(db(allTariffs), (rules) => {
-        if (listening && generation === startedAt) cached = { at, rules }
-        return rules
-      })
-    })
-    if (!embedded) {
-      const pg = yield* PgClient.PgClient
-      const listener = Effect.scoped(Effect.gen(function*() {
-        const notifications = yield* pg.listen(tariffsChannel)
-        yield* Effect.addFinalizer(() => Effect.sync(() => (listening = false)))
-        invalidate()
-        listening = true
-        for (;;) {
-          yield* Queue.take(notifications)
-          invalidate()
-        }
-      }))
-      yield* Effect.forkScoped(listener.pipe(Effect.retry({ schedule: Schedule.spaced("1 second") }), Effect.ignore))
-    }
+    // tariffCacheMs, and dropped by every process the moment the table changes (ChangeNotices).
+    const cache = notices.cache<ReadonlyArray<TariffRow>>(["tariffs"], tariffCacheMs)
+    const list = () => cache.get("rules", db(allTariffs))
     return Tariffs.of({
       resolve: (query) => Effect.map(list(), (rules) => quoteFee(rules, query)),
-      replace: (rules) => Effect.as(Effect.tap(db(replaceTariffs(rules)), () => Effect.sync(invalidate)), rules.length),
+      replace: (rules) => Effect.as(Effect.tap(db(replaceTariffs(rules)), () => Effect.sync(() => notices.changed("tariffs"))), rules.length),
       list
     })
   }))

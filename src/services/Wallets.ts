@@ -17,6 +17,7 @@ import { fromMinorUnits } from "../../schema/Money.ts"
 import { type CreateWalletIn, WalletFlag, type WalletInfo, type WalletInfoIn } from "../../schema/Wallet.ts"
 import { isUniqueViolation, makeDb } from "../db/Sql.ts"
 import { TimeTicks } from "../TimeTicks.ts"
+import { ChangeNotices } from "./ChangeNotices.ts"
 import { Currencies } from "./Currencies.ts"
 import { crossRate, Rates } from "./Rates.ts"
 
@@ -63,6 +64,7 @@ export class Wallets extends Context.Service<Wallets, {
       const ticks = yield* TimeTicks
       const currencies = yield* Currencies
       const rates = yield* Rates
+      const notices = yield* ChangeNotices
 
       const get = (id: WalletId) =>
         Effect.flatMap(db(findWallet(id)), (row) =>
@@ -74,7 +76,7 @@ export class Wallets extends Context.Service<Wallets, {
       const patch = (id: WalletId, values: WalletPatch) =>
         BigInt(id) < 0n
           ? Effect.fail(new WalletNotFound({ message: `id: wallet ${id} not found` }))
-          : Effect.flatMap(db(patchWallet(id, values, ticks.next())), (row) =>
+          : Effect.flatMap(Effect.tap(db(patchWallet(id, values, ticks.next())), () => Effect.sync(() => notices.changed("wallets"))), (row) =>
             row === undefined ? Effect.fail(new WalletNotFound({ message: `id: wallet ${id} not found` })) : Effect.succeed(toWalletInfo(row)))
 
       const keepAll: WalletPatch = { flags: null, walletGroup: null, project: null, maxAddrCount: null, name: null, sortOrder: null }
