@@ -1,18 +1,33 @@
 /** `npm start`: the service with its configuration from the environment (CONTRACT C1). */
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Exit, Layer } from "effect"
+import cluster from "node:cluster"
 import { AppConfigService } from "./Config.ts"
 import { AppLayer } from "./Server.ts"
+import { supervise, workerCount } from "./Supervisor.ts"
 
 const announce = Effect.gen(function*() {
   const config = yield* AppConfigService
-  yield* Effect.logInfo(`core wallet service on http://${config.host}:${config.port} (monitoring http://${config.monitoringHost}:${config.monitoringPort}); database: ${config.databaseUrl._tag === "Some" ? "DATABASE_URL" : "embedded PGlite in " + config.dataDir}`)
+  const worker = process.env.WORKER_INDEX === undefined ? "" : `worker ${process.env.WORKER_INDEX}: `
+  yield* Effect.logInfo(`${worker}core wallet service on http://${config.host}:${config.port} (monitoring http://${config.monitoringHost}:${config.monitoringPort}); database: ${config.databaseUrl._tag === "Some" ? "DATABASE_URL" : "embedded PGlite in " + config.dataDir}`)
 }).pipe(Effect.provide(AppConfigService.fromEnv))
 
-// SIGTERM/SIGINT interrupt the program; the layers then close in order (stop accepting, finish
-// in-flight requests, flush the ledger queue, close the database) and a clean stop exits 0.
-Layer.launch(Layer.merge(AppLayer, Layer.effectDiscard(announce))).pipe(
-  NodeRuntime.runMain({
-    teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? 0 : 1)
-  })
-)
+let workers = 1
+try {
+  workers = workerCount(process.env)
+} catch (error) {
+  console.error(String((error as Error).message))
+  process.exit(1)
+}
+
+if (workers > 1 && cluster.isPrimary) {
+  supervise(workers, Number(process.env.PORT ?? 8080))
+} else {
+  // SIGTERM/SIGINT interrupt the program; the layers then close in order (stop accepting, finish
+  // in-flight requests, flush the ledger queue, close the database) and a clean stop exits 0.
+  Layer.launch(Layer.merge(AppLayer, Layer.effectDiscard(announce))).pipe(
+    NodeRuntime.runMain({
+      teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? 0 : 1)
+    })
+  )
+}

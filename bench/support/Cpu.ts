@@ -18,17 +18,55 @@ const clockTicks = (): number => {
   return ticksPerSecond
 }
 
-/** User and system (kernel) CPU time so far, in microseconds. */
-export const cpuSplitMicros = (pid: number): { readonly user: number; readonly system: number } => {
+/** The fields of /proc/<pid>/stat after the command name (field 3 is index 0). */
+const statFields = (pid: number | string): Array<string> => {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
   // The command name (field 2) is in parentheses and may hold spaces: split after its closing one.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-  // Fields 14 (utime) and 15 (stime) of the whole line are 12 and 13 here (field 3 is index 0).
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+}
+
+/** `pid` and every process descending from it (a service under WORKERS is a primary with its workers). */
+export const processTree = (pid: number): Array<number> => {
+  const children = new Map<number, Array<number>>()
+  for (const entry of readdirSync("/proc")) {
+    if (!/^[0-9]+$/.test(entry)) continue
+    try {
+      const parent = Number(statFields(entry)[1])
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)])
+    } catch { /* the process ended meanwhile */ }
+  }
+  const tree = [pid]
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]) ?? []))
+  return tree
+}
+
+/** User and system (kernel) CPU time so far, in microseconds. */
+export const cpuSplitMicros = (pid: number): { readonly user: number; readonly system: number } => {
+  const fields = statFields(pid)
+  // Fields 14 (utime) and 15 (stime) of the whole line are 12 and 13 here.
   return { user: (Number(fields[11]) * 1_000_000) / clockTicks(), system: (Number(fields[12]) * 1_000_000) / clockTicks() }
+}
+
+/** The same summed over `pid` and its descendants (the service's workers). */
+export const treeCpuSplitMicros = (pid: number): { readonly user: number; readonly system: number } => {
+  let user = 0, system = 0
+  for (const member of processTree(pid)) {
+    try {
+      const split = cpuSplitMicros(member)
+      user += split.user
+      system += split.system
+    } catch { /* the process ended meanwhile */ }
+  }
+  return { user, system }
 }
 
 export const cpuMicros = (pid: number): number => {
   const { user, system } = cpuSplitMicros(pid)
+  return user + system
+}
+
+export const treeCpuMicros = (pid: number): number => {
+  const { user, system } = treeCpuSplitMicros(pid)
   return user + system
 }
 

@@ -13,7 +13,7 @@ import { makeClient, type TestClient } from "../../test/support/Client.ts"
 import { root, startService, type RunningService } from "../../test/support/Service.ts"
 import { startChild } from "./Child.ts"
 import { median } from "./Compare.ts"
-import { cpuMicros, cpuSplitMicros, processesCpuMicros } from "./Cpu.ts"
+import { cpuMicros, processesCpuMicros, treeCpuMicros, treeCpuSplitMicros } from "./Cpu.ts"
 import { profileDirectory } from "./OurService.ts"
 import {
   createDatabase, databaseUrl, describeServer, dropDatabase, preparePgbench, serverSetting, serverUrl
@@ -80,7 +80,7 @@ export const measureLoadWindow = async <Summary, PerKey extends string, Extra = 
   const load = startChild<"go", { type: "ready" } | { type: "result"; summary: Summary }>(options.script, options.spec)
   const pid = service.child.pid!
   const sample = async () => ({
-    split: cpuSplitMicros(pid), service: cpuMicros(pid), load: cpuMicros(load.process.pid!), pg: processesCpuMicros("postgres"),
+    split: treeCpuSplitMicros(pid), service: treeCpuMicros(pid), load: cpuMicros(load.process.pid!), pg: processesCpuMicros("postgres"),
     ledger: await ledgerFigures(client), extra: options.extra === undefined ? undefined as Extra : await options.extra()
   })
   let reply: { type: "ready" } | { type: "result"; summary: Summary }
@@ -203,6 +203,7 @@ export const runE2e = async (options: {
   log(`   ${describeServer(server)}: synchronous_commit=${durability.synchronous_commit}, fsync=${durability.fsync}`)
   log(`   ${settings.rounds} alternating rounds × ${settings.seconds} s measured (ours after ${settings.warmupSeconds} s warm-up); ` +
     `${clients} clients each: pgbench -N -c ${clients} -j 2 -s 1, and ${options.load}`)
+  log(`   our service: ${settings.workers} process${settings.workers === 1 ? "" : "es"} (WORKERS=${settings.workers}; CPU figures sum them)`)
 
   const anchor = await preparePgbench(server)
   const ourDatabase = await createDatabase(server, options.databasePrefix)
@@ -214,7 +215,7 @@ export const runE2e = async (options: {
   let oursEndedAt = 0
   let stoppedAt = 0
   try {
-    service = await startService({ databaseUrl: ourUrl, env: { NODE_OPTIONS: nodeOptions, ...options.env } })
+    service = await startService({ databaseUrl: ourUrl, env: { NODE_OPTIONS: nodeOptions, WORKERS: String(settings.workers), ...options.env } })
     servicePid = service.child.pid
     const rounds: E2eRun["rounds"] = async ({ label, measure, report, endedAt }) => {
       const done: Array<Round<Awaited<ReturnType<typeof measure>>>> = []

@@ -19,6 +19,8 @@ export interface Settings {
   readonly rounds: number
   /** BENCH_PROFILE=1: run our service under `--cpu-prof`, profiles in bench/results/profiles/. */
   readonly profile: boolean
+  /** Service processes of the end-to-end benchmarks (BENCH_WORKERS, default 1; the service's WORKERS). */
+  readonly workers: number
 }
 
 export const readSettings = (): Settings => ({
@@ -26,5 +28,6 @@ export const readSettings = (): Settings => ({
   warmupSeconds: positive("BENCH_WARMUP_SECONDS", 1),
   connections: Math.round(positive("BENCH_CONNECTIONS", 32)),
   rounds: Math.round(positive("BENCH_ROUNDS", 3)),
-  profile: process.env.BENCH_PROFILE === "1"
+  profile: process.env.BENCH_PROFILE === "1",
+  workers: Math.round(positive("BENCH_WORKERS", 1))
 })

@@ -1,0 +1,61 @@
+/**
+ * `WORKERS=n` (n > 1, a PostgreSQL server only): the service as n processes sharing the HTTP port
+ * (node:cluster; the primary hands out connections round-robin), so a machine's cores all serve.
+ * Every process is the whole service: its own actors, ledger writer and caches, all safe side by
+ * side on one database (README "Actors"). Worker 1 starts first (it applies migrations and, on a
+ * fresh database, generates the service key), the others once it listens. Worker i serves
+ * monitoring on MONITORING_PORT + i - 1 (its own figures). A worker that dies after it served is
+ * replaced; one that dies before it ever listened stops the whole service (a start-up error would
+ * only repeat). SIGTERM/SIGINT stop every worker gracefully, and the primary exits with 0 when all
+ * stopped cleanly.
+ */
+import cluster, { type Worker } from "node:cluster"
+
+export const workersMax = 16
+
+/** WORKERS from the environment, checked before anything starts: 1..16, more than 1 only with DATABASE_URL. */
+export const workerCount = (env: NodeJS.ProcessEnv): number => {
+  const text = (env.WORKERS ?? "1").trim()
+  const count = /^[0-9]{1,2}$/.test(text) ? Number(text) : NaN
+  if (!(count >= 1 && count <= workersMax)) throw new Error(`WORKERS: must be an integer from 1 to ${workersMax} (got "${text}")`)
+  if (count > 1 && (env.DATABASE_URL ?? "").trim().length === 0) {
+    throw new Error("WORKERS: more than one process needs DATABASE_URL (the embedded database serves one process)")
+  }
+  return count
+}
+
+export const supervise = (count: number, port: number): void => {
+  let stopping = false
+  let failed = false
+  const fork = (index: number): Worker => {
+    let served = false
+    const worker = cluster.fork({ WORKER_INDEX: String(index) })
+    worker.on("listening", (address) => {
+      if (address.port !== port || served) return
+      served = true
+      if (index === 1) for (let next = 2; next <= count; next++) fork(next)
+    })
+    worker.on("exit", (code, signal) => {
+      if (code !== 0) failed = true
+      if (stopping) return
+      if (!served) {
+        console.error(`worker ${index} exited (${signal ?? code}) before it served: stopping the service`)
+        stop()
+        return
+      }
+      console.error(`worker ${index} exited (${signal ?? code}); starting another`)
+      setTimeout(() => { if (!stopping) fork(index) }, 1_000)
+    })
+    return worker
+  }
+  const stop = () => {
+    stopping = true
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill("SIGTERM")
+  }
+  cluster.on("exit", () => {
+    if (stopping && Object.keys(cluster.workers ?? {}).length === 0) process.exit(failed ? 1 : 0)
+  })
+  process.on("SIGTERM", stop)
+  process.on("SIGINT", stop)
+  fork(1)
+}
