@@ -1,0 +1,42 @@
+/**
+ * The migration splitter (sql/Migrator.ts): statements end with a semicolon at the end of a line,
+ * except inside a `$$`-quoted function body, which stays one statement; comment-only parts go.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { migrationFiles, statementsOf } from "../../sql/Migrator.ts"
+
+describe("statementsOf", () => {
+  it("splits at line-ending semicolons, keeps $$ bodies whole, drops comment-only parts", () => {
+    const text = [
+      "-- a comment only;",
+      "CREATE TABLE a (x int);",
+      "CREATE FUNCTION f() RETURNS int LANGUAGE plpgsql AS $$",
+      "BEGIN",
+      "  PERFORM 1;",
+      "  RETURN 2;",
+      "END",
+      "$$;",
+      "-- leading comment",
+      "CREATE TRIGGER t AFTER UPDATE ON a FOR EACH STATEMENT EXECUTE FUNCTION f();",
+      ""
+    ].join("\n")
+    assert.deepStrictEqual(statementsOf(text), [
+      "CREATE TABLE a (x int)",
+      "CREATE FUNCTION f() RETURNS int LANGUAGE plpgsql AS $$\nBEGIN\n  PERFORM 1;\n  RETURN 2;\nEND\n$$",
+      "-- leading comment\nCREATE TRIGGER t AFTER UPDATE ON a FOR EACH STATEMENT EXECUTE FUNCTION f()"
+    ])
+  })
+
+  it("every migration file splits into statements with balanced $$ quotes and no empty statement", () => {
+    const files = migrationFiles()
+    assert.isAtLeast(files.length, 10)
+    for (const file of files) {
+      for (const statement of file.statements) {
+        assert.strictEqual((statement.match(/\$\$/g)?.length ?? 0) % 2, 0, `${file.name}: ${statement.slice(0, 60)}`)
+        assert.notMatch(statement, /;\s*$/, `${file.name}: a statement keeps its terminator`)
+      }
+    }
+    const functions = files.flatMap((f) => f.statements).filter((s) => /^(--.*\n)*CREATE FUNCTION/m.test(s))
+    assert.strictEqual(functions.length, 2, "ledger_commit and notify_change, each one statement")
+  })
+})
