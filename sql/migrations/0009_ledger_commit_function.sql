@@ -1,13 +1,23 @@
 -- One ledger batch in one statement. The writer used to send eleven or so statements per batch in
 -- a transaction, each a round trip that waited on the Node event loop between them; this function
 -- runs the same statements server-side, so a batch is one call (its own transaction: autocommit,
--- all or nothing) and one round trip. Each group of rows arrives
--- as a text[] of PostgreSQL array literals, one per column (NULL when the batch has none), built by
--- sql/LedgerCommit.ts. Ticks: the clock row is updated first (its row lock orders whole batches,
+-- all or nothing) and one round trip. Each group of rows arrives as a text[] of PostgreSQL array
+-- literals, one per column (NULL when the batch has none), built by sql/LedgerCommit.ts. Ticks: the clock row is updated first (its row lock orders whole batches,
 -- so ticks stay gapless in commit order) and rows carry offsets from the batch's first tick.
 -- A conditional transition or order update that finds its row moved on raises SQLSTATE LC409 with
 -- the stale ids ("stale rows: 1,2"), which undoes the whole batch; the writer then retries its
 -- operations one by one, as with any failure.
+CREATE FUNCTION ledger_raise_stale(p_asked bigint[], p_done bigint[]) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  v_stale bigint[];
+BEGIN
+  SELECT array_agg(w.id) INTO v_stale FROM unnest(p_asked) AS w (id) WHERE w.id <> ALL (COALESCE(p_done, '{}'));
+  IF v_stale IS NOT NULL THEN
+    RAISE EXCEPTION USING ERRCODE = 'LC409', MESSAGE = 'stale rows: ' || array_to_string(v_stale, ',');
+  END IF;
+END
+$$;
+
 CREATE FUNCTION ledger_commit(
   p_parts integer, p_now_micros bigint, p_channel text,
   p_tx text[], p_tr text[], p_po text[], p_ba text[], p_co text[], p_dr text[], p_ev text[],
@@ -18,7 +28,6 @@ DECLARE
   v_first bigint;
   last_tick bigint;
   v_done bigint[];
-  v_stale bigint[];
 BEGIN
   UPDATE journal_clock SET tick = GREATEST(tick + p_parts, p_now_micros) RETURNING tick INTO last_tick;
   v_first := last_tick - p_parts + 1;
@@ -46,10 +55,7 @@ BEGIN
         WHERE x.id = u.id AND x.tx_state = u.from_state
         RETURNING x.id)
     SELECT array_agg(done.id) INTO v_done FROM done;
-    SELECT array_agg(w.id) INTO v_stale FROM unnest(p_tr[1]::bigint[]) AS w (id) WHERE w.id <> ALL (COALESCE(v_done, '{}'));
-    IF v_stale IS NOT NULL THEN
-      RAISE EXCEPTION USING ERRCODE = 'LC409', MESSAGE = 'stale rows: ' || array_to_string(v_stale, ',');
-    END IF;
+    PERFORM ledger_raise_stale(p_tr[1]::bigint[], v_done);
   END IF;
 
   IF p_po IS NOT NULL THEN
@@ -121,10 +127,7 @@ BEGIN
         WHERE o.id = u.id AND o.state = 1 AND o.remaining_lots = u.prev_remaining AND o.seq IS NOT DISTINCT FROM u.prev_seq
         RETURNING o.id)
     SELECT array_agg(done.id) INTO v_done FROM done;
-    SELECT array_agg(w.id) INTO v_stale FROM unnest(p_ou[1]::bigint[]) AS w (id) WHERE w.id <> ALL (COALESCE(v_done, '{}'));
-    IF v_stale IS NOT NULL THEN
-      RAISE EXCEPTION USING ERRCODE = 'LC409', MESSAGE = 'stale rows: ' || array_to_string(v_stale, ',');
-    END IF;
+    PERFORM ledger_raise_stale(p_ou[1]::bigint[], v_done);
   END IF;
   IF p_trd IS NOT NULL THEN
     INSERT INTO trades (id, room_key, base, quote, price_ticks, price, amount, total, taker_order, maker_order, taker_side)

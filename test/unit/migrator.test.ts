@@ -37,6 +37,6 @@ describe("statementsOf", () => {
       }
     }
     const functions = files.flatMap((f) => f.statements).filter((s) => /^(--.*\n)*CREATE FUNCTION/m.test(s))
-    assert.strictEqual(functions.length, 2, "ledger_commit and notify_change, each one statement")
+    assert.strictEqual(functions.length, 3, "ledger_raise_stale, ledger_commit and notify_change, each one statement")
   })
 })
