@@ -12,26 +12,24 @@
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { makeClient, type Reply, type TestClient } from "../support/Client.ts"
-import { itWithServer, type RunningService, startService, usingRealPostgres } from "../support/Service.ts"
+import { itWithServer, lazyPeer, type RunningService, startService, usingRealPostgres } from "../support/Service.ts"
 import { seeded } from "../unit/Random.ts"
 
 let service: RunningService
 let client: TestClient
-let secondary: RunningService | undefined
 
 beforeAll(async () => {
   service = await startService()
   client = makeClient(service)
 })
 afterAll(async () => {
-  await secondary?.stop()
   await service?.stop()
 })
+const peer = lazyPeer(() => service!)
 
 /** Both processes on the one database (only with a real PostgreSQL server). */
 const bothProcesses = async (): Promise<Array<TestClient>> => {
-  secondary ??= await startService({ databaseUrl: service.databaseUrl })
-  return [client, makeClient(secondary)]
+  return [client, makeClient(await peer())]
 }
 
 let unique = 0

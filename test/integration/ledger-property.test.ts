@@ -11,7 +11,7 @@
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { makeClient, type Reply, type TestClient } from "../support/Client.ts"
-import { itWithServer, type RunningService, startService } from "../support/Service.ts"
+import { itWithServer, lazyPeer, type RunningService, startService } from "../support/Service.ts"
 import { seeded } from "../unit/Random.ts"
 
 const seed = Number(process.env.LEDGER_SEED ?? 20_260_914)
@@ -23,16 +23,15 @@ const confirmationAttempts = 5
 
 let service: RunningService
 let client: TestClient
-let secondary: RunningService | undefined
 
 beforeAll(async () => {
   service = await startService()
   client = makeClient(service)
 })
 afterAll(async () => {
-  await secondary?.stop()
   await service?.stop()
 })
+const peer = lazyPeer(() => service!)
 
 // Money in the model is bigint minor units; the wire carries decimal strings.
 const toDecimal = (minor: bigint, decimals: number): string => {
@@ -528,8 +527,7 @@ describe("the ledger against a naive model (seeded, concurrent batches)", () => 
   }, 120_000)
 
   itWithServer("two processes on one PostgreSQL, operations spread over both", async () => {
-    secondary ??= await startService({ databaseUrl: service.databaseUrl })
-    const { operations, seen } = await runAll([client, makeClient(secondary)], seed + 1, batchCount)
+    const { operations, seen } = await runAll([client, makeClient(await peer())], seed + 1, batchCount)
     assert.isAbove(operations, 300)
     assertCoverage(seen)
   }, 120_000)

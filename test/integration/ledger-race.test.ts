@@ -8,11 +8,10 @@
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { makeClient, type Reply, type TestClient } from "../support/Client.ts"
-import { itWithServer, type RunningService, startService } from "../support/Service.ts"
+import { itWithServer, lazyPeer, type RunningService, startService } from "../support/Service.ts"
 
 let service: RunningService
 let client: TestClient
-let secondary: RunningService | undefined
 
 beforeAll(async () => {
   service = await startService()
@@ -22,9 +21,9 @@ beforeAll(async () => {
   assert.strictEqual(tariffs.status, 200, JSON.stringify(tariffs.body))
 })
 afterAll(async () => {
-  await secondary?.stop()
   await service?.stop()
 })
+const peer = lazyPeer(() => service!)
 
 let unique = 0
 const wallet = async (on: TestClient = client) => {
@@ -176,8 +175,7 @@ describe("one process: the wallet actor serializes spends of the same money", ()
 
 describe("two processes on one PostgreSQL: the database is the final arbiter", () => {
   const both = async () => {
-    secondary ??= await startService({ databaseUrl: service.databaseUrl })
-    return [client, makeClient(secondary)]
+    return [client, makeClient(await peer())]
   }
 
   itWithServer("100 whole-balance transfers split over two processes: exactly one settles, 99 get 10002", async () => {

@@ -7,11 +7,10 @@
  */
 import { afterAll, assert, beforeAll, describe } from "@effect/vitest"
 import { makeClient, type TestClient } from "../support/Client.ts"
-import { itWithServer, type RunningService, startService, usingRealPostgres } from "../support/Service.ts"
+import { itWithServer, lazyPeer, type RunningService, startService, usingRealPostgres } from "../support/Service.ts"
 
 let service: RunningService | undefined
 let client: TestClient
-let secondary: RunningService | undefined
 
 beforeAll(async () => {
   if (!usingRealPostgres()) return
@@ -19,13 +18,12 @@ beforeAll(async () => {
   client = makeClient(service)
 })
 afterAll(async () => {
-  await secondary?.stop()
   await service?.stop()
 })
+const peer = lazyPeer(() => service!)
 
 const bothProcesses = async (): Promise<Array<TestClient>> => {
-  secondary ??= await startService({ databaseUrl: service!.databaseUrl })
-  return [client, makeClient(secondary)]
+  return [client, makeClient(await peer())]
 }
 
 let unique = 0
