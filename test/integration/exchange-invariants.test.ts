@@ -297,8 +297,8 @@ interface Wallet { readonly id: string; readonly sid: string }
 const makeWallets = async (base: number, btc: bigint, usdt: bigint, model?: Model): Promise<Array<Wallet>> => {
   const wallets: Array<Wallet> = []
   for (let i = 0; i < walletCount; i++) {
-    const created = await client.createWallet(String(base + i))
-    wallets.push({ id: created.id, sid: await client.createSession(created.id) })
+    const created = await client.walletWithSession(String(base + i))
+    wallets.push(created)
     await client.fund(created.id, "BTC", toText(btc, 8))
     await client.fund(created.id, "USDT", toText(usdt, 6))
     if (model !== undefined) {
@@ -565,10 +565,7 @@ describe("a random stream of orders and cancels keeps the book, the locks and th
 // Races and a regression, each in its own private BTC/USDT room (the stream owns the public book).
 
 let extraWallets = 0
-const wallet = async (): Promise<Wallet> => {
-  const created = await client.createWallet(String(649_000 + extraWallets++))
-  return { id: created.id, sid: await client.createSession(created.id) }
-}
+const wallet = (): Promise<Wallet> => client.walletWithSession(String(649_000 + extraWallets++))
 let extraNonce = 1_000_000
 const privateRoom = async (owner: Wallet, members: ReadonlyArray<Wallet>): Promise<string> => {
   const created = await client.call("POST", "/core/v1/market/create_room", { sid: owner.sid, body: { currency1: "BTC", currency2: "USDT" } })

@@ -213,13 +213,12 @@ describe(`exchange restart safety (${usingRealPostgres() ? "PostgreSQL server: o
     assert.strictEqual(tariffs.status, 200, JSON.stringify(tariffs.body))
     const base = 660_000 + (seed % 1000) * 10
     for (let i = 0; i < 6; i++) {
-      const created = await client.createWallet(String(base + i))
-      traders.push({ id: created.id, sid: await client.createSession(created.id) })
+      const created = await client.walletWithSession(String(base + i))
+      traders.push(created)
       await client.fund(created.id, "BTC", toText(fundedEach.BTC, 8))
       await client.fund(created.id, "USDT", toText(fundedEach.USDT, 6))
     }
-    const sweeperWallet = await client.createWallet(String(base + 9))
-    sweeper = { id: sweeperWallet.id, sid: await client.createSession(sweeperWallet.id) }
+    sweeper = await client.walletWithSession(String(base + 9))
 
     // A seeded book: two asks and two bids per trader.
     const seedIds = new Set<string>()

@@ -11,8 +11,8 @@
  * get_tx_list_info, and create_debt_charge idempotency and its never-negative charge.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { makeClient, type Reply, type TestClient } from "../support/Client.ts"
-import { itWithServer, lazyPeer, type RunningService, startService, usingRealPostgres } from "../support/Service.ts"
+import { makeClient, twoProcessClients, type Reply, type TestClient } from "../support/Client.ts"
+import { itWithServer, type RunningService, startService, usingRealPostgres } from "../support/Service.ts"
 import { seeded } from "../unit/Random.ts"
 
 let service: RunningService
@@ -25,18 +25,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await service?.stop()
 })
-const peer = lazyPeer(() => service!)
 
-/** Both processes on the one database (only with a real PostgreSQL server). */
-const bothProcesses = async (): Promise<Array<TestClient>> => {
-  return [client, makeClient(await peer())]
-}
+const bothProcesses = twoProcessClients(() => service!)
 
 let unique = 0
-const wallet = async () => {
-  const created = await client.createWallet(String(990_000 + unique++))
-  return { id: created.id, sid: await client.createSession(created.id) }
-}
+const wallet = () => client.walletWithSession(String(990_000 + unique++))
 type Wallet = Awaited<ReturnType<typeof wallet>>
 
 interface Row {

@@ -10,8 +10,8 @@
  * the balances the concurrent batch could have produced.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { makeClient, type Reply, type TestClient } from "../support/Client.ts"
-import { itWithServer, lazyPeer, type RunningService, startService } from "../support/Service.ts"
+import { makeClient, twoProcessClients, type Reply, type TestClient } from "../support/Client.ts"
+import { itWithServer, type RunningService, startService } from "../support/Service.ts"
 import { seeded } from "../unit/Random.ts"
 
 const seed = Number(process.env.LEDGER_SEED ?? 20_260_914)
@@ -31,7 +31,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await service?.stop()
 })
-const peer = lazyPeer(() => service!)
+const bothProcesses = twoProcessClients(() => service)
 
 // Money in the model is bigint minor units; the wire carries decimal strings.
 const toDecimal = (minor: bigint, decimals: number): string => {
@@ -123,8 +123,7 @@ const makeRun = async (clients: ReadonlyArray<TestClient>, runSeed: number) => {
   const clientIds = Array.from({ length: walletCount }, (_, i) => String(i < 8 ? base + i : base + i - 8))
   const wallets = []
   for (const clientId of clientIds) {
-    const created = await client.createWallet(clientId)
-    wallets.push({ id: created.id, sid: await client.createSession(created.id), clientId })
+    wallets.push({ ...(await client.walletWithSession(clientId)), clientId })
   }
   const model = makeModel(wallets)
   let counter = 0
@@ -527,7 +526,7 @@ describe("the ledger against a naive model (seeded, concurrent batches)", () => 
   }, 120_000)
 
   itWithServer("two processes on one PostgreSQL, operations spread over both", async () => {
-    const { operations, seen } = await runAll([client, makeClient(await peer())], seed + 1, batchCount)
+    const { operations, seen } = await runAll(await bothProcesses(), seed + 1, batchCount)
     assert.isAbove(operations, 300)
     assertCoverage(seen)
   }, 120_000)

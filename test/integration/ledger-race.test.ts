@@ -7,8 +7,8 @@
  * settle once. After each race the balances are exact and the operator audit shows Σ = 0.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { makeClient, type Reply, type TestClient } from "../support/Client.ts"
-import { itWithServer, lazyPeer, type RunningService, startService } from "../support/Service.ts"
+import { makeClient, twoProcessClients, type Reply, type TestClient } from "../support/Client.ts"
+import { itWithServer, type RunningService, startService } from "../support/Service.ts"
 
 let service: RunningService
 let client: TestClient
@@ -23,13 +23,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await service?.stop()
 })
-const peer = lazyPeer(() => service!)
 
 let unique = 0
-const wallet = async (on: TestClient = client) => {
-  const created = await on.createWallet(String(930_000 + unique++))
-  return { id: created.id, sid: await on.createSession(created.id) }
-}
+const wallet = (on: TestClient = client) => on.walletWithSession(String(930_000 + unique++))
 type Wallet = Awaited<ReturnType<typeof wallet>>
 
 interface TransferBody {
@@ -174,9 +170,7 @@ describe("one process: the wallet actor serializes spends of the same money", ()
 })
 
 describe("two processes on one PostgreSQL: the database is the final arbiter", () => {
-  const both = async () => {
-    return [client, makeClient(await peer())]
-  }
+  const both = twoProcessClients(() => service)
 
   itWithServer("100 whole-balance transfers split over two processes: exactly one settles, 99 get 10002", async () => {
     await raceWholeBalance(await both(), "USDT", "77.5", "77.5", 0)

@@ -6,8 +6,8 @@
  * the other's next request well inside the caches' one second (ChangeNotices: trigger NOTIFY).
  */
 import { afterAll, assert, beforeAll, describe } from "@effect/vitest"
-import { makeClient, type TestClient } from "../support/Client.ts"
-import { itWithServer, lazyPeer, type RunningService, startService, usingRealPostgres } from "../support/Service.ts"
+import { makeClient, twoProcessClients, type TestClient } from "../support/Client.ts"
+import { itWithServer, type RunningService, startService, usingRealPostgres } from "../support/Service.ts"
 
 let service: RunningService | undefined
 let client: TestClient
@@ -20,17 +20,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await service?.stop()
 })
-const peer = lazyPeer(() => service!)
 
-const bothProcesses = async (): Promise<Array<TestClient>> => {
-  return [client, makeClient(await peer())]
-}
+const bothProcesses = twoProcessClients(() => service!)
 
 let unique = 0
-const wallet = async () => {
-  const created = await client.createWallet(String(995_000 + unique++))
-  return { id: created.id, sid: await client.createSession(created.id) }
-}
+const wallet = () => client.walletWithSession(String(995_000 + unique++))
 
 describe("two processes racing one transaction", () => {
   // Each process has its own actor for the wallet; both may find the transfer pending and both

@@ -1,6 +1,6 @@
 /** A small HTTP client for tests: the envelope, credentials of every kind, and bootstrap helpers. */
-import { assert } from "@effect/vitest"
-import type { RunningService } from "./Service.ts"
+import { afterAll, assert } from "@effect/vitest"
+import { type RunningService, startService } from "./Service.ts"
 
 export interface Reply<T = any> {
   readonly status: number
@@ -48,6 +48,11 @@ export const makeClient = (service: RunningService) => {
     if (reply.status !== 200) throw new Error(`create_session: ${JSON.stringify(reply.body)}`)
     return reply.body.result.sid as string
   }
+  /** A new wallet for `clientId` and a session acting as it. */
+  const walletWithSession = async (clientId: string) => {
+    const created = await createWallet(clientId)
+    return { id: created.id, sid: await createSession(created.id) }
+  }
   let externalCounter = 0
   const fund = async (walletId: string, currency: string, amount: string, direction: "credit" | "debit" = "credit") => {
     const reply = await priv("POST", "execute_transactions", [{
@@ -68,7 +73,7 @@ export const makeClient = (service: RunningService) => {
     assert.strictEqual(reply.body.result.negativeUserBuckets, 0, `${where}: negative user buckets`)
     assert.strictEqual(reply.body.result.orphanRows, 0, `${where}: rows without their transaction, wallet or currency`)
   }
-  return { call, priv, createWallet, createSession, fund, balance, assertLedgerSound }
+  return { call, priv, createWallet, createSession, walletWithSession, fund, balance, assertLedgerSound }
 }
 
 export type TestClient = ReturnType<typeof makeClient>
@@ -76,3 +81,18 @@ export type TestClient = ReturnType<typeof makeClient>
 /** Asserts the envelope shape of any reply. */
 export const isEnvelope = (body: any): boolean =>
   body !== null && typeof body === "object" && "result" in body && "error" in body && typeof body.id === "number"
+
+/**
+ * Clients of both processes on one database: the primary and a second service process started on
+ * first use (only tests that need two processes pay for it) and stopped after the file's tests.
+ */
+export const twoProcessClients = (primary: () => RunningService): (() => Promise<[TestClient, TestClient]>) => {
+  let peer: RunningService | undefined
+  afterAll(async () => {
+    await peer?.stop()
+  })
+  return async () => {
+    peer ??= await startService({ databaseUrl: primary().databaseUrl })
+    return [makeClient(primary()), makeClient(peer)]
+  }
+}

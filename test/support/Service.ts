@@ -3,7 +3,7 @@
  * `npm start` does, on free ports. With DATABASE_URL set it first creates a fresh database on that
  * server for this service; without it the service uses its embedded PGlite in a temp DATA_DIR.
  */
-import { afterAll, it } from "@effect/vitest"
+import { it } from "@effect/vitest"
 import { spawn, type ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -110,14 +110,3 @@ export const itWithServer = (name: string, body: () => Promise<void>, timeout?: 
   return it.skipIf(!usingRealPostgres())(name, body, timeout)
 }
 
-/**
- * A second service process on the primary's database, started on first use (only tests that need
- * two processes pay for it) and stopped after the file's tests.
- */
-export const lazyPeer = (primary: () => RunningService): (() => Promise<RunningService>) => {
-  let peer: RunningService | undefined
-  afterAll(async () => {
-    await peer?.stop()
-  })
-  return async () => (peer ??= await startService({ databaseUrl: primary().databaseUrl }))
-}
