@@ -109,4 +109,3 @@ export const itWithServer = (name: string, body: () => Promise<void>, timeout?: 
   }
   return it.skipIf(!usingRealPostgres())(name, body, timeout)
 }
-
