@@ -2,7 +2,7 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Exit, Layer } from "effect"
 import cluster from "node:cluster"
-import { AppConfigService } from "./Config.ts"
+import { AppConfigService } from "./platform/Config.ts"
 import { AppLayer } from "./Server.ts"
 import { supervise, workerCount } from "./Supervisor.ts"
 

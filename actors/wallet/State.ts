@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import { balanceOf, type Posting } from "../../sql/LedgerRepo.ts"
-import type { Db } from "../../src/db/Sql.ts"
+import type { Db } from "../../src/platform/db/Sql.ts"
 import { applyPostings, type Buckets, type Decision, emptyBuckets } from "./Engine.ts"
 
 export const makeWalletState = (walletId: bigint, db: Db) => {

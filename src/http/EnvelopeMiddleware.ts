@@ -9,8 +9,8 @@ import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse 
 import { HttpApiError } from "effect/http-api"
 import { RequestId } from "../../schema/Envelope.ts"
 import { codeOf, errorCodes } from "../../schema/Errors.ts"
-import { Metrics } from "../monitoring/Metrics.ts"
-import { limits } from "../Config.ts"
+import { Metrics } from "../platform/monitoring/Metrics.ts"
+import { limits } from "../platform/Config.ts"
 import { nextRequestNumber } from "./RequestNumbers.ts"
 
 /** No request body may exceed this (limits.requestBodyBytesMax); a larger one is refused before it is parsed. */

@@ -21,14 +21,14 @@ import {
 } from "../../schema/Errors.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { sendBlockingFlags } from "../../schema/Wallet.ts"
-import { AppConfigService } from "../Config.ts"
-import { makeDb } from "../db/Sql.ts"
-import { TimeTicks } from "../TimeTicks.ts"
-import { Currencies } from "./Currencies.ts"
-import { delivered } from "./Delivery.ts"
-import { LedgerWriter } from "./LedgerWriter.ts"
+import { AppConfigService } from "../platform/Config.ts"
+import { makeDb } from "../platform/db/Sql.ts"
+import { TimeTicks } from "../platform/TimeTicks.ts"
+import { Currencies } from "../platform/Currencies.ts"
+import { delivered } from "../platform/Delivery.ts"
+import { LedgerWriter } from "../platform/LedgerWriter.ts"
 import { isRoomCode, Rooms } from "./Rooms.ts"
-import { Tariffs } from "./Tariffs.ts"
+import { Tariffs } from "../platform/Tariffs.ts"
 
 export const newCode = (timeLimit: boolean, now: number): string =>
   "C" + randomBytes(16).toString("base64url") + (timeLimit ? "-" + now.toString(36) : "")

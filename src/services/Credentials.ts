@@ -11,9 +11,9 @@ import {
 import { findWallet } from "../../sql/WalletRepo.ts"
 import { WalletNotFound } from "../../schema/Errors.ts"
 import { appId, type AppId, clientId, walletId, type WalletId } from "../../schema/Ids.ts"
-import { AppConfigService } from "../Config.ts"
-import { makeDb } from "../db/Sql.ts"
-import { ChangeNotices } from "./ChangeNotices.ts"
+import { AppConfigService } from "../platform/Config.ts"
+import { makeDb } from "../platform/db/Sql.ts"
+import { ChangeNotices } from "../platform/ChangeNotices.ts"
 
 export const hashSecret = (secret: string): Uint8Array => createHash("sha256").update(secret, "utf8").digest()
 export const newSecret = (): string => randomBytes(32).toString("base64url")

@@ -12,11 +12,11 @@ import { findWallet } from "../../sql/WalletRepo.ts"
 import { ExternalIdConflict, TooManyDecimals, UnknownCurrency, WalletNotFound } from "../../schema/Errors.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import type { DebtChargeIn } from "../../schema/Transfer.ts"
-import { makeDb } from "../db/Sql.ts"
-import { delivered } from "./Delivery.ts"
-import { TimeTicks } from "../TimeTicks.ts"
-import { Currencies } from "./Currencies.ts"
-import { FEES_WALLET_ID } from "./Tariffs.ts"
+import { makeDb } from "../platform/db/Sql.ts"
+import { delivered } from "../platform/Delivery.ts"
+import { TimeTicks } from "../platform/TimeTicks.ts"
+import { Currencies } from "../platform/Currencies.ts"
+import { FEES_WALLET_ID } from "../platform/Tariffs.ts"
 
 export interface DebtChargeResult {
   readonly txId: string | null

@@ -25,11 +25,11 @@ import {
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { TxState, TxType } from "../../schema/Transfer.ts"
 import { WalletFlag } from "../../schema/Wallet.ts"
-import { AppConfigService, limits } from "../Config.ts"
-import { makeDb } from "../db/Sql.ts"
-import { dateOfTimetick, TimeTicks } from "../TimeTicks.ts"
-import { type Currency, Currencies } from "./Currencies.ts"
-import { delivered } from "./Delivery.ts"
+import { AppConfigService, limits } from "../platform/Config.ts"
+import { makeDb } from "../platform/db/Sql.ts"
+import { dateOfTimetick, TimeTicks } from "../platform/TimeTicks.ts"
+import { type Currency, Currencies } from "../platform/Currencies.ts"
+import { delivered } from "../platform/Delivery.ts"
 
 export type OrderError =
   | BalanceNotEnough | CurrencyNotEnabled | InvalidAmount | InvalidRequest | MaxActiveOrdersExceeded | NonceExists | OrderWouldMatch

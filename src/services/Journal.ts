@@ -8,8 +8,8 @@ import { type EventRow, eventsAfter, findTx, findTxs, history, type HistoryFilte
 import { TransactionNotFound } from "../../schema/Errors.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { isActiveState, txStateName, type TxRow } from "../../schema/Transfer.ts"
-import { makeDb } from "../db/Sql.ts"
-import { Currencies } from "./Currencies.ts"
+import { makeDb } from "../platform/db/Sql.ts"
+import { Currencies } from "../platform/Currencies.ts"
 
 export interface Page<A> {
   readonly rows: ReadonlyArray<A>

@@ -9,8 +9,8 @@ import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { ledgerSums, negativeUserBucketCount, orphanRowCount } from "../../sql/LedgerRepo.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
-import { makeDb } from "../db/Sql.ts"
-import { Currencies } from "./Currencies.ts"
+import { makeDb } from "../platform/db/Sql.ts"
+import { Currencies } from "../platform/Currencies.ts"
 
 export interface LedgerAuditReport {
   /** One entry per catalogue currency; `total` is a decimal string in the currency's units ("0" when sound). */

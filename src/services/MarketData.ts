@@ -12,12 +12,12 @@ import { findWallet } from "../../sql/WalletRepo.ts"
 import { type CandleOut, type OrderOut, type TradeInfoOut } from "../../schema/Exchange.ts"
 import { CurrencyNotEnabled, InvalidRequest, RoomNotFound, TooManyItems, UnknownCurrency } from "../../schema/Errors.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
-import { limits } from "../Config.ts"
-import { makeDb } from "../db/Sql.ts"
-import { Currencies } from "./Currencies.ts"
+import { limits } from "../platform/Config.ts"
+import { makeDb } from "../platform/db/Sql.ts"
+import { Currencies } from "../platform/Currencies.ts"
 import { dateParam, ExchangeOrders } from "./ExchangeOrders.ts"
 import { Rates } from "./Rates.ts"
-import { ruleFor, Tariffs } from "./Tariffs.ts"
+import { ruleFor, Tariffs } from "../platform/Tariffs.ts"
 
 const PRICE_DECIMALS_SHOWN = 18
 // Divided at 40 places, then rounded once to what is shown (no double rounding at the last place).

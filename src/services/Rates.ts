@@ -7,7 +7,7 @@ import { BigNumber } from "bignumber.js"
 import { Context, Effect, Layer } from "effect"
 import { lastTrades, publicMidPrices } from "../../sql/OrderRepo.ts"
 import { allRates, upsertRates } from "../../sql/ReferenceRepo.ts"
-import { makeDb } from "../db/Sql.ts"
+import { makeDb } from "../platform/db/Sql.ts"
 
 export type Via = "direct" | "USDT" | "BTC"
 export interface Rate {

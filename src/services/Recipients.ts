@@ -8,7 +8,7 @@ import { Context, Effect, Layer } from "effect"
 import { defaultWalletByClientField } from "../../sql/RecipientRepo.ts"
 import { findWallet, findWalletByAddress, type WalletRow } from "../../sql/WalletRepo.ts"
 import { WalletNotFound } from "../../schema/Errors.ts"
-import { makeDb } from "../db/Sql.ts"
+import { makeDb } from "../platform/db/Sql.ts"
 
 export class Recipients extends Context.Service<Recipients, {
   readonly resolve: (recipient: string, senderProject: number) => Effect.Effect<WalletRow, WalletNotFound>

@@ -12,11 +12,11 @@ import type { RoomIn, RoomOut } from "../../schema/Exchange.ts"
 import {
   CurrencyNotEnabled, InvalidRequest, MaxRoomsExceeded, NotRoomOwner, RateLimited, RoomNotFound, UnknownCurrency
 } from "../../schema/Errors.ts"
-import { limits } from "../Config.ts"
-import { makeDb } from "../db/Sql.ts"
-import { TimeTicks } from "../TimeTicks.ts"
-import { Currencies } from "./Currencies.ts"
-import { delivered } from "./Delivery.ts"
+import { limits } from "../platform/Config.ts"
+import { makeDb } from "../platform/db/Sql.ts"
+import { TimeTicks } from "../platform/TimeTicks.ts"
+import { Currencies } from "../platform/Currencies.ts"
+import { delivered } from "../platform/Delivery.ts"
 
 /** Room share codes start with R (transfer codes with C), so apply_code tells them apart. */
 export const isRoomCode = (code: string): boolean => code.startsWith("R")

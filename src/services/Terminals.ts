@@ -9,8 +9,8 @@ import { BaseTerminalExists, FieldRuleViolated, TerminalNotFound, TerminalReadOn
 import {
   ContractType, type TerminalAdminOut, type TerminalCreateIn, TerminalFlag, type TerminalUpdateIn, type WalletTerminalOut
 } from "../../schema/Reference.ts"
-import { isUniqueViolation, makeDb } from "../db/Sql.ts"
-import { Currencies } from "./Currencies.ts"
+import { isUniqueViolation, makeDb } from "../platform/db/Sql.ts"
+import { Currencies } from "../platform/Currencies.ts"
 
 export const toAdmin = (row: TerminalRow): TerminalAdminOut => ({
   id: String(row.id) as TerminalAdminOut["id"],

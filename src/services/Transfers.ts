@@ -6,7 +6,7 @@
  */
 import { Context, Effect, Layer, Schedule } from "effect"
 import { WalletEntity } from "../../actors/wallet/Protocol.ts"
-import { ed25519PublicKey, newConfirmation } from "../../actors/wallet/Confirmation.ts"
+import { ed25519PublicKey, newConfirmation } from "../platform/SecondFactor.ts"
 import { expiredConfirmations, insertSigningKey } from "../../sql/TransferRepo.ts"
 import { findWallet } from "../../sql/WalletRepo.ts"
 import {
@@ -17,13 +17,13 @@ import { fromMinorUnits } from "../../schema/Money.ts"
 import type { CurrentSession, KeyType } from "../../schema/Security.ts"
 import { type CreateTransactOut, type InternalTransferIn, TxType } from "../../schema/Transfer.ts"
 import { sendBlockingFlags, WalletFlag } from "../../schema/Wallet.ts"
-import { AppConfigService } from "../Config.ts"
-import { makeDb } from "../db/Sql.ts"
-import { delivered } from "./Delivery.ts"
-import { TimeTicks } from "../TimeTicks.ts"
-import { Currencies } from "./Currencies.ts"
+import { AppConfigService } from "../platform/Config.ts"
+import { makeDb } from "../platform/db/Sql.ts"
+import { delivered } from "../platform/Delivery.ts"
+import { TimeTicks } from "../platform/TimeTicks.ts"
+import { Currencies } from "../platform/Currencies.ts"
 import { Recipients } from "./Recipients.ts"
-import { Tariffs } from "./Tariffs.ts"
+import { Tariffs } from "../platform/Tariffs.ts"
 
 export const sweepIntervalMs = 1_000
 export const sweepBatchMax = 500

@@ -11,10 +11,10 @@ import { findWallet } from "../../sql/WalletRepo.ts"
 import { WalletEntity } from "../../actors/wallet/Protocol.ts"
 import { codeOf, ExternalIdConflict, WalletNotFound } from "../../schema/Errors.ts"
 import type { ExecuteItemOut, TreasuryPostingIn } from "../../schema/Ledger.ts"
-import { makeDb } from "../db/Sql.ts"
-import { delivered } from "./Delivery.ts"
-import { TimeTicks } from "../TimeTicks.ts"
-import { Currencies } from "./Currencies.ts"
+import { makeDb } from "../platform/db/Sql.ts"
+import { delivered } from "../platform/Delivery.ts"
+import { TimeTicks } from "../platform/TimeTicks.ts"
+import { Currencies } from "../platform/Currencies.ts"
 
 const requestHashOf = (item: TreasuryPostingIn, amountMinor: bigint) =>
   createHash("sha256").update(JSON.stringify([item.walletId, item.currency, String(amountMinor), item.direction, item.tag ?? null])).digest("hex")

@@ -7,7 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { TariffRow } from "../../sql/ReferenceRepo.ts"
-import { FEES_WALLET_ID, type FeeQuery, quoteFee, txClassOfType } from "../../src/services/Tariffs.ts"
+import { FEES_WALLET_ID, type FeeQuery, quoteFee, txClassOfType } from "../../src/platform/Tariffs.ts"
 
 const rule = (fields: Partial<TariffRow> & Pick<TariffRow, "fee_fixed" | "fee_percent">): TariffRow => ({
   tx_class: "InnerTransfer", currency: "USDT", wallet_group: null, type_tx: null, min_amount: null, max_amount: null, profit_wallet_id: null,

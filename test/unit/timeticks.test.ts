@@ -4,7 +4,7 @@
  * back close to now) and their runner, so two runners never collide. No service is started.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { dateOfTimetick, makeTickSource, microsOfTimetick, timetickOf } from "../../src/TimeTicks.ts"
+import { dateOfTimetick, makeTickSource, microsOfTimetick, timetickOf } from "../../src/platform/TimeTicks.ts"
 
 const nowMicros = () => BigInt(Date.now()) * 1000n
 

@@ -8,10 +8,10 @@
 import { Cause, Context, Deferred, Effect, Exit, Layer, PubSub, Queue } from "effect"
 import { SqlClient } from "effect/sql"
 import { commitOperations, type LedgerOperation, txIdOf } from "../../sql/LedgerCommit.ts"
-import { limits } from "../Config.ts"
-import { LedgerSql } from "../db/Database.ts"
-import { sqlStateOf } from "../db/Sql.ts"
-import { Metrics } from "../monitoring/Metrics.ts"
+import { limits } from "./Config.ts"
+import { LedgerSql } from "./db/Database.ts"
+import { sqlStateOf } from "./db/Sql.ts"
+import { Metrics } from "./monitoring/Metrics.ts"
 
 export type CommitFailure =
   | { readonly _tag: "Duplicate"; readonly constraint: string }

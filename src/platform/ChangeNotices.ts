@@ -12,7 +12,7 @@
 import { PgClient } from "@effect/sql-pg"
 import { Context, Effect, Layer, Option, Queue, Schedule } from "effect"
 import { changesChannel } from "../../sql/ChangeRepo.ts"
-import { AppConfigService } from "../Config.ts"
+import { AppConfigService } from "./Config.ts"
 
 export type WatchedTable = "sessions" | "wallets" | "tariffs"
 

@@ -9,7 +9,7 @@ import { ChangeNotices } from "./ChangeNotices.ts"
 import { allTariffs, replaceTariffs, type TariffRow } from "../../sql/ReferenceRepo.ts"
 import type { TxClass } from "../../schema/Reference.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
-import { makeDb } from "../db/Sql.ts"
+import { makeDb } from "./db/Sql.ts"
 
 export const FEES_WALLET_ID = -2n
 export const tariffCacheMs = 1_000

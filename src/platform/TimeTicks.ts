@@ -5,7 +5,7 @@
  * database sequence) never collide.
  */
 import { Context, Effect, Layer } from "effect"
-import { nextRunnerNumber } from "../sql/SystemRepo.ts"
+import { nextRunnerNumber } from "../../sql/SystemRepo.ts"
 
 export const timetickOf = (micros: bigint, runner: number, sequence: number): bigint =>
   micros * 1024n + BigInt(runner) * 64n + BigInt(sequence)

@@ -12,7 +12,7 @@ import { SqlClient } from "effect/sql"
 import { mkdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { runMigrations } from "../../sql/Migrator.ts"
+import { runMigrations } from "../../../sql/Migrator.ts"
 import { AppConfigService } from "../Config.ts"
 
 const embeddedSocket = Effect.acquireRelease(

@@ -5,7 +5,7 @@
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { createServer } from "node:http"
-import { ping } from "../../sql/SystemRepo.ts"
+import { ping } from "../../../sql/SystemRepo.ts"
 import { AppConfigService } from "../Config.ts"
 import { Metrics } from "./Metrics.ts"
 
