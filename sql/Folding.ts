@@ -1,13 +1,12 @@
 /**
- * Several operations of one batch may change the same row in turn (a pipelining room rests an
- * order, then fills it with its next decision). A multi-row UPDATE applies only one source row per
- * target row, so consecutive changes of one row are folded into one: the first change's
+ * Several operations of one batch may change the same transaction in turn (a pipelining room rests
+ * an order, then fills it with its next decision). A multi-row UPDATE applies only one source row
+ * per target row, so consecutive changes of one row are folded into one: the first change's
  * precondition with the last change's result. A change that does not continue the previous one
  * (its precondition is not what the previous one left) is kept apart, and the batch then fails its
  * row count and is retried one operation at a time, as any conflict is.
  */
-import type { TxTransition } from "./LedgerCommit.ts"
-import type { OrderUpdate } from "./ExchangeCommit.ts"
+import type { TxTransition } from "./Ledger.ts"
 
 export const foldTransitions = <T extends { readonly t: TxTransition; readonly tick: bigint }>(rows: ReadonlyArray<T>): Array<T> => {
   const out: Array<T> = []
@@ -28,25 +27,6 @@ export const foldTransitions = <T extends { readonly t: TxTransition; readonly t
     }
     last.set(row.t.id, out.length)
     out.push(row)
-  }
-  return out
-}
-
-export const foldOrderUpdates = (updates: ReadonlyArray<OrderUpdate>): Array<OrderUpdate> => {
-  const out: Array<OrderUpdate> = []
-  const last = new Map<bigint, number>()
-  for (const update of updates) {
-    const at = last.get(update.id)
-    if (at !== undefined) {
-      const prev = out[at]
-      const continues = prev.state === 1 && update.prevRemainingLots === prev.remainingLots && update.prevSeq === (prev.seq ?? prev.prevSeq)
-      if (continues) {
-        out[at] = { ...update, prevRemainingLots: prev.prevRemainingLots, prevSeq: prev.prevSeq, seq: update.seq ?? prev.seq }
-        continue
-      }
-    }
-    last.set(update.id, out.length)
-    out.push(update)
   }
   return out
 }

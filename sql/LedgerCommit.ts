@@ -1,119 +1,18 @@
 /**
  * Committing a batch of ledger operations in one SQL transaction with one statement: new
  * transaction rows, state transitions of existing ones, postings and balance updates, pending
- * confirmations, events, codes, nonces and order rows, each group as multi-row columns for
- * `ledger_commit` (sql/migrations/0009). Ticks come from the clock row, taken first.
+ * confirmations, events and nonces, each group as multi-row columns for `ledger_commit`
+ * (sql/migrations/0011), then every feature's rows (`RowKind`, sql/Ledger.ts) grouped by kind.
+ * Ticks come from the clock row, taken first.
  */
-import { Data, Effect } from "effect"
+import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { byteaArray, numberArray, textArray } from "./ArrayLiterals.ts"
 import { foldTransitions } from "./Folding.ts"
-import { type Columns, type OrderInsert, type OrderUpdate, orderColumns, type TradeInsert } from "./ExchangeCommit.ts"
-
-export type { OrderInsert, OrderUpdate, TradeInsert } from "./ExchangeCommit.ts"
-
-export const Bucket = { free: 0, lockOut: 1, lockIn: 2, lockOrders: 3 } as const
-export type Bucket = (typeof Bucket)[keyof typeof Bucket]
-
-export interface Posting {
-  readonly walletId: bigint
-  readonly currency: string
-  readonly bucket: Bucket
-  readonly delta: bigint
-}
-
-export interface TxRecord {
-  readonly id: bigint
-  readonly typeTx: number
-  readonly txState: number
-  readonly walletFrom: bigint
-  readonly walletTo: bigint
-  readonly currency: string
-  readonly amount: bigint
-  readonly fee: bigint
-  readonly tag: string | null
-  readonly appId: bigint | null
-  readonly externalId: string | null
-  readonly requestHash: string | null
-  readonly clientNonce?: bigint | null
-  readonly profitWallet?: bigint | null
-  /** Exchange legs (orders, swaps): the currency received and the net amount received. */
-  readonly currencyTo?: string | null
-  readonly amountTo?: bigint | null
-}
-
-/** A state change of an existing transaction, applied only if it is still in `from`. */
-export interface TxTransition {
-  readonly id: bigint
-  readonly from: number
-  readonly to: number
-  /** Parties bound by the transition (a code's redeemer or an invoice's payer). */
-  readonly walletFrom?: bigint
-  readonly walletTo?: bigint
-  /** New figures of an exchange transaction as it fills (given, net received, fee). */
-  readonly amount?: bigint
-  readonly amountTo?: bigint
-  readonly fee?: bigint
-}
-
-export interface CodeInsert {
-  readonly txId: bigint
-  readonly codeHash: Uint8Array
-  readonly kind: "transfer" | "room"
-  readonly creator: bigint
-  readonly expiresAt: Date | null
-  readonly partnerInfo: string | null
-}
-
-export interface ConfirmationInsert {
-  readonly txId: bigint
-  readonly walletId: bigint
-  readonly channel: "Inline" | "Code" | "Sign"
-  readonly codeHash: Uint8Array | null
-  readonly attempts: number
-  readonly expiresAt: Date
-}
-
-export interface EventInsert {
-  readonly kind: string
-  readonly walletId: bigint
-  readonly payload: unknown
-}
-
-/** One operation: exactly one of `tx` (a new transaction) or `transition` (an existing one). */
-export interface LedgerOperation {
-  readonly tx?: TxRecord
-  readonly transition?: TxTransition
-  readonly postings: ReadonlyArray<Posting>
-  readonly confirmation?: ConfirmationInsert
-  readonly dropConfirmation?: boolean
-  readonly events?: ReadonlyArray<EventInsert>
-  readonly code?: CodeInsert
-  /** The code's bound counterparty after this operation (null unbinds). */
-  readonly codeCounterparty?: bigint | null
-  /** A client nonce consumed by this operation (unique per wallet: a reuse fails the operation). */
-  readonly nonce?: { readonly walletId: bigint; readonly clientNonce: bigint }
-  /** Order rows written with this operation (exchange). */
-  readonly orderInsert?: OrderInsert
-  readonly orderUpdates?: ReadonlyArray<OrderUpdate>
-  readonly trades?: ReadonlyArray<TradeInsert>
-  /**
-   * Further transactions committed atomically with this one (a match settles the taker's and every
-   * maker's order transaction together). Each gets its own update tick; nested `extra` is ignored.
-   */
-  readonly extra?: ReadonlyArray<LedgerOperation>
-}
-
-/** A transition found its transaction no longer in the expected state (another operation won). */
-export class StateConflict extends Data.TaggedError("StateConflict")<{ readonly txIds: ReadonlyArray<bigint> }> {}
-
-export const journalChannel = "core_journal"
-
-export const txIdOf = (op: LedgerOperation): bigint => {
-  const id = op.tx?.id ?? op.transition?.id
-  if (id === undefined) throw new Error("invariant: a ledger operation needs a tx or a transition")
-  return id
-}
+import {
+  type Columns, type ConfirmationInsert, type EventInsert, journalChannel, type LedgerOperation, type Posting, type RowKind,
+  StateConflict, type TxRecord, type TxTransition, txIdOf
+} from "./Ledger.ts"
 
 /**
  * Commits operations and returns the update tick of each: one call of `ledger_commit` (migration
@@ -144,16 +43,15 @@ export const commitOperations = (requested: ReadonlyArray<LedgerOperation>, nowM
       const dropped = operations.flatMap((op) => (op.dropConfirmation === true ? [txIdOf(op)] : []))
       let nextEvent = operations.length
       const events = operations.flatMap((op) => (op.events ?? []).map((e) => ({ ...e, off: nextEvent++ })))
-      const orders = orderColumns(operations)
+      const kinds = kindColumns(operations)
 
       const [row] = yield* sql<{ last_tick: string }>`
         SELECT ledger_commit(${count}::integer, ${nowMicros}::bigint, ${journalChannel}::text,
           ${param(transactionColumns(inserts))}::text[], ${param(transitionColumns(transitions))}::text[],
           ${param(postingColumns(postingRows))}::text[], ${param(balanceColumns(postingRows))}::text[],
           ${param(confirmationColumns(confirmations))}::text[], ${param(dropped.length === 0 ? null : [numberArray(dropped)])}::text[],
-          ${param(eventColumns(events))}::text[], ${param(codeColumns(operations))}::text[], ${param(boundColumns(operations))}::text[],
-          ${param(nonceColumns(operations))}::text[], ${param(orders.insertColumns)}::text[], ${param(orders.updateColumns)}::text[],
-          ${param(orders.tradeColumns)}::text[])::text AS last_tick`.pipe(
+          ${param(eventColumns(events))}::text[], ${param(nonceColumns(operations))}::text[],
+          ${kinds === null ? null : textArray(kinds.names)}::text[], ${kinds === null ? null : textArray(kinds.groups)}::text[])::text AS last_tick`.pipe(
           Effect.catchIf((error) => sqlStateIn(error) === staleRowsState, (error) =>
             Effect.fail(new StateConflict({ txIds: staleIdsOf(error) }))))
       const firstTick = BigInt(row.last_tick) - BigInt(count) + 1n
@@ -179,9 +77,9 @@ const staleIdsOf = (error: unknown): Array<bigint> => {
 }
 
 /** A column group as one `text[]` parameter (its elements are the columns' array literals). */
-const param = (columns: Columns): string | null => (columns === null ? null : textArray(columns))
+const param = (columns: Columns | null): string | null => (columns === null ? null : textArray(columns))
 
-const transactionColumns = (rows: ReadonlyArray<{ readonly t: TxRecord; readonly tick: bigint }>): Columns => {
+const transactionColumns = (rows: ReadonlyArray<{ readonly t: TxRecord; readonly tick: bigint }>): Columns | null => {
   if (rows.length === 0) return null
   const txs = rows.map((r) => r.t)
   return [
@@ -196,7 +94,7 @@ const transactionColumns = (rows: ReadonlyArray<{ readonly t: TxRecord; readonly
 }
 
 /** Conditional state changes (`WHERE tx_state = from`); the caller compares what applied with what it asked. */
-const transitionColumns = (rows: ReadonlyArray<{ readonly t: TxTransition; readonly tick: bigint }>): Columns =>
+const transitionColumns = (rows: ReadonlyArray<{ readonly t: TxTransition; readonly tick: bigint }>): Columns | null =>
   rows.length === 0 ? null : [
     numberArray(rows.map((r) => r.t.id)), numberArray(rows.map((r) => r.t.from)), numberArray(rows.map((r) => r.t.to)),
     numberArray(rows.map((r) => r.tick)), numberArray(rows.map((r) => r.t.walletFrom ?? null)),
@@ -206,7 +104,7 @@ const transitionColumns = (rows: ReadonlyArray<{ readonly t: TxTransition; reado
 
 type PostingRow = Posting & { readonly txId: bigint; readonly off: number; readonly seq: number }
 
-const postingColumns = (rows: ReadonlyArray<PostingRow>): Columns =>
+const postingColumns = (rows: ReadonlyArray<PostingRow>): Columns | null =>
   rows.length === 0 ? null : [
     numberArray(rows.map((p) => p.txId)), numberArray(rows.map((p) => p.off)), numberArray(rows.map((p) => p.seq)),
     numberArray(rows.map((p) => p.walletId)), textArray(rows.map((p) => p.currency)), numberArray(rows.map((p) => p.bucket)),
@@ -214,7 +112,7 @@ const postingColumns = (rows: ReadonlyArray<PostingRow>): Columns =>
   ]
 
 /** Per wallet and currency the sum of each bucket's deltas, sorted so concurrent batches lock balance rows in one global order (no deadlocks). */
-const balanceColumns = (postings: ReadonlyArray<Posting>): Columns => {
+const balanceColumns = (postings: ReadonlyArray<Posting>): Columns | null => {
   if (postings.length === 0) return null
   const sums = new Map<string, { walletId: bigint; currency: string; d: [bigint, bigint, bigint, bigint] }>()
   for (const p of postings) {
@@ -234,38 +132,40 @@ const balanceColumns = (postings: ReadonlyArray<Posting>): Columns => {
   ]
 }
 
-const confirmationColumns = (rows: ReadonlyArray<ConfirmationInsert>): Columns =>
+const confirmationColumns = (rows: ReadonlyArray<ConfirmationInsert>): Columns | null =>
   rows.length === 0 ? null : [
     numberArray(rows.map((c) => c.txId)), numberArray(rows.map((c) => c.walletId)), textArray(rows.map((c) => c.channel)),
     byteaArray(rows.map((c) => c.codeHash)), numberArray(rows.map((c) => c.attempts)), textArray(rows.map((c) => c.expiresAt.toISOString()))
   ]
 
-const eventColumns = (rows: ReadonlyArray<EventInsert & { readonly off: number }>): Columns =>
+const eventColumns = (rows: ReadonlyArray<EventInsert & { readonly off: number }>): Columns | null =>
   rows.length === 0 ? null : [
     numberArray(rows.map((e) => e.off)), textArray(rows.map((e) => e.kind)), numberArray(rows.map((e) => e.walletId)),
     textArray(rows.map((e) => JSON.stringify(e.payload)))
   ]
 
-/** Codes created. */
-const codeColumns = (operations: ReadonlyArray<LedgerOperation>): Columns => {
-  const codes = operations.flatMap((op) => (op.code !== undefined ? [op.code] : []))
-  return codes.length === 0 ? null : [
-    numberArray(codes.map((c) => c.txId)), byteaArray(codes.map((c) => c.codeHash)), textArray(codes.map((c) => c.kind)),
-    numberArray(codes.map((c) => c.creator)), textArray(codes.map((c) => (c.expiresAt === null ? null : c.expiresAt.toISOString()))),
-    textArray(codes.map((c) => c.partnerInfo))
-  ]
-}
-
-/** Codes' counterparties bound or unbound. */
-const boundColumns = (operations: ReadonlyArray<LedgerOperation>): Columns => {
-  const bound = operations.flatMap((op) => (op.codeCounterparty !== undefined ? [{ txId: txIdOf(op), party: op.codeCounterparty }] : []))
-  return bound.length === 0 ? null : [numberArray(bound.map((b) => b.txId)), numberArray(bound.map((b) => b.party))]
-}
-
 /** Client nonces consumed (unique per wallet: a reuse fails the batch with a unique violation). */
-const nonceColumns = (operations: ReadonlyArray<LedgerOperation>): Columns => {
+const nonceColumns = (operations: ReadonlyArray<LedgerOperation>): Columns | null => {
   const nonces = operations.flatMap((op) => (op.nonce !== undefined ? [{ ...op.nonce, txId: txIdOf(op) }] : []))
   return nonces.length === 0 ? null : [
     numberArray(nonces.map((n) => n.walletId)), numberArray(nonces.map((n) => n.clientNonce)), numberArray(nonces.map((n) => n.txId))
   ]
+}
+
+/**
+ * Feature rows grouped by kind in ascending rank (ties keep their first appearance), each group with
+ * its part's tick offset: the kinds' names and their column groups, one text[] literal per kind.
+ */
+const kindColumns = (operations: ReadonlyArray<LedgerOperation>) => {
+  const groups = new Map<RowKind<any>, Array<{ readonly row: unknown; readonly offset: number }>>()
+  operations.forEach((op, offset) => {
+    for (const { kind, rows } of op.rows ?? []) {
+      let group = groups.get(kind)
+      if (group === undefined) groups.set(kind, (group = []))
+      for (const row of rows) group.push({ row, offset })
+    }
+  })
+  if (groups.size === 0) return null
+  const kinds = [...groups.keys()].sort((a, b) => a.rank - b.rank)
+  return { names: kinds.map((k) => k.name), groups: kinds.map((k) => textArray(k.columns(groups.get(k)!))) }
 }

@@ -5,8 +5,6 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 
-export { Bucket, commitOperations } from "./LedgerCommit.ts"
-export type { ConfirmationInsert, EventInsert, LedgerOperation, Posting, TxRecord, TxTransition } from "./LedgerCommit.ts"
 
 export interface BalanceRow {
   readonly currency: string

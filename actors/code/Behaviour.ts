@@ -7,7 +7,8 @@
 import { Effect } from "effect"
 import { Entity } from "effect/cluster"
 import { findCodeByTx } from "../../sql/CodeRepo.ts"
-import type { LedgerOperation } from "../../sql/LedgerCommit.ts"
+import { type LedgerOperation, rowsOf } from "../../sql/Ledger.ts"
+import { CodeBindings } from "../../sql/rows/CodeRows.ts"
 import {
   BalanceNotEnough, InvalidAmount, InvalidRequest, NonceExists, RateLimited, SameAccounts, TransactionNotPending, WrongSide
 } from "../../schema/Errors.ts"
@@ -80,7 +81,7 @@ export const CodeEntityLayer = CodeEntity.toLayer(
         const operation: LedgerOperation = {
           transition: { id: BigInt(txId), from: before.txState, to: after.txState, ...parties(before, after) },
           postings,
-          ...(after.counterparty !== before.counterparty ? { codeCounterparty: after.counterparty } : {}),
+          ...(after.counterparty !== before.counterparty ? { rows: [rowsOf(CodeBindings, [{ txId: BigInt(txId), counterparty: after.counterparty }])] } : {}),
           ...(nonce !== undefined ? { nonce } : {}),
           events: notify.map((walletId) => ({ kind: event, walletId, payload }))
         }

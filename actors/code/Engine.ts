@@ -12,7 +12,7 @@
  *   14 InvoiceTxConfirm  nothing held; the payer's first apply binds and locks the payer's amount (3);
  *                        the same payer's second apply settles; the payer's cancel detaches (4).
  */
-import { Bucket, type Posting } from "../../sql/LedgerCommit.ts"
+import { Bucket, type Posting } from "../../sql/Ledger.ts"
 
 export const CodeType = { InternalTx: 11, InternalTxConfirm: 12, InvoiceTx: 13, InvoiceTxConfirm: 14 } as const
 export type CodeType = (typeof CodeType)[keyof typeof CodeType]

@@ -9,7 +9,7 @@
  */
 import { Effect, Semaphore } from "effect"
 import { Entity } from "effect/cluster"
-import type { LedgerOperation } from "../../sql/LedgerCommit.ts"
+import type { LedgerOperation } from "../../sql/Ledger.ts"
 import { findOrder, maxSeqOfRoom, openOrdersOfRoom } from "../../sql/OrderRepo.ts"
 import { findRoom } from "../../sql/RoomRepo.ts"
 import { OrderNotActive, OrderNotFound, OrderWouldMatch } from "../../schema/Errors.ts"

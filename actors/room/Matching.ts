@@ -7,7 +7,7 @@
  * Engine ids are the room's arrival sequence numbers (`seq`, safe integers); order ids (timeticks)
  * are too large for the engine's float slots.
  */
-import type { LedgerOperation } from "../../sql/LedgerCommit.ts"
+import type { LedgerOperation } from "../../sql/Ledger.ts"
 import type { OrderRow } from "../../sql/OrderRepo.ts"
 import {
   Engine, KIND_LIMIT, KIND_LIMIT_ONLY, KIND_MARKET, RAW_CANCELLED, RAW_DONE, RAW_REJECT_WOULD_MATCH, RAW_RESTED

@@ -10,7 +10,8 @@
  * Per currency every transaction sums to zero; the Broker's legs cancel across the match (the taker
  * gives exactly what its makers receive), so the Broker holds nothing after a trade.
  */
-import { Bucket, type LedgerOperation, type OrderUpdate, type Posting, type TradeInsert } from "../../sql/LedgerCommit.ts"
+import { Bucket, type LedgerOperation, type Posting, rowsOf } from "../../sql/Ledger.ts"
+import { type OrderUpdate, OrderUpdates, type TradeInsert, Trades } from "../../sql/rows/ExchangeRows.ts"
 import { TxState } from "../../schema/Transfer.ts"
 import { baseMinorOf, type Pair, priceText, quoteMinorOf } from "./Pair.ts"
 
@@ -148,12 +149,12 @@ export const settleMatch = (input: {
     extra.push({ transition: transitionOf(maker), postings })
     updates.push(orderUpdateOf(maker, null))
   }
-  return { transition: transitionOf(taker), postings: takerPostings, orderUpdates: updates, trades, extra }
+  return { transition: transitionOf(taker), postings: takerPostings, rows: [rowsOf(OrderUpdates, updates), rowsOf(Trades, trades)], extra }
 }
 
 /** Cancelling a resting order (owner, room closed, post-only refusal): its lock returns to free. */
 export const cancelOrder = (order: BookOrder, seq: bigint | null): LedgerOperation => {
   order.state = OrderState.Canceled
   const postings = settleParticipant(order, { given: 0n, gross: 0n }, true, () => ({ fee: 0n, profitWalletId: -2n }))
-  return { transition: transitionOf(order), postings, orderUpdates: [orderUpdateOf(order, seq)] }
+  return { transition: transitionOf(order), postings, rows: [rowsOf(OrderUpdates, [orderUpdateOf(order, seq)])] }
 }

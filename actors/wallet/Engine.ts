@@ -2,7 +2,7 @@
  * The wallet's pure balance rules: given the known buckets of one currency and a request, either
  * the postings to commit or a rejection. No I/O; the actor feeds it and commits what it returns.
  */
-import { Bucket, type Posting } from "../../sql/LedgerRepo.ts"
+import { Bucket, type Posting } from "../../sql/Ledger.ts"
 
 export const TREASURY_WALLET_ID = -1n
 

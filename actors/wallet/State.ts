@@ -4,7 +4,8 @@
  * refuses on the cache is retried once on a fresh load before the refusal stands.
  */
 import { Effect } from "effect"
-import { balanceOf, type Posting } from "../../sql/LedgerRepo.ts"
+import type { Posting } from "../../sql/Ledger.ts"
+import { balanceOf } from "../../sql/LedgerRepo.ts"
 import type { Db } from "../../src/platform/db/Sql.ts"
 import { applyPostings, type Buckets, type Decision, emptyBuckets } from "./Engine.ts"
 

@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import { findPendingWithConfirmation, signingKeysOf, spendAttempt } from "../../sql/TransferRepo.ts"
-import type { LedgerOperation } from "../../sql/LedgerRepo.ts"
+import type { LedgerOperation } from "../../sql/Ledger.ts"
 import {
   BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, NonceExists, TransactionNotPending
 } from "../../schema/Errors.ts"

@@ -11,7 +11,7 @@
 import { Effect, Fiber, Layer, ManagedRuntime } from "effect"
 import { SqlClient } from "effect/sql"
 import { insertWallet } from "../../sql/WalletRepo.ts"
-import { Bucket, type LedgerOperation, type Posting } from "../../sql/LedgerCommit.ts"
+import { Bucket, type LedgerOperation, type Posting } from "../../sql/Ledger.ts"
 import { TxState, TxType } from "../../schema/Transfer.ts"
 import { AppConfigService } from "../../src/platform/Config.ts"
 import { MigratedDatabase } from "../../src/platform/db/Database.ts"

@@ -7,7 +7,8 @@
  */
 import { Cause, Context, Deferred, Effect, Exit, Layer, PubSub, Queue } from "effect"
 import { SqlClient } from "effect/sql"
-import { commitOperations, type LedgerOperation, txIdOf } from "../../sql/LedgerCommit.ts"
+import { type LedgerOperation, txIdOf } from "../../sql/Ledger.ts"
+import { commitOperations } from "../../sql/LedgerCommit.ts"
 import { limits } from "./Config.ts"
 import { LedgerSql } from "./db/Database.ts"
 import { sqlStateOf } from "./db/Sql.ts"

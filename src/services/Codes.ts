@@ -12,7 +12,8 @@ import { CodeTxState, creationPostings, stateCodeOf, stateNameOf } from "../../a
 import { encodeOperation } from "../../actors/wallet/OperationCodec.ts"
 import { WalletEntity } from "../../actors/wallet/Protocol.ts"
 import { type CodeRow, findCodeByHash, findCodeByTx } from "../../sql/CodeRepo.ts"
-import type { LedgerOperation } from "../../sql/LedgerCommit.ts"
+import { type LedgerOperation, rowsOf } from "../../sql/Ledger.ts"
+import { CodeInserts } from "../../sql/rows/CodeRows.ts"
 import { findWallet } from "../../sql/WalletRepo.ts"
 import type { ApplyCodeOut, CreateTxCodeIn, TxCodesOut } from "../../schema/Code.ts"
 import {
@@ -114,10 +115,10 @@ export class Codes extends Context.Service<Codes, {
             requestHash: null, profitWallet: quote.profitWalletId
           },
           postings: creationPostings(input.typeTx, creator, currency.code, amount),
-          code: {
+          rows: [rowsOf(CodeInserts, [{
             txId, codeHash: hashOfCode(code), kind: "transfer", creator,
             expiresAt: input.timeLimit === true ? new Date(now + codeTtlMs) : null, partnerInfo: input.partnerInfo ?? null
-          }
+          }])]
         }
         if (operation.postings.length > 0) {
           // Holding the amount debits the creator's free balance: only its wallet actor may.

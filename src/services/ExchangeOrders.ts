@@ -11,7 +11,8 @@ import { RoomEntity, roomEntityId } from "../../actors/room/Protocol.ts"
 import { BROKER_WALLET_ID, OrderType, SIDE_SELL } from "../../actors/room/Settlement.ts"
 import { encodeOperation } from "../../actors/wallet/OperationCodec.ts"
 import { WalletEntity } from "../../actors/wallet/Protocol.ts"
-import { Bucket, type LedgerOperation } from "../../sql/LedgerCommit.ts"
+import { Bucket, type LedgerOperation, rowsOf } from "../../sql/Ledger.ts"
+import { OrderInserts } from "../../sql/rows/ExchangeRows.ts"
 import { findOrder, listOrders, type OrderRow } from "../../sql/OrderRepo.ts"
 import { findRoom, isMember } from "../../sql/RoomRepo.ts"
 import { findWallet } from "../../sql/WalletRepo.ts"
@@ -165,12 +166,12 @@ export class ExchangeOrders extends Context.Service<ExchangeOrders, {
             { walletId: wid, currency: from.code, bucket: Bucket.free, delta: -fromMinor },
             { walletId: wid, currency: from.code, bucket: Bucket.lockOrders, delta: fromMinor }
           ],
-          orderInsert: {
+          rows: [rowsOf(OrderInserts, [{
             id, walletId: wid, roomKey: BigInt(roomKey), base: pair.base, quote: pair.quote, side, orderType,
             priceTicks: mapped.price !== undefined ? BigInt(mapped.price) : null, quantityLots: quantity,
             fromCurrency: from.code, toCurrency: to.code, fromAmount: fromMinor, toAmount: toMinor, locked: fromMinor,
             state: 1, tag: input.tag ?? null
-          }
+          }])]
         }
         yield* walletActor(walletId).LockForOrder({
           currency: from.code, debitMinor: String(fromMinor), operation: encodeOperation(operation), maxActive: config.maxActiveOrdersPerWallet

@@ -21,7 +21,7 @@ import {
   stateCodeOf,
   transition
 } from "../../actors/code/Engine.ts"
-import { Bucket, type Posting } from "../../sql/LedgerCommit.ts"
+import { Bucket, type Posting } from "../../sql/Ledger.ts"
 import { seeded } from "./Random.ts"
 
 // ---------------------------------------------------------------------------------------------------

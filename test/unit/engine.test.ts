@@ -6,7 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { applyPostings, type Buckets, emptyBuckets, TREASURY_WALLET_ID, treasuryPosting } from "../../actors/wallet/Engine.ts"
-import { Bucket, type Posting } from "../../sql/LedgerRepo.ts"
+import { Bucket, type Posting } from "../../sql/Ledger.ts"
 import { seeded } from "./Random.ts"
 
 const WALLET = 1_000_001n

@@ -9,7 +9,8 @@
 import { describe, expect, it } from "vitest"
 import { affordableLots, baseMinorOf, lotsAtPrice, makePair, quoteMinorOf } from "../../actors/room/Pair.ts"
 import { type BookOrder, BROKER_WALLET_ID, OrderState, settleMatch, SIDE_BUY, SIDE_SELL } from "../../actors/room/Settlement.ts"
-import type { LedgerOperation } from "../../sql/LedgerCommit.ts"
+import type { LedgerOperation } from "../../sql/Ledger.ts"
+import { Trades } from "../../sql/rows/ExchangeRows.ts"
 import { seeded } from "./Random.ts"
 
 const pairs = [
@@ -127,7 +128,7 @@ describe("settlement of random matches", () => {
       const makersGross = makers.reduce((n, m) => n + m.received + m.fee, 0n)
       expect(makersGross).toBe(taker.given)
       expect(taker.received + taker.fee).toBe(makers.reduce((n, m) => n + m.given, 0n))
-      expect(op.trades?.length).toBe(fills.length)
+      expect(op.rows?.find((r) => r.kind === Trades)?.rows.length).toBe(fills.length)
     }
   })
 })

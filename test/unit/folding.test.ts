@@ -1,6 +1,7 @@
 /** Folding consecutive changes of one row within a batch (sql/Folding.ts): chains fold, breaks stay apart. */
 import { describe, expect, it } from "vitest"
-import { foldOrderUpdates, foldTransitions } from "../../sql/Folding.ts"
+import { foldTransitions } from "../../sql/Folding.ts"
+import { foldOrderUpdates } from "../../sql/rows/ExchangeRows.ts"
 
 const upd = (id: bigint, prevRemainingLots: bigint, prevSeq: bigint | null, remainingLots: bigint, seq: bigint | null, state = 1) => ({
   id, prevRemainingLots, prevSeq, remainingLots, seq, state, locked: remainingLots, given: 0n, received: 0n, fee: 0n

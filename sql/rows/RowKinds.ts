@@ -1,0 +1,17 @@
+/**
+ * Every feature's row kinds by name, for the one place that must find a kind from its name: an
+ * operation that crossed an actor mailbox as data. A feature that adds a kind lists it here.
+ */
+import type { RowKind } from "../Ledger.ts"
+import { CodeBindings, CodeInserts } from "./CodeRows.ts"
+import { OrderInserts, OrderUpdates, Trades } from "./ExchangeRows.ts"
+
+const all: ReadonlyArray<RowKind<any>> = [CodeInserts, CodeBindings, OrderInserts, OrderUpdates, Trades]
+
+const byName = new Map(all.map((kind) => [kind.name, kind]))
+
+export const rowKindNamed = (name: string): RowKind<any> => {
+  const kind = byName.get(name)
+  if (kind === undefined) throw new Error(`invariant: no ledger row kind named ${name}`)
+  return kind
+}
