@@ -56,3 +56,28 @@ export const ApplyCodeOut = Schema.Struct({
   result: Schema.String.annotate({ description: "Status text; for room-join codes the room key" })
 }).annotate({ identifier: "ApplyCodeOut" })
 export type ApplyCodeOut = typeof ApplyCodeOut.Type
+
+/** Code enumerations (SPEC CodeStateEnum, CONTRACT C13): the wire face of a code's state. */
+export const CodeType = { InternalTx: 11, InternalTxConfirm: 12, InvoiceTx: 13, InvoiceTxConfirm: 14 } as const
+export type CodeType = (typeof CodeType)[keyof typeof CodeType]
+
+export const CodeTxState = { Created: 1, Joined: 3, Predicted: 4, Finished: 8, Canceled: 16 } as const
+
+/** CodeStateEnum (SPEC): the code's face derived from its type and transaction state. */
+export const CodeStateCode = { Unknown: 0, FundsHolded: 1, InvoiceCreated: 2, NeedConfirm: 3, NeedCancel: 4, Finished: 7, Cancelled: 8 } as const
+
+export const stateCodeOf = (state: { readonly typeTx: number; readonly txState: number }): number => {
+  switch (state.txState) {
+    case CodeTxState.Finished: return CodeStateCode.Finished
+    case CodeTxState.Canceled: return CodeStateCode.Cancelled
+    case CodeTxState.Joined: return CodeStateCode.NeedConfirm
+    case CodeTxState.Created:
+    case CodeTxState.Predicted:
+      return state.typeTx <= CodeType.InternalTxConfirm ? CodeStateCode.FundsHolded : CodeStateCode.InvoiceCreated
+    default: return CodeStateCode.Unknown
+  }
+}
+
+export const stateNameOf = (code: number): string =>
+  Object.entries(CodeStateCode).find(([, value]) => value === code)?.[0] ?? "Unknown"
+

@@ -45,6 +45,8 @@ import { ChangeNotices } from "./platform/ChangeNotices.ts"
 import { Terminals } from "./services/Terminals.ts"
 import { Treasury } from "./services/Treasury.ts"
 import { Wallets } from "./services/Wallets.ts"
+import { Investments } from "./services/Investments.ts"
+import { MerchantFeed } from "./services/MerchantFeed.ts"
 import { TimeTicks } from "./platform/TimeTicks.ts"
 
 /** Single runner (the default): every entity in this process, messages in memory (they are volatile). */
@@ -67,7 +69,7 @@ const Actors = Layer.mergeAll(WalletEntityLayer, CodeEntityLayer, RoomEntityLaye
 
 const Services = Layer.mergeAll(
   Wallets.layer, Credentials.layer, Terminals.layer, Treasury.layer, LedgerAudit.layer, Transfers.layer, DebtCharges.layer, Codes.layer,
-  MarketData.layer, Swaps.layer
+  MarketData.layer, Swaps.layer, Investments.layer, MerchantFeed.layer
 ).pipe(Layer.provideMerge(Actors))
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" }).pipe(

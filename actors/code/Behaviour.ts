@@ -18,9 +18,9 @@ import { makeDb } from "../../src/platform/db/Sql.ts"
 import { Currencies } from "../../src/platform/Currencies.ts"
 import { LedgerWriter } from "../../src/platform/LedgerWriter.ts"
 import { delivered } from "../../src/platform/Delivery.ts"
-import { encodeOperation } from "../wallet/OperationCodec.ts"
+import { encodeOperation } from "../../sql/rows/OperationCodec.ts"
 import { WalletEntity } from "../wallet/Protocol.ts"
-import { applyCode, cancelCode, CodeType, type CodeState, type Outcome, type Rejection, stateCodeOf, stateNameOf, type Transition } from "./Engine.ts"
+import { applyCode, cancelCode, creationOperation, CodeType, type CodeState, type Outcome, type Rejection, stateCodeOf, stateNameOf, type Transition } from "./Engine.ts"
 import { CodeEntity } from "./Protocol.ts"
 
 type CodeError = SameAccounts | InvalidAmount | InvalidRequest | WrongSide | TransactionNotPending | BalanceNotEnough | NonceExists | RateLimited
@@ -99,6 +99,17 @@ export const CodeEntityLayer = CodeEntity.toLayer(
       })
 
     return CodeEntity.of({
+      CreateCode: Effect.fnUntraced(function*({ payload }) {
+        const operation = creationOperation({ txId: BigInt(txId), ...payload })
+        if (operation.postings.length > 0) {
+          // Holding the amount debits the creator's free balance: only its wallet actor may.
+          yield* delivered(walletActor(String(payload.creator)).CommitWithDebit({
+            currency: payload.currency, debitMinor: String(payload.amount), operation: encodeOperation(operation)
+          }))
+        } else {
+          yield* Effect.orDie(ledger.commit(operation))
+        }
+      }),
       ApplyCode: Effect.fnUntraced(function*({ payload }) {
         const before = yield* load(true)
         const result = applyCode(before, BigInt(payload.by), payload.amountMinor === null ? null : BigInt(payload.amountMinor))

@@ -12,15 +12,11 @@
  *   14 InvoiceTxConfirm  nothing held; the payer's first apply binds and locks the payer's amount (3);
  *                        the same payer's second apply settles; the payer's cancel detaches (4).
  */
-import { Bucket, type Posting } from "../../sql/Ledger.ts"
+import { CodeStateCode, CodeTxState, CodeType, stateCodeOf, stateNameOf } from "../../schema/Code.ts"
+import { Bucket, type LedgerOperation, type Posting, rowsOf } from "../../sql/Ledger.ts"
+import { CodeInserts } from "../../sql/rows/CodeRows.ts"
 
-export const CodeType = { InternalTx: 11, InternalTxConfirm: 12, InvoiceTx: 13, InvoiceTxConfirm: 14 } as const
-export type CodeType = (typeof CodeType)[keyof typeof CodeType]
-
-export const CodeTxState = { Created: 1, Joined: 3, Predicted: 4, Finished: 8, Canceled: 16 } as const
-
-/** CodeStateEnum (SPEC): the code's face derived from its type and transaction state. */
-export const CodeStateCode = { Unknown: 0, FundsHolded: 1, InvoiceCreated: 2, NeedConfirm: 3, NeedCancel: 4, Finished: 7, Cancelled: 8 } as const
+export { CodeStateCode, CodeTxState, CodeType, stateCodeOf, stateNameOf }
 
 export interface CodeState {
   readonly typeTx: CodeType
@@ -59,20 +55,23 @@ const ok = (state: CodeState, postings: ReadonlyArray<Posting>, reply: Outcome["
   ({ _tag: "Ok", outcome: { state, postings: postings.filter((p) => p.delta !== 0n), reply, debits } })
 const reject = (rule: Rejection): Transition => ({ _tag: "Reject", rule })
 
-export const stateCodeOf = (state: Pick<CodeState, "typeTx" | "txState">): number => {
-  switch (state.txState) {
-    case CodeTxState.Finished: return CodeStateCode.Finished
-    case CodeTxState.Canceled: return CodeStateCode.Cancelled
-    case CodeTxState.Joined: return CodeStateCode.NeedConfirm
-    case CodeTxState.Created:
-    case CodeTxState.Predicted:
-      return state.typeTx <= CodeType.InternalTxConfirm ? CodeStateCode.FundsHolded : CodeStateCode.InvoiceCreated
-    default: return CodeStateCode.Unknown
-  }
-}
-
-export const stateNameOf = (code: number): string =>
-  Object.entries(CodeStateCode).find(([, value]) => value === code)?.[0] ?? "Unknown"
+/** What creating a code commits: its transaction, what it holds, and the code row. */
+export const creationOperation = (input: {
+  readonly txId: bigint; readonly creator: bigint; readonly typeTx: CodeType; readonly currency: string; readonly amount: bigint
+  readonly fee: bigint; readonly profitWallet: bigint; readonly tag: string | null; readonly codeHash: Uint8Array
+  readonly expiresAt: Date | null; readonly partnerInfo: string | null
+}): LedgerOperation => ({
+  tx: {
+    id: input.txId, typeTx: input.typeTx, txState: CodeTxState.Created, walletFrom: input.creator, walletTo: input.creator,
+    currency: input.currency, amount: input.amount, fee: input.fee, tag: input.tag, appId: null, externalId: null,
+    requestHash: null, profitWallet: input.profitWallet
+  },
+  postings: creationPostings(input.typeTx, input.creator, input.currency, input.amount),
+  rows: [rowsOf(CodeInserts, [{
+    txId: input.txId, codeHash: input.codeHash, kind: "transfer", creator: input.creator, expiresAt: input.expiresAt,
+    partnerInfo: input.partnerInfo
+  }])]
+})
 
 /** What creating a code moves: types 11 and 12 hold the amount (free → lock_out); invoices move nothing. */
 export const creationPostings = (typeTx: CodeType, creator: bigint, currency: string, amount: bigint): ReadonlyArray<Posting> =>

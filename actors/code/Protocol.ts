@@ -8,6 +8,27 @@ import {
 
 const CodeErrors = Schema.Union([SameAccounts, InvalidAmount, InvalidRequest, WrongSide, TransactionNotPending, BalanceNotEnough, NonceExists, RateLimited])
 
+/**
+ * Create the code (the entity id is its transaction id): types 11 and 12 hold the amount from the
+ * creator's free balance through the creator's wallet actor; invoices (13, 14) move nothing yet.
+ */
+export const CreateCode = Rpc.make("CreateCode", {
+  payload: {
+    creator: Schema.BigIntFromString,
+    typeTx: Schema.Literals([11, 12, 13, 14]),
+    currency: Schema.String,
+    amount: Schema.BigIntFromString,
+    fee: Schema.BigIntFromString,
+    profitWallet: Schema.BigIntFromString,
+    tag: Schema.NullOr(Schema.String),
+    codeHash: Schema.Uint8ArrayFromHex,
+    expiresAt: Schema.NullOr(Schema.DateFromString),
+    partnerInfo: Schema.NullOr(Schema.String)
+  },
+  success: Schema.Void,
+  error: Schema.Union([BalanceNotEnough, NonceExists, TransactionNotPending, RateLimited])
+})
+
 export const ApplyCode = Rpc.make("ApplyCode", {
   payload: { by: Schema.String, amountMinor: Schema.NullOr(Schema.String), clientNonce: Schema.String },
   success: Schema.Struct({ confirmationStatusCode: Schema.Literals(["Confirmed", "NeedCodeConfirm"]), txState: Schema.Int }),
@@ -20,4 +41,4 @@ export const CancelCode = Rpc.make("CancelCode", {
   error: CodeErrors
 })
 
-export const CodeEntity = Entity.make("Code", [ApplyCode, CancelCode])
+export const CodeEntity = Entity.make("Code", [CreateCode, ApplyCode, CancelCode])

@@ -40,3 +40,11 @@ export const Close = Rpc.make("Close", {
 export const RoomEntity = Entity.make("Room", [Match, Cancel, Close])
 
 export const roomEntityId = (roomKey: string, base: string, quote: string): string => `${roomKey}:${base}:${quote}`
+
+/**
+ * The room's public vocabulary, for services that place orders and show books: how a pair maps
+ * SPEC amounts to the book's units and back, and the order enumerations. The engine stays private.
+ */
+export { baseMinorOf, canonicalPair, makePair, type Pair, priceText, quoteMinorOf } from "./Pair.ts"
+export { mapOrderForm } from "./OrderForm.ts"
+export { BROKER_WALLET_ID, OrderType, SIDE_SELL } from "./Settlement.ts"

@@ -7,6 +7,8 @@ import { BigNumber } from "bignumber.js"
 import { Context, Effect, Layer } from "effect"
 import { ChangeNotices } from "./ChangeNotices.ts"
 import { allTariffs, replaceTariffs, type TariffRow } from "../../sql/ReferenceRepo.ts"
+
+export type { TariffRow }
 import type { TxClass } from "../../schema/Reference.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { makeDb } from "./db/Sql.ts"

@@ -1,21 +1,16 @@
 /**
  * Transfer codes, invoices and escrow (SPEC "Transfer code records", CONTRACT C10, C13). Creation
- * holds a code's amount through the creator's wallet actor (types 11, 12) or moves nothing
- * (invoices 13, 14); apply and cancel go to the code's own actor. A code is a bearer string of 128
+ * is the code actor's first message: it holds the amount through the creator's wallet actor
+ * (types 11, 12) or moves nothing (invoices 13, 14); apply and cancel go to the same actor. A code is a bearer string of 128
  * random bits (plus its creation time with timeLimit); only its hash is stored. By `id`, only a
  * party already bound to the code may act or look (others get 404, as for a missing one).
  */
 import { Context, Effect, Layer } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { CodeEntity } from "../../actors/code/Protocol.ts"
-import { CodeTxState, creationPostings, stateCodeOf, stateNameOf } from "../../actors/code/Engine.ts"
-import { encodeOperation } from "../../actors/wallet/OperationCodec.ts"
-import { WalletEntity } from "../../actors/wallet/Protocol.ts"
 import { type CodeRow, findCodeByHash, findCodeByTx } from "../../sql/CodeRepo.ts"
-import { type LedgerOperation, rowsOf } from "../../sql/Ledger.ts"
-import { CodeInserts } from "../../sql/rows/CodeRows.ts"
 import { findWallet } from "../../sql/WalletRepo.ts"
-import type { ApplyCodeOut, CreateTxCodeIn, TxCodesOut } from "../../schema/Code.ts"
+import { type ApplyCodeOut, type CreateTxCodeIn, stateCodeOf, stateNameOf, type TxCodesOut } from "../../schema/Code.ts"
 import {
   BalanceNotEnough, InvalidAmount, InvalidRequest, NonceExists, RateLimited, SameAccounts, TooManyDecimals, TransactionNotFound,
   TransactionNotPending, UnknownCurrency, WalletBlocked, WalletNotFound, WrongSide
@@ -27,7 +22,6 @@ import { makeDb } from "../platform/db/Sql.ts"
 import { TimeTicks } from "../platform/TimeTicks.ts"
 import { Currencies } from "../platform/Currencies.ts"
 import { delivered } from "../platform/Delivery.ts"
-import { LedgerWriter } from "../platform/LedgerWriter.ts"
 import { isRoomCode, Rooms } from "./Rooms.ts"
 import { Tariffs } from "../platform/Tariffs.ts"
 
@@ -61,8 +55,6 @@ export class Codes extends Context.Service<Codes, {
       const ticks = yield* TimeTicks
       const currencies = yield* Currencies
       const tariffs = yield* Tariffs
-      const ledger = yield* LedgerWriter
-      const walletActor = yield* WalletEntity.client
       const codeActor = yield* CodeEntity.client
       const rooms = yield* Rooms
       const codeTtlMs = (yield* AppConfigService).codeTtlSeconds * 1000
@@ -107,27 +99,11 @@ export class Codes extends Context.Service<Codes, {
         const now = Date.now()
         const code = newCode(input.timeLimit === true, now)
         const txId = ticks.next()
-        const creator = BigInt(walletId)
-        const operation: LedgerOperation = {
-          tx: {
-            id: txId, typeTx: input.typeTx, txState: CodeTxState.Created, walletFrom: creator, walletTo: creator,
-            currency: currency.code, amount, fee: quote.fee, tag: input.tag ?? null, appId: null, externalId: null,
-            requestHash: null, profitWallet: quote.profitWalletId
-          },
-          postings: creationPostings(input.typeTx, creator, currency.code, amount),
-          rows: [rowsOf(CodeInserts, [{
-            txId, codeHash: hashOfCode(code), kind: "transfer", creator,
-            expiresAt: input.timeLimit === true ? new Date(now + codeTtlMs) : null, partnerInfo: input.partnerInfo ?? null
-          }])]
-        }
-        if (operation.postings.length > 0) {
-          // Holding the amount debits the creator's free balance: only its wallet actor may.
-          yield* delivered(walletActor(walletId).CommitWithDebit({
-            currency: currency.code, debitMinor: String(amount), operation: encodeOperation(operation)
-          }))
-        } else {
-          yield* Effect.orDie(ledger.commit(operation))
-        }
+        yield* delivered(codeActor(String(txId)).CreateCode({
+          creator: BigInt(walletId), typeTx: input.typeTx, currency: currency.code, amount, fee: quote.fee,
+          profitWallet: quote.profitWalletId, tag: input.tag ?? null, codeHash: hashOfCode(code),
+          expiresAt: input.timeLimit === true ? new Date(now + codeTtlMs) : null, partnerInfo: input.partnerInfo ?? null
+        }))
         const row = yield* db(findCodeByTx(String(txId)))
         return toOut(row!, walletId, code)
       })

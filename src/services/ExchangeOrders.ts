@@ -5,11 +5,8 @@
  * next activated, so an acknowledged placement is never lost; reads come straight from SQL.
  */
 import { Context, Effect, Layer } from "effect"
-import { mapOrderForm } from "../../actors/room/OrderForm.ts"
-import { canonicalPair, makePair, type Pair, priceText } from "../../actors/room/Pair.ts"
-import { RoomEntity, roomEntityId } from "../../actors/room/Protocol.ts"
-import { BROKER_WALLET_ID, OrderType, SIDE_SELL } from "../../actors/room/Settlement.ts"
-import { encodeOperation } from "../../actors/wallet/OperationCodec.ts"
+import { BROKER_WALLET_ID, canonicalPair, makePair, mapOrderForm, OrderType, type Pair, priceText, RoomEntity, roomEntityId, SIDE_SELL } from "../../actors/room/Protocol.ts"
+import { encodeOperation } from "../../sql/rows/OperationCodec.ts"
 import { WalletEntity } from "../../actors/wallet/Protocol.ts"
 import { Bucket, type LedgerOperation, rowsOf } from "../../sql/Ledger.ts"
 import { OrderInserts } from "../../sql/rows/ExchangeRows.ts"

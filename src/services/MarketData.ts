@@ -3,9 +3,9 @@
  * and order-linked details (order_tx_info). Prices are shown in currency_to per currency_from; a
  * pair stored the other way round is inverted for display only (BigNumber, never in matching).
  */
+import { baseMinorOf, type Pair, priceText, quoteMinorOf } from "../../actors/room/Protocol.ts"
 import { BigNumber } from "bignumber.js"
 import { Context, Effect, Layer } from "effect"
-import { baseMinorOf, type Pair, priceText, quoteMinorOf } from "../../actors/room/Pair.ts"
 import { bookLevels, candles, lastTradeOf, tradesOfOrders } from "../../sql/OrderRepo.ts"
 import { findRoom, isMember } from "../../sql/RoomRepo.ts"
 import { findWallet } from "../../sql/WalletRepo.ts"

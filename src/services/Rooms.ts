@@ -5,8 +5,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
-import { canonicalPair } from "../../actors/room/Pair.ts"
-import { RoomEntity, roomEntityId } from "../../actors/room/Protocol.ts"
+import { canonicalPair, RoomEntity, roomEntityId } from "../../actors/room/Protocol.ts"
 import { addMember, closeRoom, createRoom, findRoom, findRoomByCode, type RoomRow, roomsOfWallet } from "../../sql/RoomRepo.ts"
 import type { RoomIn, RoomOut } from "../../schema/Exchange.ts"
 import {

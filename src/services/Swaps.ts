@@ -5,9 +5,9 @@
  * confirmation, exactly like an internal transfer. Step two checks the rate again and settles
  * atomically: fromAmount to the Broker, toAmount net and the fee (in the target currency) from it.
  */
+import { canonicalPair } from "../../actors/room/Protocol.ts"
 import { BigNumber } from "bignumber.js"
 import { Context, Effect, Layer } from "effect"
-import { canonicalPair } from "../../actors/room/Pair.ts"
 import { newConfirmation } from "../platform/SecondFactor.ts"
 import { WalletEntity } from "../../actors/wallet/Protocol.ts"
 import { findTx } from "../../sql/JournalRepo.ts"

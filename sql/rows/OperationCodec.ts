@@ -2,8 +2,8 @@
  * A ledger operation crosses an actor mailbox as JSON text: bigints, bytes, dates and row kinds are
  * tagged so they come back exactly (a code actor hands a payer's debit to that payer's wallet actor).
  */
-import type { LedgerOperation } from "../../sql/Ledger.ts"
-import { rowKindNamed } from "../../sql/rows/RowKinds.ts"
+import type { LedgerOperation } from "../Ledger.ts"
+import { rowKindNamed } from "./RowKinds.ts"
 
 export const encodeOperation = (operation: LedgerOperation): string =>
   JSON.stringify(operation, function(this: any, key: string, value: unknown) {

@@ -1,0 +1,53 @@
+/** The merchant's feed of its app's payment rows (get_app_payments), a page and its cursor. */
+import { Context, Effect, Layer } from "effect"
+import { appPaymentsPageMax } from "../../schema/api/PayordersApi.ts"
+import { fromMinorUnits } from "../../schema/Money.ts"
+import { txStateName } from "../../schema/Transfer.ts"
+import { appPayments, journalWatermark } from "../../sql/LedgerRepo.ts"
+import { Currencies } from "../platform/Currencies.ts"
+import { makeDb } from "../platform/db/Sql.ts"
+
+export interface AppPaymentRow {
+  readonly id: string
+  readonly idUpdate: string
+  readonly typeTx: number
+  readonly txState: number
+  readonly state: string
+  readonly currency: string
+  readonly amount: number
+  readonly fee: number
+  readonly tag: string | null
+  readonly dateTxUTC: string
+}
+
+export class MerchantFeed extends Context.Service<MerchantFeed, {
+  readonly page: (appId: string, cursor: string | undefined) => Effect.Effect<{ readonly rows: ReadonlyArray<AppPaymentRow>; readonly cursor: string }>
+}>()("core/MerchantFeed") {
+  static readonly layer = Layer.effect(
+    MerchantFeed,
+    Effect.gen(function*() {
+      const db = yield* makeDb
+      const currencies = yield* Currencies
+      const page = Effect.fnUntraced(function*(appId: string, after: string | undefined) {
+        const from = BigInt(after ?? "0")
+        const watermark = yield* db(journalWatermark)
+        const rows = yield* db(appPayments(appId, String(from), appPaymentsPageMax))
+        // A full page continues after its last row; a short one is the end, so the cursor is the watermark.
+        const cursor = rows.length > 0 ? String(rows[rows.length - 1].id_update) : String(from > watermark ? from : watermark)
+        return {
+          cursor,
+          rows: rows.map((row) => {
+            const decimals = currencies.find(row.currency)?.decimals ?? 0
+            return {
+              id: String(row.id), idUpdate: String(row.id_update), typeTx: Number(row.type_tx), txState: Number(row.tx_state),
+              state: txStateName(Number(row.tx_state)), currency: row.currency,
+              amount: Number(fromMinorUnits(BigInt(row.amount), decimals)), fee: Number(fromMinorUnits(BigInt(row.fee), decimals)),
+              tag: row.tag, dateTxUTC: row.created_at.toISOString()
+            }
+          })
+        }
+      })
+      return MerchantFeed.of({ page })
+    })
+  )
+}
