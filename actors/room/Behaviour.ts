@@ -56,7 +56,7 @@ export const RoomEntityLayer = RoomEntity.toLayer(
     const enqueue = (operation: LedgerOperation) =>
       Effect.map(ledger.enqueue(operation), (wait) =>
         Effect.catch(Effect.asVoid(wait), (failure) =>
-          Effect.die(new Error(`room ${name}: commit failed (${failure._tag}: ${failure.constraint}); rebuilding from SQL`))))
+          Effect.die(new Error(`room ${name}: commit failed (${failure._tag}: ${failure._tag === "StateConflict" ? failure.txIds.join(",") : failure.constraint}); rebuilding from SQL`))))
 
     const feeOf = (rules: Effect.Success<ReturnType<typeof tariffs.list>>): FeeOf => (order, gross) =>
       quoteFee(rules, {

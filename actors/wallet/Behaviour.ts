@@ -14,13 +14,12 @@ import { Currencies } from "../../src/platform/Currencies.ts"
 import { LedgerWriter } from "../../src/platform/LedgerWriter.ts"
 import { debtCharge, treasuryPosting } from "./Engine.ts"
 import { decodeOperation } from "../../sql/rows/OperationCodec.ts"
-import type { LedgerOperation } from "../../sql/Ledger.ts"
+import { type LedgerOperation, SystemWallet } from "../../sql/Ledger.ts"
+import { commitIt, makeCommits, nameFailures, refuse } from "./Commit.ts"
 import { WalletEntity } from "./Protocol.ts"
 import { makeWalletState } from "./State.ts"
 import { makeTransferHandlers } from "./TransferHandlers.ts"
 import { countActiveOrders } from "../../sql/OrderRepo.ts"
-
-const TREASURY = -1n
 
 export const WalletEntityLayer = WalletEntity.toLayer(
   Effect.gen(function*() {
@@ -31,118 +30,84 @@ export const WalletEntityLayer = WalletEntity.toLayer(
     const state = makeWalletState(walletId, db)
     const currencies = yield* Currencies
     const decimalsOf = (code: string) => currencies.find(code)?.decimals ?? 0
-    const transfers = makeTransferHandlers(state, db, ledger, decimalsOf)
+    const commits = makeCommits(state, ledger)
+    const transfers = makeTransferHandlers(state, db, commits, decimalsOf)
     let openOrders: number | undefined
 
-    /**
-     * Commits an operation prepared elsewhere that takes `debit` from this wallet's free balance:
-     * decided here (on fresh figures before a refusal), retried on fresh figures when the SQL CHECK
-     * refuses (another process spent meanwhile).
-     */
-    const commitDebiting = (
-      currency: string, debit: bigint, operation: LedgerOperation,
-      words: { readonly field: string; readonly what: string; readonly nonceField: string }
-    ) => {
-      const attempt = Effect.gen(function*() {
-        const decision = yield* state.decide(currency, (known) =>
-          known.free >= debit ? { _tag: "Post", postings: operation.postings } : { _tag: "Reject", rule: "BalanceNotEnough" })
-        if (decision._tag === "Reject") {
-          return yield* new BalanceNotEnough({ message: `${words.field}: free ${currency} balance does not cover ${words.what}` })
-        }
-        const idUpdate = yield* ledger.commit(operation).pipe(Effect.tapError(() => Effect.sync(() => state.forget(currency))))
-        state.apply(operation.postings)
-        return idUpdate
-      })
-      return attempt.pipe(
-        Effect.retry({ times: 3, while: (failure) => failure._tag === "ConstraintViolated" }),
-        Effect.catch((failure): Effect.Effect<never, BalanceNotEnough | NonceExists | { readonly _tag: "StateConflict" }> =>
-          failure._tag === "BalanceNotEnough"
-            ? Effect.fail(failure as BalanceNotEnough)
-            : failure._tag === "Duplicate"
-            ? Effect.fail(new NonceExists({ message: `${words.nonceField}: already used by this wallet` }))
-            : failure._tag === "StateConflict"
-            ? Effect.fail({ _tag: "StateConflict" as const })
-            : Effect.fail(new BalanceNotEnough({ message: `${words.field}: the balance changed; retry` })))
-      )
-    }
+    const changedMeanwhile = (field: string) => () => new BalanceNotEnough({ message: `${field}: the balance changed; retry` })
 
-    const duplicateOrShort = (currency: string) => (failure: { readonly _tag: string }): Effect.Effect<never, BalanceNotEnough | ExternalIdConflict> => {
-      state.forget(currency)
-      return failure._tag === "Duplicate"
-        ? Effect.fail(new ExternalIdConflict({ message: "externalId: already used" }))
-        : Effect.fail(new BalanceNotEnough({ message: "amount: the balance changed; retry" }))
-    }
+    /**
+     * Commits an operation prepared elsewhere (a code's apply or creation, an order's placement) that
+     * takes `debit` from this wallet's free balance: whether the money is there is decided here.
+     */
+    const commitDebiting = (currency: string, debit: bigint, operation: LedgerOperation, field: string, what: string) =>
+      commits.commitPlanned(currency, (known) =>
+        known.free >= debit ? commitIt(operation) : refuse(new BalanceNotEnough({ message: `${field}: free ${currency} balance does not cover ${what}` })))
 
     return WalletEntity.of({
       PostTreasury: Effect.fnUntraced(function*({ payload }) {
         const amount = BigInt(payload.amountMinor)
         const credit = payload.direction === "credit"
-        const attempt = Effect.gen(function*() {
-          const decision = yield* state.decide(payload.currency, (known) => treasuryPosting(walletId, known, payload.currency, amount, payload.direction))
-          if (decision._tag === "Reject") {
-            return yield* new BalanceNotEnough({ message: `amount: free ${payload.currency} balance does not cover the debit` })
-          }
-          const idUpdate = yield* ledger.commit({
+        const idUpdate = yield* commits.commitPlanned(payload.currency, (known) => {
+          const decision = treasuryPosting(walletId, known, payload.currency, amount, payload.direction)
+          if (decision._tag === "Reject") return refuse(new BalanceNotEnough({ message: `amount: free ${payload.currency} balance does not cover the debit` }))
+          return commitIt({
             tx: {
               id: BigInt(payload.txId), typeTx: TxType.Adjustment, txState: TxState.Finished,
-              walletFrom: credit ? TREASURY : walletId, walletTo: credit ? walletId : TREASURY,
+              walletFrom: credit ? SystemWallet.Treasury : walletId, walletTo: credit ? walletId : SystemWallet.Treasury,
               currency: payload.currency, amount, fee: 0n, tag: payload.tag, appId: null,
               externalId: payload.externalId, requestHash: payload.requestHash
             },
             postings: decision.postings
-          }).pipe(Effect.tapError(() => Effect.sync(() => state.forget(payload.currency))))
-          state.apply(decision.postings)
-          return idUpdate
-        })
-        // A CHECK refusal means another process's actor spent meanwhile: decide again on fresh figures.
-        const idUpdate = yield* attempt.pipe(
-          Effect.retry({ times: 3, while: (failure) => failure._tag === "ConstraintViolated" }),
-          Effect.catch((failure) => failure._tag === "BalanceNotEnough" ? Effect.fail(failure as BalanceNotEnough) : duplicateOrShort(payload.currency)(failure))
-        )
+          })
+        }).pipe(nameFailures({
+          Duplicate: () => new ExternalIdConflict({ message: "externalId: already used" }),
+          StateConflict: changedMeanwhile("amount"),
+          ConstraintViolated: changedMeanwhile("amount")
+        }))
         return { txId: payload.txId, idUpdate: String(idUpdate) }
       }),
       ...transfers,
       ChargeDebt: Effect.fnUntraced(function*({ payload }) {
         const amount = BigInt(payload.amountMinor)
-        const attempt = Effect.gen(function*() {
-          let known = yield* state.bucketsOf(payload.currency)
-          // Other actors may have credited this wallet since its figure was cached (it can only
-          // understate): a charge that would fall short is decided on a fresh load, so it takes
-          // min(free, amount) of the real free balance.
-          if (known.free < amount) {
-            state.forget(payload.currency)
-            known = yield* state.bucketsOf(payload.currency)
-          }
-          const charge = debtCharge(walletId, known, payload.currency, amount, BigInt(payload.profitWalletId))
-          yield* ledger.commit({
+        const profitWallet = BigInt(payload.profitWalletId)
+        let charge = debtCharge(walletId, { free: 0n, lockOut: 0n, lockIn: 0n, lockOrders: 0n }, payload.currency, amount, profitWallet)
+        // A charge takes min(free, amount) of the real free balance: one that would fall short on the
+        // cached figure (which can only understate) is decided again on a fresh load.
+        yield* commits.commitPlanned(payload.currency, (known, fresh) => {
+          if (!fresh && known.free < amount) return refuse(new BalanceNotEnough({ message: "amount: decide on fresh figures" }))
+          charge = debtCharge(walletId, known, payload.currency, amount, profitWallet)
+          const units = (minor: bigint) => fromMinorUnits(minor, decimalsOf(payload.currency))
+          return commitIt({
             tx: {
               id: BigInt(payload.txId), typeTx: TxType.DebtCharge, txState: TxState.Finished, walletFrom: walletId,
-              walletTo: BigInt(payload.profitWalletId), currency: payload.currency, amount: charge.charged, fee: 0n, tag: payload.tag,
+              walletTo: profitWallet, currency: payload.currency, amount: charge.charged, fee: 0n, tag: payload.tag,
               appId: null, externalId: payload.externalId, requestHash: payload.requestHash
             },
             postings: charge.postings,
-            events: [{ kind: "DebtCharged", walletId, payload: { txId: payload.txId, currency: payload.currency, charged: fromMinorUnits(charge.charged, decimalsOf(payload.currency)), outstanding: fromMinorUnits(charge.outstanding, decimalsOf(payload.currency)) } }]
-          }).pipe(Effect.tapError(() => Effect.sync(() => state.forget(payload.currency))))
-          state.apply(charge.postings)
-          return charge
-        })
-        // With several processes, another process's actor for this wallet may have spent since this
-        // one loaded its figure (the cache then overstates and the SQL CHECK refuses the charge):
-        // decide again on fresh figures rather than refuse an operator's valid charge.
-        const charge = yield* attempt.pipe(
-          Effect.retry({ times: 3, while: (failure) => failure._tag === "ConstraintViolated" }),
-          Effect.catch((failure) =>
-            Effect.fail(new ExternalIdConflict({ message: `externalId: ${failure._tag === "Duplicate" ? "already used" : "could not be charged; retry"}` })))
+            events: [{
+              kind: "DebtCharged", walletId,
+              payload: { txId: payload.txId, currency: payload.currency, charged: units(charge.charged), outstanding: units(charge.outstanding) }
+            }]
+          })
+        }).pipe(
+          nameFailures({
+            Duplicate: () => new ExternalIdConflict({ message: "externalId: already used" }),
+            StateConflict: () => new ExternalIdConflict({ message: "externalId: could not be charged; retry" }),
+            ConstraintViolated: () => new ExternalIdConflict({ message: "externalId: could not be charged; retry" })
+          }),
+          Effect.catchTag("BalanceNotEnough", () => Effect.die(new Error("invariant: a debt charge on fresh figures never refuses")))
         )
         return { txId: payload.txId, chargedMinor: String(charge.charged), outstandingMinor: String(charge.outstanding) }
       }),
       CommitWithDebit: Effect.fnUntraced(function*({ payload }) {
-        const idUpdate = yield* commitDebiting(payload.currency, BigInt(payload.debitMinor), decodeOperation(payload.operation), {
-          field: "amount", what: "the payment", nonceField: "client_nonce"
-        }).pipe(Effect.catch((failure): Effect.Effect<never, BalanceNotEnough | NonceExists | TransactionNotPending> =>
-          failure._tag === "StateConflict"
-            ? Effect.fail(new TransactionNotPending({ message: "code: the code changed state meanwhile; read it again" }))
-            : Effect.fail(failure)))
+        const idUpdate = yield* commitDebiting(payload.currency, BigInt(payload.debitMinor), decodeOperation(payload.operation), "amount", "the payment").pipe(
+          nameFailures({
+            Duplicate: () => new NonceExists({ message: "client_nonce: already used by this wallet" }),
+            StateConflict: () => new TransactionNotPending({ message: "code: the code changed state meanwhile; read it again" }),
+            ConstraintViolated: changedMeanwhile("amount")
+          })
+        )
         return { idUpdate: String(idUpdate) }
       }),
       LockForOrder: Effect.fnUntraced(function*({ payload }) {
@@ -152,10 +117,13 @@ export const WalletEntityLayer = WalletEntity.toLayer(
         if (openOrders >= payload.maxActive) {
           return yield* new MaxActiveOrdersExceeded({ message: `clientNonce: the wallet already holds ${openOrders} open orders (at most ${payload.maxActive})` })
         }
-        const idUpdate = yield* commitDebiting(payload.currency, BigInt(payload.debitMinor), decodeOperation(payload.operation), {
-          field: "fromAmount", what: "the order", nonceField: "clientNonce"
-        }).pipe(Effect.catch((failure): Effect.Effect<never, BalanceNotEnough | NonceExists> =>
-          failure._tag === "StateConflict" ? Effect.die(new Error("invariant: a new order cannot conflict")) : Effect.fail(failure)))
+        const idUpdate = yield* commitDebiting(payload.currency, BigInt(payload.debitMinor), decodeOperation(payload.operation), "fromAmount", "the order").pipe(
+          nameFailures({
+            Duplicate: () => new NonceExists({ message: "clientNonce: already used by this wallet" }),
+            StateConflict: () => { throw new Error("invariant: a new order cannot conflict") },
+            ConstraintViolated: changedMeanwhile("fromAmount")
+          })
+        )
         openOrders += 1
         return { idUpdate: String(idUpdate) }
       }),

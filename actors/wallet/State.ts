@@ -1,13 +1,13 @@
 /**
  * A wallet actor's known balances. They are loaded from SQL per currency on first use. Other actors
- * may only credit this wallet, so a cached figure can only understate funds: a decision that
- * refuses on the cache is retried once on a fresh load before the refusal stands.
+ * may only credit this wallet, so a cached figure can only understate funds (Commit.ts decides a
+ * refusal again on a fresh load).
  */
 import { Effect } from "effect"
 import type { Posting } from "../../sql/Ledger.ts"
 import { balanceOf } from "../../sql/LedgerRepo.ts"
 import type { Db } from "../../src/platform/db/Sql.ts"
-import { applyPostings, type Buckets, type Decision, emptyBuckets } from "./Engine.ts"
+import { applyPostings, type Buckets, emptyBuckets } from "./Engine.ts"
 
 export const makeWalletState = (walletId: bigint, db: Db) => {
   const known = new Map<string, Buckets>()
@@ -26,17 +26,9 @@ export const makeWalletState = (walletId: bigint, db: Db) => {
     return cached !== undefined ? Effect.succeed(cached) : load(currency)
   }
 
-  /** Decides on the cached figures, and again on fresh ones if the cache says no. */
-  const decide = Effect.fnUntraced(function*(currency: string, rule: (buckets: Buckets) => Decision) {
-    const first = rule(yield* bucketsOf(currency))
-    if (first._tag === "Post") return first
-    return rule(yield* load(currency))
-  })
-
   return {
     walletId,
     bucketsOf,
-    decide,
     apply: (postings: ReadonlyArray<Posting>) => applyPostings(walletId, known, postings),
     forget: (currency?: string) => (currency === undefined ? known.clear() : known.delete(currency))
   }

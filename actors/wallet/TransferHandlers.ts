@@ -5,17 +5,16 @@
  */
 import { Effect } from "effect"
 import { findPendingWithConfirmation, signingKeysOf, spendAttempt } from "../../sql/TransferRepo.ts"
-import type { LedgerOperation } from "../../sql/Ledger.ts"
 import {
   BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, NonceExists, TransactionNotPending
 } from "../../schema/Errors.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { TxState } from "../../schema/Transfer.ts"
 import type { Db } from "../../src/platform/db/Sql.ts"
-import type { LedgerWriter } from "../../src/platform/LedgerWriter.ts"
 import { codeMatches, signatureMatches } from "../../src/platform/SecondFactor.ts"
 import { releaseTransfer, reserveTransfer, settleSwap, settleTransfer } from "./Engine.ts"
 import type { CancelTransfer, ConfirmTransfer, ReserveTransfer } from "./Protocol.ts"
+import { commitIt, type makeCommits, nameFailures, refuse } from "./Commit.ts"
 import type { WalletState } from "./State.ts"
 
 type Payload<R extends { payloadSchema: { Type: unknown } }> = R["payloadSchema"]["Type"]
@@ -25,17 +24,14 @@ type Payload<R extends { payloadSchema: { Type: unknown } }> = R["payloadSchema"
  * currency units (CONTRACT C5), never the ledger's minor units.
  */
 export const makeTransferHandlers = (
-  state: WalletState, db: Db, ledger: LedgerWriter["Service"], decimalsOf: (currency: string) => number
+  state: WalletState, db: Db, commits: ReturnType<typeof makeCommits>, decimalsOf: (currency: string) => number
 ) => {
   const walletId = state.walletId
   const units = (minor: string, currency: string) => fromMinorUnits(BigInt(minor), decimalsOf(currency))
 
   const notPending = (txId: string, field = "confirmationTimetick") => new TransactionNotPending({ message: `${field}: transaction ${txId} is not waiting for confirmation` })
 
-  const commitApplied = (operation: LedgerOperation, currency: string) =>
-    Effect.tap(ledger.commit(operation), () => Effect.sync(() => state.apply(operation.postings))).pipe(
-      Effect.tapError(() => Effect.sync(() => state.forget(currency)))
-    )
+  const commitApplied = commits.commit
 
   /** Releases a pending reservation back to free (cancel, expiry, attempts used up). */
   const release = (tx: NonNullable<Effect.Success<ReturnType<typeof loadPending>>>["tx"], reason: string) => {
@@ -61,17 +57,16 @@ export const makeTransferHandlers = (
     const reservedFee = swap === undefined ? fee : 0n
     const withheld = BigInt(payload.protectedMinor ?? "0")
     const txId = BigInt(payload.txId)
-    const attempt = Effect.gen(function*() {
-      const decision = yield* state.decide(payload.currency, (known) =>
-        reserveTransfer(walletId, withheld === 0n ? known : { ...known, free: known.free - withheld }, payload.currency, amount, reservedFee))
+    const idUpdate = yield* commits.commitPlanned(payload.currency, (known) => {
+      const decision = reserveTransfer(walletId, withheld === 0n ? known : { ...known, free: known.free - withheld }, payload.currency, amount, reservedFee)
       if (decision._tag === "Reject") {
-        return yield* new BalanceNotEnough({
+        return refuse(new BalanceNotEnough({
           message: withheld > 0n
             ? `fromAmount: free ${payload.currency} balance, less funds received within the chargeback period, does not cover the amount`
             : `amount: free ${payload.currency} balance does not cover amount plus fee`
-        })
+        }))
       }
-      return yield* commitApplied({
+      return commitIt({
         tx: {
           id: txId, typeTx: payload.typeTx, txState: TxState.Created, walletFrom: walletId, walletTo: BigInt(payload.recipientId),
           currency: payload.currency, amount, fee, tag: payload.tag, appId: null, externalId: null, requestHash: null,
@@ -87,19 +82,12 @@ export const makeTransferHandlers = (
         events: payload.codeForEvent === null ? [] : [{
           kind: "ConfirmationCode", walletId, payload: { walletId: String(walletId), txId: payload.txId, code: payload.codeForEvent }
         }]
-      }, payload.currency)
-    })
-    // The SQL CHECK refused: another process's actor for this wallet spent meanwhile (our figure
-    // overstated). commitApplied dropped the cached figure, so the retry decides on fresh ones.
-    const idUpdate = yield* attempt.pipe(
-      Effect.retry({ times: 3, while: (failure) => failure._tag === "ConstraintViolated" }),
-      Effect.catch((failure): Effect.Effect<never, BalanceNotEnough | NonceExists> =>
-        failure._tag === "BalanceNotEnough"
-          ? Effect.fail(failure as BalanceNotEnough)
-          : failure._tag === "Duplicate"
-          ? Effect.fail(new NonceExists({ message: "clientNonce: already used by this wallet" }))
-          : Effect.fail(new BalanceNotEnough({ message: "amount: the balance changed; retry" })))
-    )
+      })
+    }).pipe(nameFailures({
+      Duplicate: () => new NonceExists({ message: "clientNonce: already used by this wallet" }),
+      StateConflict: () => new BalanceNotEnough({ message: "amount: the balance changed; retry" }),
+      ConstraintViolated: () => new BalanceNotEnough({ message: "amount: the balance changed; retry" })
+    }))
     return { idUpdate: String(idUpdate) }
   })
 

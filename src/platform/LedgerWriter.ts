@@ -5,19 +5,26 @@
  * retried one by one, so one operation's failure never fails its neighbours. The queue is bounded:
  * when it is full, callers wait (back-pressure), memory does not grow.
  */
-import { Cause, Context, Deferred, Effect, Exit, Layer, PubSub, Queue } from "effect"
+import { Cause, Context, Data, Deferred, Effect, Exit, Layer, PubSub, Queue } from "effect"
 import { SqlClient } from "effect/sql"
-import { type LedgerOperation, txIdOf } from "../../sql/Ledger.ts"
+import { type LedgerOperation, StateConflict, txIdOf } from "../../sql/Ledger.ts"
 import { commitOperations } from "../../sql/LedgerCommit.ts"
 import { limits } from "./Config.ts"
 import { LedgerSql } from "./db/Database.ts"
 import { sqlStateOf } from "./db/Sql.ts"
 import { Metrics } from "./monitoring/Metrics.ts"
 
-export type CommitFailure =
-  | { readonly _tag: "Duplicate"; readonly constraint: string }
-  | { readonly _tag: "ConstraintViolated"; readonly constraint: string }
-  | { readonly _tag: "StateConflict"; readonly constraint: string }
+/** A commit refused by a UNIQUE constraint (a reused nonce or external id). */
+export class Duplicate extends Data.TaggedError("Duplicate")<{ readonly constraint: string }> {}
+
+/** A commit refused by a CHECK constraint (a balance would go negative: another process spent meanwhile). */
+export class ConstraintViolated extends Data.TaggedError("ConstraintViolated")<{ readonly constraint: string }> {}
+
+/** Why a commit failed, classified in one place (`classify`); anything else is a defect. */
+export type CommitFailure = Duplicate | ConstraintViolated | StateConflict
+
+export const isCommitFailure = (value: unknown): value is CommitFailure =>
+  value instanceof Duplicate || value instanceof ConstraintViolated || value instanceof StateConflict
 
 interface Pending {
   readonly operation: LedgerOperation
@@ -33,14 +40,13 @@ const invariantSumsToZero = (operation: LedgerOperation): void => {
 }
 
 const classify = (error: unknown): CommitFailure | undefined => {
-  if ((error as any)?._tag === "StateConflict") return { _tag: "StateConflict", constraint: "transaction state changed" }
+  if (error instanceof StateConflict) return error
   const text = String((error as any)?.cause?.message ?? (error as any)?.message ?? error)
   const code = sqlStateOf(error)
-  if (code === "23505") return { _tag: "Duplicate", constraint: text }
-  if (code === "23514") return { _tag: "ConstraintViolated", constraint: text }
+  if (code === "23505") return new Duplicate({ constraint: text })
+  if (code === "23514") return new ConstraintViolated({ constraint: text })
   return undefined
 }
-
 
 export class LedgerWriter extends Context.Service<LedgerWriter, {
   /** Commits one operation; resolves with its update tick once durable. */
