@@ -4,7 +4,7 @@
  * system wallets (CONTRACT C6), and the plug-in point through which a feature adds rows of its own
  * tables to a ledger commit (`RowKind`). It imports nothing of the project.
  */
-import { Data } from "effect"
+import { Data, type Schema } from "effect"
 
 export const Bucket = { free: 0, lockOut: 1, lockIn: 2, lockOrders: 3 } as const
 export type Bucket = (typeof Bucket)[keyof typeof Bucket]
@@ -92,6 +92,8 @@ export interface RowKind<Row> {
   readonly rank: number
   /** The batch's rows of this kind, in commit order, with their part's tick offset, as columns. */
   readonly columns: (rows: ReadonlyArray<{ readonly row: Row; readonly offset: number }>) => Columns
+  /** A row as data (bigints as strings, bytes as hex), for an operation that crosses an actor mailbox. */
+  readonly schema: Schema.Codec<Row, any>
 }
 
 /** Rows of one kind carried by an operation. */

@@ -18,7 +18,6 @@ import { makeDb } from "../../src/platform/db/Sql.ts"
 import { Currencies } from "../../src/platform/Currencies.ts"
 import { LedgerWriter } from "../../src/platform/LedgerWriter.ts"
 import { delivered } from "../../src/platform/Delivery.ts"
-import { encodeOperation } from "../../sql/rows/OperationCodec.ts"
 import { WalletEntity } from "../wallet/Protocol.ts"
 import { applyCode, cancelCode, creationOperation, CodeType, type CodeState, type Outcome, type Rejection, stateCodeOf, stateNameOf, type Transition } from "./Engine.ts"
 import { CodeEntity } from "./Protocol.ts"
@@ -87,7 +86,7 @@ export const CodeEntityLayer = CodeEntity.toLayer(
         }
         if (debits !== null) {
           yield* delivered(walletActor(String(debits)).CommitWithDebit({
-            currency: before.currency, debitMinor: String(before.amount), operation: encodeOperation(operation)
+            currency: before.currency, debit: before.amount, operation
           }))
         } else {
           yield* ledger.commit(operation).pipe(Effect.catch((failure): Effect.Effect<never, CodeError> =>
@@ -104,7 +103,7 @@ export const CodeEntityLayer = CodeEntity.toLayer(
         if (operation.postings.length > 0) {
           // Holding the amount debits the creator's free balance: only its wallet actor may.
           yield* delivered(walletActor(String(payload.creator)).CommitWithDebit({
-            currency: payload.currency, debitMinor: String(payload.amount), operation: encodeOperation(operation)
+            currency: payload.currency, debit: payload.amount, operation
           }))
         } else {
           yield* Effect.orDie(ledger.commit(operation))

@@ -68,7 +68,7 @@ export const creationOperation = (input: {
   },
   postings: creationPostings(input.typeTx, input.creator, input.currency, input.amount),
   rows: [rowsOf(CodeInserts, [{
-    txId: input.txId, codeHash: input.codeHash, kind: "transfer", creator: input.creator, expiresAt: input.expiresAt,
+    txId: input.txId, codeHash: input.codeHash, kind: "transfer" as const, creator: input.creator, expiresAt: input.expiresAt,
     partnerInfo: input.partnerInfo
   }])]
 })

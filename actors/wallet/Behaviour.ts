@@ -13,7 +13,6 @@ import { makeDb } from "../../src/platform/db/Sql.ts"
 import { Currencies } from "../../src/platform/Currencies.ts"
 import { LedgerWriter } from "../../src/platform/LedgerWriter.ts"
 import { debtCharge, treasuryPosting } from "./Engine.ts"
-import { decodeOperation } from "../../sql/rows/OperationCodec.ts"
 import { type LedgerOperation, SystemWallet } from "../../sql/Ledger.ts"
 import { commitIt, makeCommits, nameFailures, refuse } from "./Commit.ts"
 import { WalletEntity } from "./Protocol.ts"
@@ -101,7 +100,7 @@ export const WalletEntityLayer = WalletEntity.toLayer(
         return { txId: payload.txId, chargedMinor: String(charge.charged), outstandingMinor: String(charge.outstanding) }
       }),
       CommitWithDebit: Effect.fnUntraced(function*({ payload }) {
-        const idUpdate = yield* commitDebiting(payload.currency, BigInt(payload.debitMinor), decodeOperation(payload.operation), "amount", "the payment").pipe(
+        const idUpdate = yield* commitDebiting(payload.currency, payload.debit, payload.operation, "amount", "the payment").pipe(
           nameFailures({
             Duplicate: () => new NonceExists({ message: "client_nonce: already used by this wallet" }),
             StateConflict: () => new TransactionNotPending({ message: "code: the code changed state meanwhile; read it again" }),
@@ -117,7 +116,7 @@ export const WalletEntityLayer = WalletEntity.toLayer(
         if (openOrders >= payload.maxActive) {
           return yield* new MaxActiveOrdersExceeded({ message: `clientNonce: the wallet already holds ${openOrders} open orders (at most ${payload.maxActive})` })
         }
-        const idUpdate = yield* commitDebiting(payload.currency, BigInt(payload.debitMinor), decodeOperation(payload.operation), "fromAmount", "the order").pipe(
+        const idUpdate = yield* commitDebiting(payload.currency, payload.debit, payload.operation, "fromAmount", "the order").pipe(
           nameFailures({
             Duplicate: () => new NonceExists({ message: "clientNonce: already used by this wallet" }),
             StateConflict: () => { throw new Error("invariant: a new order cannot conflict") },

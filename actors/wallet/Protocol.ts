@@ -8,6 +8,7 @@ import { Rpc } from "effect/rpc"
 import {
   BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, ExternalIdConflict, MaxActiveOrdersExceeded, NonceExists, TransactionNotPending
 } from "../../schema/Errors.ts"
+import { LedgerOperationSchema } from "../../sql/rows/OperationSchema.ts"
 
 /** A trusted treasury posting (execute_transactions): free ± amount against the Treasury wallet. */
 export const PostTreasury = Rpc.make("PostTreasury", {
@@ -88,20 +89,20 @@ export const ChargeDebt = Rpc.make("ChargeDebt", {
 
 /**
  * Commit an operation prepared elsewhere (a code actor's apply) that debits this wallet's free
- * balance by `debitMinor`: this actor decides whether the money is there, then commits.
+ * balance by `debit`: this actor decides whether the money is there, then commits.
  */
 export const CommitWithDebit = Rpc.make("CommitWithDebit", {
-  payload: { currency: Schema.String, debitMinor: Schema.String, operation: Schema.String },
+  payload: { currency: Schema.String, debit: Schema.BigIntFromString, operation: LedgerOperationSchema },
   success: Schema.Struct({ idUpdate: Schema.String }),
   error: Schema.Union([BalanceNotEnough, NonceExists, TransactionNotPending])
 })
 
 /**
  * Place an order: commit its prepared operation (order row, its transaction, free → lock_orders of
- * `debitMinor`) if the free balance covers it and the wallet holds fewer than `maxActive` open orders.
+ * `debit`) if the free balance covers it and the wallet holds fewer than `maxActive` open orders.
  */
 export const LockForOrder = Rpc.make("LockForOrder", {
-  payload: { currency: Schema.String, debitMinor: Schema.String, operation: Schema.String, maxActive: Schema.Int },
+  payload: { currency: Schema.String, debit: Schema.BigIntFromString, operation: LedgerOperationSchema, maxActive: Schema.Int },
   success: Schema.Struct({ idUpdate: Schema.String }),
   error: Schema.Union([BalanceNotEnough, NonceExists, MaxActiveOrdersExceeded])
 })

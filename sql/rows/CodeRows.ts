@@ -2,6 +2,7 @@
  * The transfer codes' rows in a ledger commit (sql/migrations/0012_code_rows.sql writes them): a
  * code created with its transaction, and a code's counterparty bound or unbound by a transition.
  */
+import { Schema } from "effect"
 import { byteaArray, numberArray, textArray } from "../ArrayLiterals.ts"
 import type { RowKind } from "../Ledger.ts"
 
@@ -23,6 +24,10 @@ export interface CodeBinding {
 export const CodeInserts: RowKind<CodeInsert> = {
   name: "code_insert",
   rank: 10,
+  schema: Schema.Struct({
+    txId: Schema.BigIntFromString, codeHash: Schema.Uint8ArrayFromHex, kind: Schema.Literals(["transfer", "room"]),
+    creator: Schema.BigIntFromString, expiresAt: Schema.NullOr(Schema.DateFromString), partnerInfo: Schema.NullOr(Schema.String)
+  }),
   columns: (items) => {
     const codes = items.map((i) => i.row)
     return [
@@ -36,5 +41,6 @@ export const CodeInserts: RowKind<CodeInsert> = {
 export const CodeBindings: RowKind<CodeBinding> = {
   name: "code_bind",
   rank: 20,
+  schema: Schema.Struct({ txId: Schema.BigIntFromString, counterparty: Schema.NullOr(Schema.BigIntFromString) }),
   columns: (items) => [numberArray(items.map((i) => i.row.txId)), numberArray(items.map((i) => i.row.counterparty))]
 }

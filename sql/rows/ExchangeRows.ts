@@ -4,7 +4,11 @@
  * Multi-row, like the rest of the batch, so a match with many makers costs no more statements than
  * a match with one.
  */
+import { Schema } from "effect"
 import { numberArray, textArray } from "../ArrayLiterals.ts"
+
+const Big = Schema.BigIntFromString
+const BigOrNull = Schema.NullOr(Schema.BigIntFromString)
 import type { RowKind } from "../Ledger.ts"
 
 export interface OrderInsert {
@@ -62,6 +66,11 @@ export interface TradeInsert {
 export const OrderInserts: RowKind<OrderInsert> = {
   name: "order_insert",
   rank: 10,
+  schema: Schema.Struct({
+    id: Big, walletId: Big, roomKey: Big, base: Schema.String, quote: Schema.String, side: Schema.Int, orderType: Schema.Int,
+    priceTicks: BigOrNull, quantityLots: Big, fromCurrency: Schema.String, toCurrency: Schema.String, fromAmount: Big,
+    toAmount: BigOrNull, locked: Big, state: Schema.Int, tag: Schema.NullOr(Schema.String)
+  }),
   columns: (items) => {
     const o = items.map((i) => i.row)
     return [
@@ -104,6 +113,10 @@ export const foldOrderUpdates = (updates: ReadonlyArray<OrderUpdate>): Array<Ord
 export const OrderUpdates: RowKind<OrderUpdate> = {
   name: "order_update",
   rank: 20,
+  schema: Schema.Struct({
+    id: Big, prevRemainingLots: Big, prevSeq: BigOrNull, remainingLots: Big, locked: Big, given: Big, received: Big, fee: Big,
+    state: Schema.Int, seq: BigOrNull
+  }),
   columns: (items) => {
     const u = foldOrderUpdates(items.map((i) => i.row))
     return [
@@ -118,6 +131,10 @@ export const OrderUpdates: RowKind<OrderUpdate> = {
 export const Trades: RowKind<TradeInsert> = {
   name: "trade_insert",
   rank: 30,
+  schema: Schema.Struct({
+    id: Big, roomKey: Big, base: Schema.String, quote: Schema.String, priceTicks: Big, price: Schema.String, amount: Big,
+    total: Big, takerOrder: Big, makerOrder: Big, takerSide: Schema.Int
+  }),
   columns: (items) => {
     const t = items.map((i) => i.row)
     return [

@@ -6,7 +6,6 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { BROKER_WALLET_ID, canonicalPair, makePair, mapOrderForm, OrderType, type Pair, priceText, RoomEntity, roomEntityId, SIDE_SELL } from "../../actors/room/Protocol.ts"
-import { encodeOperation } from "../../sql/rows/OperationCodec.ts"
 import { WalletEntity } from "../../actors/wallet/Protocol.ts"
 import { Bucket, type LedgerOperation, rowsOf } from "../../sql/Ledger.ts"
 import { OrderInserts } from "../../sql/rows/ExchangeRows.ts"
@@ -171,7 +170,7 @@ export class ExchangeOrders extends Context.Service<ExchangeOrders, {
           }])]
         }
         yield* walletActor(walletId).LockForOrder({
-          currency: from.code, debitMinor: String(fromMinor), operation: encodeOperation(operation), maxActive: config.maxActiveOrdersPerWallet
+          currency: from.code, debit: fromMinor, operation, maxActive: config.maxActiveOrdersPerWallet
         }).pipe(delivered)
         const figures = yield* roomActor(roomEntityId(roomKey, pair.base, pair.quote)).Match({ orderId: String(id) }).pipe(delivered)
         // The answer is built from what was placed and the room's figures: no read back.
