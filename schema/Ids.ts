@@ -66,3 +66,7 @@ export const clientId = (value: bigint | string): ClientId => String(value) as C
 export const txId = (value: bigint | string): TxId => String(value) as TxId
 export const appId = (value: bigint | string): AppId => String(value) as AppId
 export const terminalId = (value: bigint | string): TerminalId => String(value) as TerminalId
+
+/** An id the service made itself (a timetick, a row's id) as the branded string messages carry. */
+export const asTxId = (id: bigint | string): typeof TxIdOut.Type => String(id) as typeof TxIdOut.Type
+export const asWalletId = (id: bigint | string): typeof WalletIdOut.Type => String(id) as typeof WalletIdOut.Type

@@ -111,8 +111,8 @@ export const CodeEntityLayer = CodeEntity.toLayer(
       }),
       ApplyCode: Effect.fnUntraced(function*({ payload }) {
         const before = yield* load(true)
-        const result = applyCode(before, BigInt(payload.by), payload.amountMinor === null ? null : BigInt(payload.amountMinor))
-        const outcome = yield* commit(before, result, "CodeApplied", { walletId: BigInt(payload.by), clientNonce: BigInt(payload.clientNonce) })
+        const result = applyCode(before, BigInt(payload.by), payload.amount)
+        const outcome = yield* commit(before, result, "CodeApplied", { walletId: BigInt(payload.by), clientNonce: payload.clientNonce })
         return { confirmationStatusCode: outcome.reply, txState: outcome.state.txState }
       }),
       CancelCode: Effect.fnUntraced(function*({ payload }) {

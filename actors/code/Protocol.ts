@@ -5,6 +5,7 @@ import { Rpc } from "effect/rpc"
 import {
   BalanceNotEnough, InvalidAmount, InvalidRequest, NonceExists, RateLimited, SameAccounts, TransactionNotPending, WrongSide
 } from "../../schema/Errors.ts"
+import { WalletIdOut } from "../../schema/Ids.ts"
 
 const CodeErrors = Schema.Union([SameAccounts, InvalidAmount, InvalidRequest, WrongSide, TransactionNotPending, BalanceNotEnough, NonceExists, RateLimited])
 
@@ -30,13 +31,13 @@ export const CreateCode = Rpc.make("CreateCode", {
 })
 
 export const ApplyCode = Rpc.make("ApplyCode", {
-  payload: { by: Schema.String, amountMinor: Schema.NullOr(Schema.String), clientNonce: Schema.String },
+  payload: { by: WalletIdOut, amount: Schema.NullOr(Schema.BigIntFromString), clientNonce: Schema.BigIntFromString },
   success: Schema.Struct({ confirmationStatusCode: Schema.Literals(["Confirmed", "NeedCodeConfirm"]), txState: Schema.Int }),
   error: CodeErrors
 })
 
 export const CancelCode = Rpc.make("CancelCode", {
-  payload: { by: Schema.String },
+  payload: { by: WalletIdOut },
   success: Schema.Struct({ txState: Schema.Int }),
   error: CodeErrors
 })

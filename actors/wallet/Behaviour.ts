@@ -45,7 +45,7 @@ export const WalletEntityLayer = WalletEntity.toLayer(
 
     return WalletEntity.of({
       PostTreasury: Effect.fnUntraced(function*({ payload }) {
-        const amount = BigInt(payload.amountMinor)
+        const amount = payload.amount
         const credit = payload.direction === "credit"
         const idUpdate = yield* commits.commitPlanned(payload.currency, (known) => {
           const decision = treasuryPosting(walletId, known, payload.currency, amount, payload.direction)
@@ -68,7 +68,7 @@ export const WalletEntityLayer = WalletEntity.toLayer(
       }),
       ...transfers,
       ChargeDebt: Effect.fnUntraced(function*({ payload }) {
-        const amount = BigInt(payload.amountMinor)
+        const amount = payload.amount
         const profitWallet = BigInt(payload.profitWalletId)
         let charge = debtCharge(walletId, { free: 0n, lockOut: 0n, lockIn: 0n, lockOrders: 0n }, payload.currency, amount, profitWallet)
         // A charge takes min(free, amount) of the real free balance: one that would fall short on the
@@ -97,7 +97,7 @@ export const WalletEntityLayer = WalletEntity.toLayer(
           }),
           Effect.catchTag("BalanceNotEnough", () => Effect.die(new Error("invariant: a debt charge on fresh figures never refuses")))
         )
-        return { txId: payload.txId, chargedMinor: String(charge.charged), outstandingMinor: String(charge.outstanding) }
+        return { txId: payload.txId, charged: charge.charged, outstanding: charge.outstanding }
       }),
       CommitWithDebit: Effect.fnUntraced(function*({ payload }) {
         const idUpdate = yield* commitDebiting(payload.currency, payload.debit, payload.operation, "amount", "the payment").pipe(

@@ -8,16 +8,17 @@ import { Rpc } from "effect/rpc"
 import {
   BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, ExternalIdConflict, MaxActiveOrdersExceeded, NonceExists, TransactionNotPending
 } from "../../schema/Errors.ts"
+import { TxIdOut, WalletIdOut } from "../../schema/Ids.ts"
 import { LedgerOperationSchema } from "../../sql/rows/OperationSchema.ts"
 
 /** A trusted treasury posting (execute_transactions): free ± amount against the Treasury wallet. */
 export const PostTreasury = Rpc.make("PostTreasury", {
   payload: {
-    txId: Schema.String,
+    txId: TxIdOut,
     externalId: Schema.String,
     requestHash: Schema.String,
     currency: Schema.String,
-    amountMinor: Schema.String,
+    amount: Schema.BigIntFromString,
     direction: Schema.Literals(["credit", "debit"]),
     tag: Schema.NullOr(Schema.String)
   },
@@ -28,24 +29,24 @@ export const PostTreasury = Rpc.make("PostTreasury", {
 /** Step one of a two-step transfer: reserve amount + fee (free → lock_out) and record the pending step. */
 export const ReserveTransfer = Rpc.make("ReserveTransfer", {
   payload: {
-    txId: Schema.String,
+    txId: TxIdOut,
     typeTx: Schema.Int,
-    recipientId: Schema.String,
-    profitWalletId: Schema.String,
+    recipientId: WalletIdOut,
+    profitWalletId: WalletIdOut,
     currency: Schema.String,
-    amountMinor: Schema.String,
-    feeMinor: Schema.String,
+    amount: Schema.BigIntFromString,
+    fee: Schema.BigIntFromString,
     tag: Schema.NullOr(Schema.String),
-    clientNonce: Schema.NullOr(Schema.String),
+    clientNonce: Schema.NullOr(Schema.BigIntFromString),
     channel: Schema.Literals(["Inline", "Code", "Sign"]),
-    codeHashHex: Schema.NullOr(Schema.String),
-    expiresAtMs: Schema.Number,
+    codeHash: Schema.NullOr(Schema.Uint8ArrayFromHex),
+    expiresAt: Schema.DateFromString,
     attempts: Schema.Int,
     codeForEvent: Schema.NullOr(Schema.String),
     /** A swap's target leg (its fee is in currencyTo and is not reserved from the source). */
-    exchange: Schema.optional(Schema.Struct({ currencyTo: Schema.String, amountToMinor: Schema.String })),
+    exchange: Schema.optional(Schema.Struct({ currencyTo: Schema.String, amountTo: Schema.BigIntFromString })),
     /** Free funds the reservation may not use (ChargeBackDays protection of a swap). */
-    protectedMinor: Schema.optional(Schema.String)
+    withheld: Schema.optional(Schema.BigIntFromString)
   },
   success: Schema.Struct({ idUpdate: Schema.String }),
   error: Schema.Union([BalanceNotEnough, NonceExists])
@@ -54,20 +55,20 @@ export const ReserveTransfer = Rpc.make("ReserveTransfer", {
 /** Step two: check the proof against the pending confirmation and settle the reserved transfer. */
 export const ConfirmTransfer = Rpc.make("ConfirmTransfer", {
   payload: {
-    txId: Schema.String,
+    txId: TxIdOut,
     /** Whatever the caller sent; the actor uses the one its confirmation channel expects. */
     code: Schema.NullOr(Schema.String),
     signatureBase64: Schema.NullOr(Schema.String),
     /** What the caller confirms: a transfer's step two cannot settle a swap (which skips its rate check), nor the reverse. */
     kind: Schema.Literals(["transfer", "swap"])
   },
-  success: Schema.Struct({ idUpdate: Schema.String, feeMinor: Schema.String, currency: Schema.String }),
+  success: Schema.Struct({ idUpdate: Schema.String, fee: Schema.BigIntFromString, currency: Schema.String }),
   error: Schema.Union([TransactionNotPending, ConfirmationFailed, ConfirmationExpired])
 })
 
 /** Cancel a reserved transfer (sender's cancel, expiry, exhausted attempts): the reservation returns. */
 export const CancelTransfer = Rpc.make("CancelTransfer", {
-  payload: { txId: Schema.String, reason: Schema.String },
+  payload: { txId: TxIdOut, reason: Schema.String },
   success: Schema.Struct({ idUpdate: Schema.String }),
   error: TransactionNotPending
 })
@@ -75,15 +76,15 @@ export const CancelTransfer = Rpc.make("CancelTransfer", {
 /** An operator's debt charge: takes at most the free balance, to the profit wallet. */
 export const ChargeDebt = Rpc.make("ChargeDebt", {
   payload: {
-    txId: Schema.String,
+    txId: TxIdOut,
     externalId: Schema.String,
     requestHash: Schema.String,
     currency: Schema.String,
-    amountMinor: Schema.String,
-    profitWalletId: Schema.String,
+    amount: Schema.BigIntFromString,
+    profitWalletId: WalletIdOut,
     tag: Schema.NullOr(Schema.String)
   },
-  success: Schema.Struct({ txId: Schema.NullOr(Schema.String), chargedMinor: Schema.String, outstandingMinor: Schema.String }),
+  success: Schema.Struct({ txId: Schema.NullOr(Schema.String), charged: Schema.BigIntFromString, outstanding: Schema.BigIntFromString }),
   error: ExternalIdConflict
 })
 

@@ -52,10 +52,10 @@ export const makeTransferHandlers = (
   })
 
   const ReserveTransferHandler = Effect.fnUntraced(function*({ payload }: { payload: Payload<typeof ReserveTransfer> }) {
-    const amount = BigInt(payload.amountMinor), fee = BigInt(payload.feeMinor)
+    const amount = payload.amount, fee = payload.fee
     const swap = payload.exchange
     const reservedFee = swap === undefined ? fee : 0n
-    const withheld = BigInt(payload.protectedMinor ?? "0")
+    const withheld = payload.withheld ?? 0n
     const txId = BigInt(payload.txId)
     const idUpdate = yield* commits.commitPlanned(payload.currency, (known) => {
       const decision = reserveTransfer(walletId, withheld === 0n ? known : { ...known, free: known.free - withheld }, payload.currency, amount, reservedFee)
@@ -70,14 +70,14 @@ export const makeTransferHandlers = (
         tx: {
           id: txId, typeTx: payload.typeTx, txState: TxState.Created, walletFrom: walletId, walletTo: BigInt(payload.recipientId),
           currency: payload.currency, amount, fee, tag: payload.tag, appId: null, externalId: null, requestHash: null,
-          clientNonce: payload.clientNonce === null ? null : BigInt(payload.clientNonce), profitWallet: BigInt(payload.profitWalletId),
-          ...(swap === undefined ? {} : { currencyTo: swap.currencyTo, amountTo: BigInt(swap.amountToMinor) })
+          clientNonce: payload.clientNonce, profitWallet: BigInt(payload.profitWalletId),
+          ...(swap === undefined ? {} : { currencyTo: swap.currencyTo, amountTo: swap.amountTo })
         },
         postings: decision.postings,
         confirmation: {
           txId, walletId, channel: payload.channel,
-          codeHash: payload.codeHashHex === null ? null : Buffer.from(payload.codeHashHex, "hex"),
-          attempts: payload.attempts, expiresAt: new Date(payload.expiresAtMs)
+          codeHash: payload.codeHash,
+          attempts: payload.attempts, expiresAt: payload.expiresAt
         },
         events: payload.codeForEvent === null ? [] : [{
           kind: "ConfirmationCode", walletId, payload: { walletId: String(walletId), txId: payload.txId, code: payload.codeForEvent }
@@ -126,7 +126,7 @@ export const makeTransferHandlers = (
         }]
       }, tx.currency).pipe(Effect.catch(() => Effect.fail(notPending(payload.txId))))
       state.forget(tx.currency_to)
-      return { idUpdate: String(idUpdate), feeMinor: tx.fee, currency: tx.currency_to }
+      return { idUpdate: String(idUpdate), fee: BigInt(tx.fee), currency: tx.currency_to }
     }
     const idUpdate = yield* commitApplied({
       transition: { id: BigInt(tx.id), from: TxState.Created, to: TxState.Finished },
@@ -143,7 +143,7 @@ export const makeTransferHandlers = (
         }
       ]
     }, tx.currency).pipe(Effect.catch(() => Effect.fail(notPending(payload.txId))))
-    return { idUpdate: String(idUpdate), feeMinor: tx.fee, currency: tx.currency }
+    return { idUpdate: String(idUpdate), fee: BigInt(tx.fee), currency: tx.currency }
   })
 
   const CancelTransferHandler = Effect.fnUntraced(function*({ payload }: { payload: Payload<typeof CancelTransfer> }) {

@@ -16,13 +16,13 @@ export const hashCode = (code: string): Buffer => createHash("sha256").update(co
  * Step one's confirmation (C10, C12): without Require2FA the code is answered inline; with it a
  * Fido2Key login signs (NeedSign) and any other gets a code through the notification channel.
  */
-export const newConfirmation = (require2FA: boolean, keyType: string, expiresAtMs: number) => {
+export const newConfirmation = (require2FA: boolean, keyType: string, expiresAt: Date) => {
   const channel = !require2FA ? "Inline" as const : keyType === "Fido2Key" ? "Sign" as const : "Code" as const
   const code = channel === "Sign" ? null : newConfirmationCode()
   return {
     /** ReserveTransfer's confirmation fields. */
     reserve: {
-      channel, codeHashHex: code === null ? null : hashCode(code).toString("hex"), expiresAtMs,
+      channel, codeHash: code === null ? null : new Uint8Array(hashCode(code)), expiresAt,
       attempts: confirmationAttemptsMax, codeForEvent: channel === "Code" ? code : null
     },
     /** CreateTransactOut's confirmation fields. */

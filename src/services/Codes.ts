@@ -16,6 +16,7 @@ import {
   TransactionNotPending, UnknownCurrency, WalletBlocked, WalletNotFound, WrongSide
 } from "../../schema/Errors.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
+import { asWalletId } from "../../schema/Ids.ts"
 import { sendBlockingFlags } from "../../schema/Wallet.ts"
 import { AppConfigService } from "../platform/Config.ts"
 import { makeDb } from "../platform/db/Sql.ts"
@@ -122,7 +123,7 @@ export class Codes extends Context.Service<Codes, {
         const currency = yield* currencies.require(row.currency, "currency")
         const amountMinor = amount === undefined ? null : yield* currencies.toMinor(amount, currency, "amount")
         const outcome = yield* delivered(codeActor(String(row.tx_id)).ApplyCode({
-          by: walletId, amountMinor: amountMinor === null ? null : String(amountMinor), clientNonce
+          by: asWalletId(walletId), amount: amountMinor, clientNonce: BigInt(clientNonce)
         }))
         const stateCode = stateCodeOf({ typeTx: Number(row.type_tx) as 11, txState: outcome.txState })
         return { confirmationStatusCode: outcome.confirmationStatusCode, txId: String(row.tx_id), result: stateNameOf(stateCode) }
@@ -131,7 +132,7 @@ export class Codes extends Context.Service<Codes, {
       const cancel = Effect.fn("Codes.cancel")(function*(walletId: string, ref: CodeRef) {
         const row = yield* resolve(walletId, ref)
         if (row.kind === "room") return yield* new WrongSide({ message: "code: a room code is closed with its room" })
-        yield* delivered(codeActor(String(row.tx_id)).CancelCode({ by: walletId }))
+        yield* delivered(codeActor(String(row.tx_id)).CancelCode({ by: asWalletId(walletId) }))
         const after = yield* db(findCodeByTx(String(row.tx_id)))
         return { txId: String(row.tx_id), idUpdate: String(after?.id_update ?? "") }
       })

@@ -10,6 +10,7 @@ import { WalletEntity } from "../../actors/wallet/Protocol.ts"
 import { findTxByExternalId } from "../../sql/LedgerRepo.ts"
 import { findWallet } from "../../sql/WalletRepo.ts"
 import { ExternalIdConflict, TooManyDecimals, UnknownCurrency, WalletNotFound } from "../../schema/Errors.ts"
+import { asTxId, asWalletId } from "../../schema/Ids.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import type { DebtChargeIn } from "../../schema/Transfer.ts"
 import { makeDb } from "../platform/db/Sql.ts"
@@ -52,8 +53,8 @@ export class DebtCharges extends Context.Service<DebtCharges, {
         const wallet = yield* db(findWallet(input.walletId))
         if (wallet === undefined || wallet.id < 0n) return yield* new WalletNotFound({ message: `walletId: no wallet ${input.walletId}` })
         const result = yield* walletActor(input.walletId).ChargeDebt({
-          txId: String(ticks.next()), externalId: input.externalId, requestHash, currency: currency.code,
-          amountMinor: String(amount), profitWalletId: String(FEES_WALLET_ID), tag: input.tag ?? null
+          txId: asTxId(ticks.next()), externalId: input.externalId, requestHash, currency: currency.code,
+          amount, profitWalletId: asWalletId(FEES_WALLET_ID), tag: input.tag ?? null
         }).pipe(
           delivered,
           // A concurrent twin with the same externalId won the insert: answer with the winner's result.
@@ -63,8 +64,8 @@ export class DebtCharges extends Context.Service<DebtCharges, {
         if ("replayed" in result) return result
         return {
           txId: result.txId,
-          charged: toNumber(BigInt(result.chargedMinor)),
-          outstanding: toNumber(BigInt(result.outstandingMinor)),
+          charged: toNumber(result.charged),
+          outstanding: toNumber(result.outstanding),
           replayed: false
         }
       })

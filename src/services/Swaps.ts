@@ -19,6 +19,8 @@ import {
   BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, CurrencyNotEnabled, InvalidAmount, InvalidRequest, NonceExists,
   RateLimited, RateNotFound, SwapDrift, TooManyDecimals, TransactionNotPending, UnknownCurrency, WalletBlocked, WalletNotFound
 } from "../../schema/Errors.ts"
+import { asTxId, asWalletId } from "../../schema/Ids.ts"
+import { SystemWallet } from "../../sql/Ledger.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import type { KeyType } from "../../schema/Security.ts"
 import { type CreateTransactOut, TxType } from "../../schema/Transfer.ts"
@@ -122,15 +124,16 @@ export class Swaps extends Context.Service<Swaps, {
             message: `toAmount: the server computes ${fromMinorUnits(server.net > 0n ? server.net : 0n, to.decimals)} ${to.code} net of a fee of ${fromMinorUnits(server.fee, to.decimals)}; the difference exceeds ${drift.toFixed()} %`
           })
         }
-        const confirmation = newConfirmation((Number(wallet.flags) & WalletFlag.Require2FA) !== 0, sender.keyType, Date.now() + confirmationTtlMs)
+        const confirmation = newConfirmation((Number(wallet.flags) & WalletFlag.Require2FA) !== 0, sender.keyType, new Date(Date.now() + confirmationTtlMs))
         const txId = String(ticks.next())
         const { base } = canonicalPair(from.code, to.code)
         yield* walletActor(sender.walletId).ReserveTransfer({
-          txId, typeTx: from.code === base ? TxType.ExchangeToBroker : TxType.ExchangeFromBroker, recipientId: "-3",
-          profitWalletId: String(server.profitWalletId), currency: from.code, amountMinor: String(fromMinor), feeMinor: String(server.fee),
-          tag: input.tag ?? null, clientNonce: input.clientNonce ?? null, ...confirmation.reserve,
-          exchange: { currencyTo: to.code, amountToMinor: String(toMinor) },
-          protectedMinor: String(yield* chargebackWithheld(sender.walletId, from.code))
+          txId: asTxId(txId), typeTx: from.code === base ? TxType.ExchangeToBroker : TxType.ExchangeFromBroker,
+          recipientId: asWalletId(SystemWallet.Broker), profitWalletId: asWalletId(server.profitWalletId), currency: from.code,
+          amount: fromMinor, fee: server.fee, tag: input.tag ?? null,
+          clientNonce: input.clientNonce === undefined || input.clientNonce === null ? null : BigInt(input.clientNonce), ...confirmation.reserve,
+          exchange: { currencyTo: to.code, amountTo: toMinor },
+          withheld: yield* chargebackWithheld(sender.walletId, from.code)
         }).pipe(delivered)
         return {
           txId: txId as CreateTransactOut["txId"],
@@ -152,15 +155,15 @@ export class Swaps extends Context.Service<Swaps, {
         // The rate may have moved since step one: the swap executes only while it is still within tolerance.
         const server = yield* price(from, to, BigInt(tx.amount), Number(wallet?.wallet_group ?? 0))
         if (!withinDrift(BigInt(tx.amount_to ?? "0"), server.net)) {
-          yield* Effect.ignore(walletActor(sender.walletId).CancelTransfer({ txId, reason: "rate drift" }))
+          yield* Effect.ignore(walletActor(sender.walletId).CancelTransfer({ txId: asTxId(txId), reason: "rate drift" }))
           return yield* new SwapDrift({ message: "confirmationTimetick: the rate moved beyond the tolerance since step one; the reservation was released" })
         }
         const settled = yield* walletActor(sender.walletId).ConfirmTransfer({
-          txId, code: code ?? null, signatureBase64: signResult !== undefined && signResult.length > 0 ? signResult : null, kind: "swap"
+          txId: asTxId(txId), code: code ?? null, signatureBase64: signResult !== undefined && signResult.length > 0 ? signResult : null, kind: "swap"
         }).pipe(delivered)
         return {
           txId: txId as CreateTransactOut["txId"],
-          fee: Number(fromMinorUnits(BigInt(settled.feeMinor), to.decimals)),
+          fee: Number(fromMinorUnits(settled.fee, to.decimals)),
           confirmationStatusCode: "Confirmed" as const
         }
       })

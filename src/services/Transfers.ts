@@ -13,6 +13,7 @@ import {
   BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, FieldRuleViolated, InvalidRequest, NonceExists, RateLimited, SameAccounts,
   TooManyDecimals, TransactionNotPending, UnknownCurrency, WalletBlocked, WalletNotFound
 } from "../../schema/Errors.ts"
+import { asTxId, asWalletId } from "../../schema/Ids.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import type { CurrentSession, KeyType } from "../../schema/Security.ts"
 import { type CreateTransactOut, type InternalTransferIn, TxType } from "../../schema/Transfer.ts"
@@ -74,12 +75,12 @@ export class Transfers extends Context.Service<Transfers, {
           txClass: self ? "SelfTransfer" : "InnerTransfer", currency: currency.code, decimals: currency.decimals, amount,
           walletGroup: wallet.walletGroup, typeTx
         })
-        const confirmation = newConfirmation((wallet.flags & WalletFlag.Require2FA) !== 0, sender.keyType, Date.now() + confirmationTtlMs)
+        const confirmation = newConfirmation((wallet.flags & WalletFlag.Require2FA) !== 0, sender.keyType, new Date(Date.now() + confirmationTtlMs))
         const txId = String(ticks.next())
         yield* walletActor(sender.walletId).ReserveTransfer({
-          txId, typeTx, recipientId: String(recipient.id), profitWalletId: String(quote.profitWalletId),
-          currency: currency.code, amountMinor: String(amount), feeMinor: String(quote.fee), tag: input.tag ?? null,
-          clientNonce: input.clientNonce ?? null, ...confirmation.reserve
+          txId: asTxId(txId), typeTx, recipientId: asWalletId(recipient.id), profitWalletId: asWalletId(quote.profitWalletId),
+          currency: currency.code, amount, fee: quote.fee, tag: input.tag ?? null,
+          clientNonce: input.clientNonce === undefined || input.clientNonce === null ? null : BigInt(input.clientNonce), ...confirmation.reserve
         }).pipe(delivered)
         return {
           txId: txId as CreateTransactOut["txId"],
@@ -93,19 +94,19 @@ export class Transfers extends Context.Service<Transfers, {
           return yield* new InvalidRequest({ message: "confirmationCode: required with confirmationTimetick (or the X-SignResult header)" })
         }
         const settled = yield* walletActor(sender.walletId).ConfirmTransfer({
-          txId, code: code ?? null, signatureBase64: signResult !== undefined && signResult.length > 0 ? signResult : null, kind: "transfer"
+          txId: asTxId(txId), code: code ?? null, signatureBase64: signResult !== undefined && signResult.length > 0 ? signResult : null, kind: "transfer"
         })
           .pipe(delivered)
         const currency = currencies.find(settled.currency)
         return {
           txId: txId as CreateTransactOut["txId"],
-          fee: Number(fromMinorUnits(BigInt(settled.feeMinor), currency?.decimals ?? 0)),
+          fee: Number(fromMinorUnits(settled.fee, currency?.decimals ?? 0)),
           confirmationStatusCode: "Confirmed" as const
         }
       })
 
       const cancel = (walletId: string, txId: string) =>
-        walletActor(walletId).CancelTransfer({ txId, reason: "cancelled by the sender" }).pipe(
+        walletActor(walletId).CancelTransfer({ txId: asTxId(txId), reason: "cancelled by the sender" }).pipe(
           Effect.map(({ idUpdate }) => ({ txId, idUpdate })),
           delivered
         )
@@ -126,7 +127,7 @@ export class Transfers extends Context.Service<Transfers, {
       const sweep = Effect.gen(function*() {
         const expired = yield* db(expiredConfirmations(sweepBatchMax))
         yield* Effect.forEach(expired, (row) =>
-          Effect.ignore(walletActor(String(row.wallet_id)).CancelTransfer({ txId: String(row.tx_id), reason: "expired" })), { concurrency: 8, discard: true })
+          Effect.ignore(walletActor(String(row.wallet_id)).CancelTransfer({ txId: asTxId(row.tx_id), reason: "expired" })), { concurrency: 8, discard: true })
       })
       yield* Effect.forkScoped(sweep.pipe(Effect.ignore, Effect.repeat(Schedule.spaced(sweepIntervalMs))))
 

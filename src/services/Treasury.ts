@@ -10,6 +10,7 @@ import { findTxByExternalId } from "../../sql/LedgerRepo.ts"
 import { findWallet } from "../../sql/WalletRepo.ts"
 import { WalletEntity } from "../../actors/wallet/Protocol.ts"
 import { codeOf, ExternalIdConflict, WalletNotFound } from "../../schema/Errors.ts"
+import { asTxId } from "../../schema/Ids.ts"
 import type { ExecuteItemOut, TreasuryPostingIn } from "../../schema/Ledger.ts"
 import { makeDb } from "../platform/db/Sql.ts"
 import { delivered } from "../platform/Delivery.ts"
@@ -53,11 +54,11 @@ export class Treasury extends Context.Service<Treasury, {
           const wallet = yield* db(findWallet(item.walletId))
           if (wallet === undefined || wallet.id < 0n) return yield* new WalletNotFound({ message: `walletId: no wallet ${item.walletId}` })
           const result = yield* clientFor(item.walletId).PostTreasury({
-            txId: String(ticks.next()),
+            txId: asTxId(ticks.next()),
             externalId: item.externalId,
             requestHash,
             currency: currency.code,
-            amountMinor: String(amountMinor),
+            amount: amountMinor,
             direction: item.direction,
             tag: item.tag ?? null
           }).pipe(
