@@ -1,61 +1,33 @@
 /**
- * `npm run bench -- <name>`: runs one benchmark (or `all`, one after another) and prints its table;
- * without a known name, lists the benchmarks. Settings: BENCH_SECONDS, BENCH_WARMUP_SECONDS,
- * BENCH_CONNECTIONS, BENCH_ROUNDS, BENCH_PROFILE=1 (CPU profile of our service); DATABASE_URL selects
- * PostgreSQL instead of embedded PGlite (the PostgreSQL benchmarks default to 127.0.0.1:5432).
+ * `npm run bench -- <name>`: runs one benchmark (or `all`, one after another) in the harness
+ * (bench/support/Harness.ts) and prints its table; without a known name, lists the benchmarks.
+ * Settings: bench/README.md.
  */
 import { getBalance } from "./benchmarks/get_balance.ts"
 import { getInfo } from "./benchmarks/get_info.ts"
-import { runLedgerEngine } from "./benchmarks/ledger_engine.ts"
-import { runOrderbookEngine } from "./benchmarks/orderbook_engine.ts"
-import { runOrdersE2e } from "./benchmarks/orders_e2e.ts"
-import { runTransfersE2e } from "./benchmarks/transfers_e2e.ts"
+import { ledgerEngine } from "./benchmarks/ledger_engine.ts"
+import { orderbookEngine } from "./benchmarks/orderbook_engine.ts"
+import { ordersE2e } from "./benchmarks/orders_e2e.ts"
+import { transfersE2e } from "./benchmarks/transfers_e2e.ts"
 import { runBenchmark, type Benchmark } from "./support/Harness.ts"
 
-interface Entry {
-  readonly name: string
-  readonly summary: string
-  readonly run: () => Promise<void>
-}
-
-const http = (b: Benchmark): Entry => ({ name: b.name, summary: b.summary, run: () => runBenchmark(b) })
-
-const benchmarks: ReadonlyArray<Entry> = [
-  http(getInfo),
-  http(getBalance),
-  {
-    name: "ledger_engine",
-    summary: "in-process LedgerWriter postings/s (durable group commits) vs pgbench -N TPS, same PostgreSQL server",
-    run: runLedgerEngine
-  },
-  {
-    name: "transfers_e2e",
-    summary: "completed two-step internal transfers/s over HTTP (p50/p99) vs pgbench -N TPS, same PostgreSQL server",
-    run: runTransfersE2e
-  },
-  {
-    name: "orders_e2e",
-    summary: "accepted create_order/s over HTTP (p50/p99, trades/s, ledger audit) vs pgbench -N TPS, same PostgreSQL server (target >= 3x)",
-    run: runOrdersE2e
-  },
-  {
-    name: "orderbook_engine",
-    summary: "pure order-book engine orders/s vs nodejs-order-book, same seeded 1M-order stream, same run (target >= 15x)",
-    run: runOrderbookEngine
-  }
-]
+const benchmarks: ReadonlyArray<Benchmark> = [getInfo, getBalance, ledgerEngine, transfersE2e, ordersE2e, orderbookEngine]
 
 const usage = () => {
   console.log("usage: npm run bench -- <name>\n\nbenchmarks:")
-  for (const b of benchmarks) console.log(`  ${b.name.padEnd(14)} ${b.summary}`)
-  console.log(`  ${"all".padEnd(14)} every benchmark above, one after another`)
+  for (const b of benchmarks) {
+    const target = b.target === undefined ? "" : ` (target: ${b.target.what} ≥ ${b.target.ratio}×)`
+    console.log(`  ${b.name.padEnd(16)} ${b.summary}${target}`)
+  }
+  console.log(`  ${"all".padEnd(16)} every benchmark above, one after another`)
   console.log("\nenvironment: BENCH_SECONDS (5), BENCH_WARMUP_SECONDS (1), BENCH_CONNECTIONS (32), BENCH_ROUNDS (3),")
   console.log("             BENCH_PROFILE=1 (our service under --cpu-prof; summarise with bench/profile/top.ts),")
   console.log("             DATABASE_URL (unset: embedded PGlite; ledger_engine, transfers_e2e, orders_e2e: postgres://postgres@127.0.0.1:5432)")
   console.log("             ledger_engine: BENCH_INFLIGHT (1024), BENCH_WALLETS (1000), BENCH_PGBENCH_CLIENTS (BENCH_CONNECTIONS)")
-  console.log("             transfers_e2e: BENCH_WALLETS (200), BENCH_CONNECTIONS clients, same count for pgbench -c")
+  console.log("             transfers_e2e: BENCH_WALLETS (200), BENCH_CONNECTIONS clients, same count for pgbench -c, BENCH_WORKERS (1)")
   console.log("             orders_e2e: BENCH_WALLETS (200), BENCH_CONNECTIONS (64 here) clients and pgbench -c, BENCH_PRIVATE_ROOMS (9),")
-  console.log("             BENCH_CROSS_SHARE (0.5, share of orders priced through the mid)")
+  console.log("             BENCH_CROSS_SHARE (0.5, share of orders priced through the mid), BENCH_WORKERS (1)")
+  console.log("             orderbook_engine: BENCH_ORDERS (1000000)")
 }
 
 const name = process.argv[2]
@@ -66,5 +38,5 @@ if (chosen.length === 0) {
   usage()
   process.exitCode = name === undefined ? 0 : 2
 } else {
-  for (const benchmark of chosen) await benchmark.run()
+  for (const benchmark of chosen) await runBenchmark(benchmark)
 }

@@ -1,10 +1,16 @@
 /** Starts the bare node:http anchor (bareNode.ts) as a child process on a free port. */
 import { spawn } from "node:child_process"
 import { join } from "node:path"
-import { freePort, root } from "../../test/support/Service.ts"
-import type { Target } from "../support/Target.ts"
+import { freePort, root } from "../support/Service.ts"
 
-export const startAnchor = async (): Promise<Target> => {
+export interface BareNodeAnchor {
+  /** Every path answers alike; this is get_info's. */
+  readonly url: string
+  readonly pid: number
+  readonly stop: () => Promise<void>
+}
+
+export const startAnchor = async (): Promise<BareNodeAnchor> => {
   const port = await freePort()
   const child = spawn(process.execPath, ["--import", "tsx", join(root, "bench/anchor/bareNode.ts")], {
     cwd: root,
@@ -24,5 +30,5 @@ export const startAnchor = async (): Promise<Target> => {
     child.kill("SIGTERM")
     await exited
   }
-  return { name: "bare node:http", url: `http://127.0.0.1:${port}/core/v1/get_info`, headers: {}, pid: child.pid!, stop }
+  return { url: `http://127.0.0.1:${port}/core/v1/get_info`, pid: child.pid!, stop }
 }

@@ -3,7 +3,7 @@
  * wallet's sub-balances) against the bare node:http anchor, in req/s and server CPU µs/request.
  * The wallet is funded in several currencies first, so every answer carries several balances.
  */
-import type { Benchmark } from "../support/Harness.ts"
+import { getBenchmark } from "../support/HttpGet.ts"
 
 const funding: ReadonlyArray<readonly [currency: string, amount: string]> = [
   ["USDT", "1000.5"],
@@ -12,13 +12,13 @@ const funding: ReadonlyArray<readonly [currency: string, amount: string]> = [
   ["EUR", "5000.25"]
 ]
 
-export const getBalance: Benchmark = {
+export const getBalance = getBenchmark({
   name: "get_balance",
   summary: "session GET /core/v1/wallet/get_balance (4 funded currencies) vs a bare node:http server",
-  prepare: async (ours) => {
-    const wallet = await ours.client.createWallet("900001", { name: "Bench" })
-    for (const [currency, amount] of funding) await ours.client.fund(wallet.id, currency, amount)
-    const sid = await ours.client.createSession(wallet.id)
-    return ours.target("/core/v1/wallet/get_balance", { cookie: `sid=${sid}` })
+  route: async (_service, client) => {
+    const wallet = await client.createWallet("900001", { name: "Bench" })
+    for (const [currency, amount] of funding) await client.fund(wallet.id, currency, amount)
+    const sid = await client.createSession(wallet.id)
+    return { path: "/core/v1/wallet/get_balance", headers: { cookie: `sid=${sid}` } }
   }
-}
+})

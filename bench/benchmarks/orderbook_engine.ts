@@ -8,7 +8,23 @@
  */
 import { OrderBook, Side } from "nodejs-order-book"
 import { Engine, KIND_LIMIT, KIND_LIMIT_ONLY, KIND_MARKET, SIDE_BUY, SIDE_SELL } from "../../actors/room/Engine.ts"
-import { seeded } from "../../test/unit/Random.ts"
+import { log, median, type Benchmark } from "../support/Harness.ts"
+import { positive } from "../support/Settings.ts"
+
+/** A small seeded generator (mulberry32, as the unit tests use), so the stream is the same in every run. */
+const seeded = (seed: number) => {
+  let state = seed >>> 0
+  const next = (): number => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  /** An integer in [min, max]. */
+  const int = (min: number, max: number): number => min + Math.floor(next() * (max - min + 1))
+  return { next, int }
+}
 
 const OP_CANCEL = 3
 
@@ -98,40 +114,57 @@ const runOracle = (s: Stream): number => {
   return done
 }
 
-const median = (xs: Array<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-
+/** Seconds `f` takes to run. */
 const time = (f: () => number): number => {
   const t0 = process.hrtime.bigint()
   f()
   return Number(process.hrtime.bigint() - t0) / 1e9
 }
 
-export const runOrderbookEngine = async (): Promise<void> => {
-  const n = Number(process.env.BENCH_ORDERS ?? 1_000_000)
-  const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
-  const stream = makeStream(n, 20_240_601)
-  // Warm-up on a short prefix so that the JIT has seen all three code paths.
-  const warm = makeStream(50_000, 7)
-  runOursRaw(warm)
-  runOursEvents(warm)
-  runOracle(warm)
-  const raw: Array<number> = []
-  const ev: Array<number> = []
-  const oracle: Array<number> = []
-  for (let r = 0; r < rounds; r++) {
-    raw.push(n / time(() => runOursRaw(stream)))
-    oracle.push(n / time(() => runOracle(stream)))
-    ev.push(n / time(() => runOursEvents(stream)))
-  }
-  const fmt = (x: number) => Math.round(x).toLocaleString("en-US").padStart(12)
-  const oursRaw = median(raw)
-  const oursEv = median(ev)
-  const theirs = median(oracle)
-  console.log(`orderbook_engine: ${n.toLocaleString("en-US")} operations (seeded), ${rounds} alternating rounds, medians`)
-  console.log(`  ours (submitRaw)        ${fmt(oursRaw)} orders/s   rounds: ${raw.map((x) => Math.round(x)).join(", ")}`)
-  console.log(`  ours (submit, events)   ${fmt(oursEv)} orders/s   rounds: ${ev.map((x) => Math.round(x)).join(", ")}`)
-  console.log(`  nodejs-order-book       ${fmt(theirs)} orders/s   rounds: ${oracle.map((x) => Math.round(x)).join(", ")}`)
-  console.log(`  ratio raw ${(oursRaw / theirs).toFixed(1)}×, events ${(oursEv / theirs).toFixed(1)}× (target ≥ 15×, ≥ 1,000,000 orders/s)`)
-}
+interface Ours { readonly raw: number; readonly events: number }
 
-if (import.meta.url === `file://${process.argv[1]}`) await runOrderbookEngine()
+const perSecond = (x: number) => Math.round(x).toLocaleString("en-US").padStart(12)
+
+export const orderbookEngine: Benchmark<number, Ours> = {
+  name: "orderbook_engine",
+  summary: "pure order-book engine orders/s vs nodejs-order-book, same seeded 1M-order stream, same run",
+  target: { ratio: 15, what: "orders/s (submitRaw) vs nodejs-order-book" },
+  prepare: async ({ settings }) => {
+    const n = Math.round(positive("BENCH_ORDERS", 1_000_000))
+    const stream = makeStream(n, 20_240_601)
+    log(`   ${n.toLocaleString("en-US")} operations (seeded), ${settings.rounds} alternating rounds, in this process; medians`)
+    // Warm-up on a short prefix so that the JIT has seen all three code paths.
+    const warm = makeStream(50_000, 7)
+    runOursRaw(warm)
+    runOursEvents(warm)
+    runOracle(warm)
+    return {
+      anchor: {
+        label: "nodejs-order-book",
+        measure: async () => n / time(() => runOracle(stream)),
+        report: (rate) => `${perSecond(rate)} orders/s`
+      },
+      ours: {
+        label: "ours",
+        measure: async () => ({ raw: n / time(() => runOursRaw(stream)), events: n / time(() => runOursEvents(stream)) }),
+        report: (r) => `${perSecond(r.raw)} orders/s (submitRaw), ${perSecond(r.events).trim()} (submit, events)`
+      },
+      conclude: (rounds) => {
+        const oursRaw = median(rounds.map((r) => r.ours.raw))
+        const oursEvents = median(rounds.map((r) => r.ours.events))
+        const theirs = median(rounds.map((r) => r.anchor))
+        const list = (xs: ReadonlyArray<number>) => xs.map((x) => Math.round(x)).join(", ")
+        return {
+          ratio: oursRaw / theirs,
+          lines: [
+            `  ours (submitRaw)        ${perSecond(oursRaw)} orders/s   rounds: ${list(rounds.map((r) => r.ours.raw))}`,
+            `  ours (submit, events)   ${perSecond(oursEvents)} orders/s   rounds: ${list(rounds.map((r) => r.ours.events))}`,
+            `  nodejs-order-book       ${perSecond(theirs)} orders/s   rounds: ${list(rounds.map((r) => r.anchor))}`,
+            `  ratio raw ${(oursRaw / theirs).toFixed(1)}×, events ${(oursEvents / theirs).toFixed(1)}× (target ≥ 15×, ≥ 1,000,000 orders/s)`
+          ],
+          record: { orders: n, median: { oursRaw, oursEvents, nodejsOrderBook: theirs } }
+        }
+      }
+    }
+  }
+}

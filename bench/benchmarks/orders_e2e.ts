@@ -9,19 +9,13 @@
  * ETH/USDT and USDC/USDT and BENCH_PRIVATE_ROOMS private rooms (every room is one serial actor).
  * After every round of ours the operator's ledger audit must be sound (every Σ "0", no negative
  * user bucket), or the benchmark fails. BENCH_PROFILE=1 profiles the service.
- * The run itself (service, pgbench, rounds, CPU, record, profile) is bench/support/E2eRun.ts.
  */
 import type { OrderLoadSpec, OrderLoadSummary } from "../load/orders.ts"
-import { median } from "../support/Compare.ts"
-import {
-  fmt, labelled, log, logCpuMedians, logRateMedians, measureLoadWindow, oursMedians, pgbenchMedian, roundCpuText, runE2e,
-  windowFigureKeys, type WindowFigures
-} from "../support/E2eRun.ts"
-import { createRooms, createTradingWallets, requireSoundLedger } from "../support/OrderFixture.ts"
-import { queryRows } from "../support/Pgbench.ts"
-import { positive, readSettings } from "../support/Settings.ts"
-
-export const ordersTarget = 3
+import { cpuMedianLine, prepareE2e, rateMedianLines, roundCpuText, windowFigureKeys, type WindowFigures } from "../support/E2e.ts"
+import { createRooms, createTradingWallets, requireSoundLedger } from "../support/Fixtures.ts"
+import { fmt, labelled, log, median, mediansOf, type Benchmark } from "../support/Harness.ts"
+import { queryRows } from "../support/Postgres.ts"
+import { positive } from "../support/Settings.ts"
 
 type OursRound = OrderLoadSummary & {
   readonly ordersPerSec: number
@@ -46,20 +40,25 @@ const mergeCounts = (records: ReadonlyArray<Record<string, number>>) => {
 const countsText = (record: Record<string, number>) =>
   Object.entries(record).sort((a, b) => b[1] - a[1]).map(([key, n]) => `${key} ×${n}`).join(", ")
 
-export const runOrdersE2e = async (): Promise<void> => {
-  const settings = readSettings()
-  // This benchmark's default is 64 clients (BENCH_CONNECTIONS overrides; pgbench gets the same -c).
-  const clients = Math.round(positive("BENCH_CONNECTIONS", 64))
-  const walletCount = Math.round(positive("BENCH_WALLETS", 200))
-  const privateRooms = process.env.BENCH_PRIVATE_ROOMS === "0" ? 0 : Math.round(positive("BENCH_PRIVATE_ROOMS", 9))
-  const crossShare = positive("BENCH_CROSS_SHARE", 0.5)
-  if (crossShare > 1) throw new Error("BENCH_CROSS_SHARE must be at most 1")
-  await runE2e({
-    name: "orders_e2e", headline: "accepted create_order/s over HTTP", target: ordersTarget, settings, clients,
-    load: `${clients} order loops (undici keep-alive, own process) over ${walletCount} wallets, ` +
-      `3 public + ${privateRooms} private rooms (BTC/USDT, ETH/USDT, USDC/USDT), ${fmt(crossShare * 100)}% of orders priced through the mid`,
-    databasePrefix: "bench_orders", env: { MAX_ACTIVE_ORDERS_PER_WALLET: "1000000" }
-  }, async ({ service, client, ourUrl, rounds: runRounds, conclude }) => {
+export const ordersE2e: Benchmark<number, OursRound> = {
+  name: "orders_e2e",
+  summary: "accepted create_order/s over HTTP (p50/p99, trades/s, ledger audit) vs pgbench -N TPS, same PostgreSQL server",
+  target: { ratio: 3, what: "create_order/s vs pgbench -N TPS" },
+  prepare: async (run) => {
+    const { settings } = run
+    // This benchmark's default is 64 clients (BENCH_CONNECTIONS overrides; pgbench gets the same -c).
+    const clients = Math.round(positive("BENCH_CONNECTIONS", 64))
+    const walletCount = Math.round(positive("BENCH_WALLETS", 200))
+    const privateRooms = process.env.BENCH_PRIVATE_ROOMS === "0" ? 0 : Math.round(positive("BENCH_PRIVATE_ROOMS", 9))
+    const crossShare = positive("BENCH_CROSS_SHARE", 0.5)
+    if (crossShare > 1) throw new Error("BENCH_CROSS_SHARE must be at most 1")
+    const e2e = await prepareE2e(run, {
+      clients,
+      load: `${clients} order loops (undici keep-alive, own process) over ${walletCount} wallets, ` +
+        `3 public + ${privateRooms} private rooms (BTC/USDT, ETH/USDT, USDC/USDT), ${fmt(crossShare * 100)}% of orders priced through the mid`,
+      databasePrefix: "bench_orders", env: { MAX_ACTIVE_ORDERS_PER_WALLET: "1000000" }
+    })
+    const { service, client, ourUrl } = e2e
     const count = async (query: string) => Number((await queryRows(ourUrl, query))[0][0])
     const setupStarted = performance.now()
     const wallets = await createTradingWallets(client, walletCount)
@@ -67,14 +66,14 @@ export const runOrdersE2e = async (): Promise<void> => {
     await requireSoundLedger(client, "after setup")
     log(`   setup: ${walletCount} wallets created, funded in BTC, ETH, USDC, USDT and given sessions, ${privateRooms} private rooms joined by all, ` +
       `in ${fmt((performance.now() - setupStarted) / 1000, 1)} s`)
-    const rounds = await runRounds<OursRound>({
+    const ours = e2e.oursSide<OursRound>({
       label: "create_order",
       measure: async (round) => {
         const spec: OrderLoadSpec = {
           base: service.base, wallets, rooms, clients, seconds: settings.seconds, warmupSeconds: settings.warmupSeconds, crossShare, nonceBase: round * 1_000_000_000
         }
-        const { summary: s, figures, before, after, wallSeconds, endedAt } = await measureLoadWindow({
-          service, client, script: "bench/load/orders.ts", spec, name: "order load", graceMs: 20_000,
+        const { summary: s, figures, before, after, wallSeconds, endedAt } = await e2e.measureLoad({
+          script: "bench/load/orders.ts", spec, graceMs: 20_000,
           perKey: "serviceCpuMicrosPerOrder", completed: (s: OrderLoadSummary) => s.accepted,
           // Backends flush their statistics about once a second: over a window of seconds the delta is close.
           extra: async () => ({
@@ -95,7 +94,6 @@ export const runOrdersE2e = async (): Promise<void> => {
           windowEndedAt: endedAt
         }
       },
-      endedAt: (r) => r.windowEndedAt,
       report: async (r, round) => {
         await requireSoundLedger(client, `after round ${round}`)
         return `${fmt(r.ordersPerSec).padStart(7)} /s  p50 ${fmt(r.latencyP50Ms, 1)} p99 ${fmt(r.latencyP99Ms, 1)} ms  ` +
@@ -103,42 +101,52 @@ export const runOrdersE2e = async (): Promise<void> => {
           `${roundCpuText(r, "serviceCpuMicrosPerOrder", "order")}  ${fmt(r.sqlTransactionsPerOrder, 1)} SQL xacts/order  audit sound` +
           (r.refused > 0 ? `  ${r.refused} REFUSED (${countsText(r.errors)})` : "")
       }
-    })
-
-    const medians = {
-      pgbenchTps: pgbenchMedian(rounds),
-      ...oursMedians(rounds, ["ordersPerSec", "latencyP50Ms", "latencyP99Ms", "tradesPerSec"]),
-      filledOnArrivalPercent: median(rounds.map((r) => r.ours.filledOnArrival / Math.max(1, r.ours.accepted) * 100)),
-      ...oursMedians(rounds, [...windowFigureKeys("serviceCpuMicrosPerOrder"), "sqlTransactionsPerOrder"])
+    }, (r) => r.windowEndedAt)
+    return {
+      anchor: e2e.anchor,
+      ours,
+      conclude: async (rounds) => {
+        const oursRounds = rounds.map((r) => r.ours)
+        const medians = {
+          pgbenchTps: median(rounds.map((r) => r.anchor)),
+          ...mediansOf(oursRounds, ["ordersPerSec", "latencyP50Ms", "latencyP99Ms", "tradesPerSec"]),
+          filledOnArrivalPercent: median(oursRounds.map((r) => r.filledOnArrival / Math.max(1, r.accepted) * 100)),
+          ...mediansOf(oursRounds, [...windowFigureKeys("serviceCpuMicrosPerOrder"), "sqlTransactionsPerOrder"])
+        }
+        const errors = mergeCounts(oursRounds.map((r) => r.errors))
+        const refused = sumOf(errors)
+        const firstErrors = Object.assign({}, ...oursRounds.map((r) => r.firstErrors)) as Record<string, string>
+        const byState = mergeCounts(oursRounds.map((r) => r.byState))
+        const [orderStates, totalTrades] = await Promise.all([
+          queryRows(ourUrl, "SELECT state, count(*) FROM orders GROUP BY state ORDER BY state"),
+          queryRows(ourUrl, "SELECT count(*) FROM trades")
+        ])
+        const audit = await requireSoundLedger(client, "at the end")
+        const refusals = refused === 0 ? [labelled("refused orders", "none")] : [
+          `   ${refused} orders REFUSED in the measured windows: ${countsText(errors)}`,
+          ...Object.entries(firstErrors).map(([key, text]) => `     first ${key}: ${text}`)
+        ]
+        return {
+          ratio: medians.ordersPerSec / medians.pgbenchTps,
+          lines: [
+            ...rateMedianLines(rounds, medians, "accepted create_order/s", "ordersPerSec"),
+            labelled("order latency", `p50 ${fmt(medians.latencyP50Ms, 1)} ms, p99 ${fmt(medians.latencyP99Ms, 1)} ms`),
+            labelled("trades", `${fmt(medians.tradesPerSec)}/s committed in the window; ${fmt(medians.filledOnArrivalPercent)}% of orders filled (at least partly) on arrival`),
+            cpuMedianLine(medians, "serviceCpuMicrosPerOrder", "order"),
+            labelled("PostgreSQL", `${fmt(medians.sqlTransactionsPerOrder, 1)} transactions per accepted order (standalone reads and ledger batches; pgbench: 1 per TPS)`),
+            labelled("accepted replies by state", countsText(byState)),
+            labelled("whole run in SQL", `orders by state ${orderStates.map(([state, n]) => `${state}: ${n}`).join(", ")}; ${totalTrades[0][0]} trades`),
+            labelled("ledger audit", "sound after setup, after every round and at the end (every Σ 0, no negative user bucket)"),
+            ...refusals
+          ],
+          record: {
+            server: e2e.server, durability: e2e.durability, settings: { ...settings, clients, wallets: walletCount, privateRooms, crossShare, rooms },
+            refused, errors, firstErrors, byState,
+            orderStates: Object.fromEntries(orderStates.map(([state, n]) => [state, Number(n)])), totalTrades: Number(totalTrades[0][0]), audit,
+            median: medians
+          }
+        }
+      }
     }
-    const errors = mergeCounts(rounds.map((r) => r.ours.errors))
-    const refused = sumOf(errors)
-    const firstErrors = Object.assign({}, ...rounds.map((r) => r.ours.firstErrors)) as Record<string, string>
-    const byState = mergeCounts(rounds.map((r) => r.ours.byState))
-    const [orderStates, totalTrades] = await Promise.all([
-      queryRows(ourUrl, "SELECT state, count(*) FROM orders GROUP BY state ORDER BY state"),
-      queryRows(ourUrl, "SELECT count(*) FROM trades")
-    ])
-    const audit = await requireSoundLedger(client, "at the end")
-    const ratio = logRateMedians(rounds, medians, "accepted create_order/s", "ordersPerSec")
-    log(labelled("order latency", `p50 ${fmt(medians.latencyP50Ms, 1)} ms, p99 ${fmt(medians.latencyP99Ms, 1)} ms`))
-    log(labelled("trades", `${fmt(medians.tradesPerSec)}/s committed in the window; ${fmt(medians.filledOnArrivalPercent)}% of orders filled (at least partly) on arrival`))
-    logCpuMedians(medians, "serviceCpuMicrosPerOrder", "order")
-    log(labelled("PostgreSQL", `${fmt(medians.sqlTransactionsPerOrder, 1)} transactions per accepted order (standalone reads and ledger batches; pgbench: 1 per TPS)`))
-    log(labelled("accepted replies by state", countsText(byState)))
-    log(labelled("whole run in SQL", `orders by state ${orderStates.map(([state, n]) => `${state}: ${n}`).join(", ")}; ${totalTrades[0][0]} trades`))
-    log(labelled("ledger audit", "sound after setup, after every round and at the end (every Σ 0, no negative user bucket)"))
-    if (refused > 0) {
-      log(`   ${refused} orders REFUSED in the measured windows: ${countsText(errors)}`)
-      for (const [key, text] of Object.entries(firstErrors)) log(`     first ${key}: ${text}`)
-    } else log(labelled("refused orders", "none"))
-    conclude({
-      ratio, what: "create_order/s", settings: { ...settings, clients, wallets: walletCount, privateRooms, crossShare, rooms },
-      details: {
-        refused, errors, firstErrors, byState,
-        orderStates: Object.fromEntries(orderStates.map(([state, n]) => [state, Number(n)])), totalTrades: Number(totalTrades[0][0]), audit
-      },
-      rounds, medians
-    })
-  })
+  }
 }

@@ -7,9 +7,9 @@
  * trades happen), the rest on their own side of it (they rest): the book stays bounded around the
  * mid and so do every wallet's open orders and locked funds. One accepted order is a 200 with
  * `error: null`; anything else is counted by HTTP status and envelope error code.
- * HTTP, the warm-up, "ready", "go", the measured window and "result": bench/support/HttpLoad.ts.
+ * HTTP, the warm-up, "ready", "go", the measured window and "result": Generator.ts.
  */
-import { openPool, ownWallets, percentile, readSpec, runLoad, type Phase } from "../support/HttpLoad.ts"
+import { openPool, ownWallets, percentile, readSpec, runLoad, type Phase } from "./Generator.ts"
 
 /** One order book the load trades in; prices and quantities are integers in the given decimals. */
 export interface OrderRoom {
@@ -103,20 +103,19 @@ const client = async (index: number, phase: () => Phase) => {
     const counted = phase() === "measured"
     const started = performance.now()
     try {
-      const response = await pool.request({
+      const { status, text } = await pool.send({
         method: "POST", path, body, headers: { "content-type": "application/json", cookie: `sid=${wallet.sid}` }
       })
-      const text = await response.body.text()
       const ended = performance.now()
       if (!counted || phase() !== "measured") continue
       let parsed: { result: any; error: { code: number; message: string } | null } | undefined
       try { parsed = JSON.parse(text) } catch { /* counted below */ }
-      if (response.statusCode === 200 && parsed !== undefined && parsed.error === null) {
+      if (status === 200 && parsed !== undefined && parsed.error === null) {
         latencies.push(ended - started)
         if (parsed.result.given !== "0") filledOnArrival++
         byState[parsed.result.state] = (byState[parsed.result.state] ?? 0) + 1
       } else {
-        refused(`${response.statusCode}/${parsed?.error?.code ?? "?"}`, text)
+        refused(`${status}/${parsed?.error?.code ?? "?"}`, text)
       }
     } catch (error) {
       if (counted && phase() === "measured") refused("exception", String(error))

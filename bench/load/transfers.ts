@@ -4,9 +4,9 @@
  * two (the same POST with ?confirmationTimetick&confirmationCode) from one of their own wallets
  * (wallets are dealt to clients, so the load itself never queues on a sender's actor) to a random
  * other wallet; one completed transfer is both steps answered 200 with `error: null`. HTTP, the
- * warm-up, "ready", "go", the measured window and "result": bench/support/HttpLoad.ts.
+ * warm-up, "ready", "go", the measured window and "result": Generator.ts.
  */
-import { openPool, ownWallets, percentile, readSpec, runLoad, type Phase } from "../support/HttpLoad.ts"
+import { openPool, ownWallets, percentile, readSpec, runLoad, type Phase } from "./Generator.ts"
 
 export interface TransferLoadSpec {
   readonly base: string
@@ -33,13 +33,12 @@ const pool = openPool(spec)
 const path = "/core/v1/wallet/internal_transfer"
 
 const post = async (sid: string, query: string, body: string) => {
-  const response = await pool.request({
+  const { status, text } = await pool.send({
     method: "POST", path: path + query, body,
     headers: { "content-type": "application/json", cookie: `sid=${sid}` }
   })
-  const text = await response.body.text()
   const parsed = JSON.parse(text) as { result: any; error: unknown }
-  if (response.statusCode !== 200 || parsed.error !== null) throw new Error(`${response.statusCode} ${text}`)
+  if (status !== 200 || parsed.error !== null) throw new Error(`${status} ${text}`)
   return parsed.result
 }
 

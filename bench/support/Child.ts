@@ -1,11 +1,11 @@
 /**
  * A TypeScript worker process (`node --import tsx <script>`) spoken to over IPC: send a message,
- * await the next one. Used for the in-process ledger load and the HTTP transfer load, each in a
- * process of its own so its CPU can be told apart from the parent's.
+ * await the next one. Used for the ledger worker and every load process, each in a process of its
+ * own so its CPU can be told apart from the parent's.
  */
 import { spawn, type ChildProcess } from "node:child_process"
 import { join } from "node:path"
-import { root } from "../../test/support/Service.ts"
+import { root } from "./Service.ts"
 
 export interface Child<In, Out extends { type: string }> {
   readonly process: ChildProcess

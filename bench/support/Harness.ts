@@ -1,79 +1,168 @@
 /**
- * Runs one benchmark end to end: starts the bare node:http anchor and our service (each its own
- * process), lets the benchmark prepare its target, checks one request of each, compares them in
- * alternating rounds, prints the table and writes the JSON record. Both servers are always stopped.
+ * The one harness every benchmark runs in. A benchmark prepares its anchor and ours (registering how
+ * to stop each, warming up as it needs) and returns the two sides; the harness runs the alternating
+ * rounds (the anchor first in odd rounds, ours first in even ones, so drift on a shared machine hits
+ * both alike), the benchmark turns the rounds into medians, its ratio ours/anchor and its printed
+ * table, and the harness prints the verdict against the target, writes the JSON record in
+ * bench/results/ and stops everything, whatever happened. `measureWindow` is the one way to measure
+ * a window of a load process (bench/load/), with the caller's clocks read around it.
  */
+import { mkdirSync, writeFileSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
-import { relative } from "node:path"
-import { root } from "../../test/support/Service.ts"
-import { startAnchor } from "../anchor/startAnchor.ts"
-import { compare } from "./Compare.ts"
-import { profileDirectory, startOurService, type OurService } from "./OurService.ts"
-import { formatTable, writeResult } from "./Report.ts"
-import { readSettings } from "./Settings.ts"
-import type { Target } from "./Target.ts"
+import { join, relative } from "node:path"
+import { startChild } from "./Child.ts"
+import { root } from "./Service.ts"
+import { readSettings, type Settings } from "./Settings.ts"
 
-export interface Benchmark {
-  readonly name: string
-  /** One line: what it measures. */
-  readonly summary: string
-  /** The req/s ratio ours/anchor this route should reach, when the issue sets one. */
-  readonly targetRatio?: number
-  /** Sets up whatever the route needs on a freshly started service and returns the target. */
-  readonly prepare: (ours: OurService) => Promise<Target>
+export const log = (line: string) => console.log(line)
+export const fmt = (value: number, digits = 0) => value.toFixed(digits)
+/** A report line: the label padded to one column. */
+export const labelled = (label: string, text: string): string => `   ${label.padEnd(26)}${text}`
+
+export const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
-/** One request before the load: the route must answer 200 with a successful envelope. */
-const preflight = async (target: Target): Promise<number> => {
-  const response = await fetch(target.url, { headers: target.headers })
-  const text = await response.text()
-  const body = JSON.parse(text) as { error?: unknown }
-  if (response.status !== 200 || body.error !== null) throw new Error(`${target.name}: ${response.status} ${text}`)
-  return Buffer.byteLength(text)
+/** The median of each figure `keys` names over `records`. */
+export const mediansOf = <R, K extends keyof R & string>(records: ReadonlyArray<R>, keys: ReadonlyArray<K>): Record<K, number> =>
+  Object.fromEntries(keys.map((key) => [key, median(records.map((r) => r[key] as number))])) as Record<K, number>
+
+/** One side of a comparison: how to measure it once, and the rest of its round line. */
+export interface Side<R> {
+  readonly label: string
+  readonly measure: (round: number) => Promise<R>
+  readonly report: (result: R, round: number) => string | Promise<string>
+}
+
+export interface Round<A, O> { readonly anchor: A; readonly ours: O }
+
+export interface Conclusion {
+  /** ours / anchor in the headline figure, the one the target is about. */
+  readonly ratio: number
+  /** What is printed after the rounds: the medians, the table. */
+  readonly lines: ReadonlyArray<string>
+  /** The benchmark's own fields of the JSON record (its settings, medians, counts). */
+  readonly record: object
+}
+
+export interface Prepared<A, O> {
+  readonly anchor: Side<A>
+  readonly ours: Side<O>
+  readonly conclude: (rounds: ReadonlyArray<Round<A, O>>) => Conclusion | Promise<Conclusion>
+}
+
+export interface Run {
+  readonly settings: Settings
+  /** Registers a cleanup; cleanups run in reverse order once the benchmark ends, whatever happened. */
+  readonly defer: (cleanup: () => unknown) => void
+}
+
+export interface Benchmark<A = any, O = any> {
+  readonly name: string
+  /** One line: what is measured against which anchor (the usage list and the header). */
+  readonly summary: string
+  /** The ratio ours/anchor the issue asks for, and what it compares, e.g. "postings/s vs pgbench -N TPS". */
+  readonly target?: { readonly ratio: number; readonly what: string }
+  /** Starts the anchor and ours, says what they run on, and returns the two sides. */
+  readonly prepare: (run: Run) => Promise<Prepared<A, O>>
+}
+
+const alternate = async <A, O>(rounds: number, anchor: Side<A>, ours: Side<O>): Promise<Array<Round<A, O>>> => {
+  const done: Array<Round<A, O>> = []
+  for (let round = 1; round <= rounds; round++) {
+    let anchorResult: A | undefined
+    let oursResult: O | undefined
+    const line = (label: string, text: string) => log(`  round ${round}/${rounds}  ${label.padEnd(16)} ${text}`)
+    const runAnchor = async () => {
+      anchorResult = await anchor.measure(round)
+      line(anchor.label, await anchor.report(anchorResult, round))
+    }
+    const runOurs = async () => {
+      oursResult = await ours.measure(round)
+      line(ours.label, await ours.report(oursResult, round))
+    }
+    for (const step of round % 2 === 1 ? [runAnchor, runOurs] : [runOurs, runAnchor]) await step()
+    done.push({ anchor: anchorResult!, ours: oursResult! })
+  }
+  return done
+}
+
+/** Writes bench/results/<name>-<timestamp>.json and returns its path. */
+const writeResult = (name: string, record: object): string => {
+  const directory = join(root, "bench", "results")
+  mkdirSync(directory, { recursive: true })
+  const path = join(directory, `${name}-${new Date().toISOString().replace(/[:.]/g, "-")}.json`)
+  writeFileSync(path, JSON.stringify(record, null, 2) + "\n")
+  return path
 }
 
 export const runBenchmark = async (benchmark: Benchmark): Promise<void> => {
   const settings = readSettings()
-  const log = (line: string) => console.log(line)
   log(`\n== ${benchmark.name}: ${benchmark.summary}`)
   log(`   node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`)
-  log(`   ${settings.rounds} alternating rounds × (${settings.warmupSeconds} s warm-up + ${settings.seconds} s measured), ` +
-    `${settings.connections} keep-alive connections (autocannon, own process)`)
-  const anchor = await startAnchor()
-  let ours: OurService | undefined
+  const cleanups: Array<() => unknown> = []
   try {
-    ours = await startOurService(settings.profile)
-    log(`   database: ${ours.database}`)
-    if (ours.service.databaseUrl !== undefined) log("   (CPU µs/req counts the service's node process only, not the PostgreSQL server's work)")
-    const target = await benchmark.prepare(ours)
-    const sizes = { anchor: await preflight(anchor), ours: await preflight(target) }
-    log(`   response bodies: anchor ${sizes.anchor} B, ours ${sizes.ours} B (${target.url.replace(ours.service.base, "")})`)
-    const comparison = await compare(anchor, target, settings, log)
-    log("\n" + formatTable(anchor.name, `${target.name}`, comparison))
-    let verdict: string | undefined
-    if (benchmark.targetRatio !== undefined) {
-      const met = comparison.ratios.reqPerSec >= benchmark.targetRatio
-      verdict = `${met ? "meets" : "BELOW"} the target of ≥ ${benchmark.targetRatio}× bare node req/s`
-      log(`   ${verdict}`)
-    }
+    const prepared = await benchmark.prepare({ settings, defer: (cleanup) => cleanups.push(cleanup) })
+    const rounds = await alternate(settings.rounds, prepared.anchor, prepared.ours)
+    const conclusion = await prepared.conclude(rounds)
+    log("")
+    for (const line of conclusion.lines) log(line)
+    const target = benchmark.target
+    const verdict = target === undefined ? null
+      : `${conclusion.ratio >= target.ratio ? "meets" : "BELOW"} the target of ${target.what} ≥ ${target.ratio}×`
+    if (verdict !== null) log(`   ${verdict}`)
     const path = writeResult(benchmark.name, {
-      benchmark: benchmark.name,
-      summary: benchmark.summary,
-      at: new Date().toISOString(),
-      node: process.version,
-      cpus: cpus().length,
-      loadAverage: loadavg(),
-      database: ours.database,
-      settings,
-      responseBytes: sizes,
-      targetRatio: benchmark.targetRatio ?? null,
-      verdict: verdict ?? null,
-      ...comparison
+      benchmark: benchmark.name, summary: benchmark.summary, at: new Date().toISOString(), node: process.version,
+      cpus: cpus().length, loadAverage: loadavg(), settings, targetRatio: target?.ratio ?? null, verdict,
+      ratio: conclusion.ratio, ...conclusion.record, rounds
     })
     log(`   results: ${relative(root, path)}`)
   } finally {
-    await anchor.stop()
-    if (ours !== undefined) await ours.service.stop()
-    if (settings.profile) log(`   CPU profile of our service: ${relative(root, profileDirectory)}/ (npx tsx bench/profile/top.ts <file>)`)
+    for (const cleanup of cleanups.reverse()) {
+      try {
+        await cleanup()
+      } catch (error) {
+        console.error(`   cleanup failed: ${String(error)}`)
+      }
+    }
+  }
+}
+
+export interface Window<Summary, Sample> {
+  readonly summary: Summary
+  readonly before: Sample
+  readonly after: Sample
+  readonly wallSeconds: number
+  /** performance.now() when the load process's result arrived. */
+  readonly endedAt: number
+}
+
+/**
+ * One measured window of the load process `script` (bench/load/) with `spec`: it warms up and says
+ * "ready"; `sample(loadPid)` reads the caller's clocks and counters; "go" starts the window; its
+ * `{ type: "result", summary }` ends it and the clocks are read again. The process is stopped
+ * (killed after `graceMs`) whatever happens.
+ */
+export const measureWindow = async <Summary, Sample>(options: {
+  readonly script: string
+  readonly spec: unknown
+  readonly sample: (loadPid: number) => Sample | Promise<Sample>
+  readonly graceMs?: number
+}): Promise<Window<Summary, Sample>> => {
+  const load = startChild<"go", { type: "ready" } | { type: "result"; summary: Summary }>(options.script, options.spec)
+  try {
+    if ((await load.next()).type !== "ready") throw new Error(`${options.script}: no "ready"`)
+    const startedAt = performance.now()
+    const before = await options.sample(load.process.pid!)
+    load.send("go")
+    const reply = await load.next()
+    const endedAt = performance.now()
+    const after = await options.sample(load.process.pid!)
+    if (reply.type !== "result") throw new Error(`${options.script}: no result`)
+    return { summary: reply.summary, before, after, wallSeconds: (endedAt - startedAt) / 1000, endedAt }
+  } finally {
+    await load.stop("go", options.graceMs)
   }
 }

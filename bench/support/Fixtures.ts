@@ -1,14 +1,14 @@
 /**
- * Fixtures of the order benchmark on a running service (the tests' client): `count` wallets with
- * sessions, each funded in every currency the rooms trade (one execute_transactions call per
- * wallet), and the rooms themselves: the public room `0` of each pair plus `privateRooms` private
- * rooms (created by different wallets, the creator limit being five) that every wallet joins
- * through apply_code with the room's share code. The markets are fixed: BTC/USDT, ETH/USDT and
- * USDC/USDT around realistic mids, bands of ±0.25 %.
+ * What the end-to-end benchmarks set up on a running service and read from it: funded wallets with
+ * sessions (USDT for transfers; BTC, ETH, USDC and USDT for orders), the order rooms (the public room
+ * `0` of each market plus private rooms every wallet joins through the share code), the operator's
+ * ledger audit and the ledger writer's counters from the private monitoring_stats.
+ * The markets are fixed: BTC/USDT, ETH/USDT and USDC/USDT around realistic mids, bands of ±0.25 %.
  */
-import type { TestClient } from "../../test/support/Client.ts"
 import type { OrderRoom } from "../load/orders.ts"
-import type { BenchWallet } from "./TransferFixture.ts"
+import type { Client } from "./Client.ts"
+
+export interface BenchWallet { readonly id: string; readonly sid: string }
 
 type Market = Omit<OrderRoom, "roomKey">
 
@@ -21,9 +21,10 @@ export const markets: ReadonlyArray<Market> = [
   { base: "USDC", quote: "USDT", mid: 10_000, priceDecimals: 4, band: 25, quantityDecimals: 0, minQuantity: 10, maxQuantity: 1000 }
 ]
 
-/** Per wallet: far more than any run can lock or trade away (each order moves at most ~3000 USDT). */
-export const funding: Record<string, string> = { BTC: "1000", ETH: "10000", USDC: "100000000", USDT: "100000000" }
+/** Per trading wallet: far more than any run can lock or trade away (each order moves at most ~3000 USDT). */
+const tradingFunds: Record<string, string> = { BTC: "1000", ETH: "10000", USDC: "100000000", USDT: "100000000" }
 
+/** Runs `work(0..count-1)` with at most `concurrency` at a time. */
 const pool = async (count: number, concurrency: number, work: (i: number) => Promise<void>) => {
   let next = 0
   const worker = async () => {
@@ -32,27 +33,38 @@ const pool = async (count: number, concurrency: number, work: (i: number) => Pro
   await Promise.all(Array.from({ length: concurrency }, worker))
 }
 
-export const createTradingWallets = async (client: TestClient, count: number): Promise<Array<BenchWallet>> => {
+/** `count` wallets (clients 810000000…), each funded with `amount` USDT, with a session. */
+export const createFundedWallets = async (client: Client, count: number, amount: string): Promise<Array<BenchWallet>> => {
+  const wallets: Array<BenchWallet> = new Array(count)
+  await pool(count, 8, async (i) => {
+    const wallet = await client.createWallet(String(810_000_000 + i), { name: `Bench ${i}` })
+    await client.fund(wallet.id, "USDT", amount)
+    wallets[i] = { id: wallet.id, sid: await client.createSession(wallet.id) }
+  })
+  return wallets
+}
+
+/** `count` wallets (clients 820000000…), each funded in every traded currency (one call), with a session. */
+export const createTradingWallets = async (client: Client, count: number): Promise<Array<BenchWallet>> => {
   const wallets: Array<BenchWallet> = new Array(count)
   await pool(count, 8, async (i) => {
     const wallet = await client.createWallet(String(820_000_000 + i), { name: `Order bench ${i}` })
-    const items = Object.entries(funding).map(([currency, amount]) => ({
+    const items = Object.entries(tradingFunds).map(([currency, amount]) => ({
       externalId: `order-bench-fund-${wallet.id}-${currency}`, walletId: wallet.id, currency, amount, direction: "credit"
     }))
-    const reply = await client.priv("POST", "execute_transactions", items)
-    if (reply.status !== 200 || reply.body.result.some((row: any) => row.error !== null)) {
-      throw new Error(`fund: ${JSON.stringify(reply.body).slice(0, 500)}`)
-    }
+    const results = await client.privResult("execute_transactions", items) as Array<{ error: unknown }>
+    if (results.some((row) => row.error !== null)) throw new Error(`fund: ${JSON.stringify(results).slice(0, 500)}`)
     wallets[i] = { id: wallet.id, sid: await client.createSession(wallet.id) }
   })
   return wallets
 }
 
 /** The public rooms of every market, then `privateRooms` private ones (markets in turn), every wallet a member. */
-export const createRooms = async (client: TestClient, wallets: ReadonlyArray<BenchWallet>, privateRooms: number): Promise<Array<OrderRoom>> => {
+export const createRooms = async (client: Client, wallets: ReadonlyArray<BenchWallet>, privateRooms: number): Promise<Array<OrderRoom>> => {
   const rooms: Array<OrderRoom> = markets.map((market) => ({ ...market, roomKey: "0" }))
   for (let i = 0; i < privateRooms; i++) {
     const market = markets[i % markets.length]
+    // Different creators: one wallet may hold only five open rooms.
     const creator = wallets[i % wallets.length]
     const reply = await client.call("POST", "/core/v1/market/create_room", { sid: creator.sid, body: { currency1: market.base, currency2: market.quote } })
     if (reply.status !== 200 || reply.body.error !== null) throw new Error(`create_room: ${JSON.stringify(reply.body)}`)
@@ -76,14 +88,20 @@ export interface AuditReport {
 }
 
 /** The operator's ledger audit; throws, naming what is wrong, unless every Σ is "0" and no user bucket is negative. */
-export const requireSoundLedger = async (client: TestClient, where: string): Promise<AuditReport> => {
-  const reply = await client.priv("GET", "ledger_audit")
-  if (reply.status !== 200 || reply.body.error !== null) throw new Error(`ledger audit (${where}): ${reply.status} ${JSON.stringify(reply.body)}`)
-  const report = reply.body.result as AuditReport
+export const requireSoundLedger = async (client: Client, where: string): Promise<AuditReport> => {
+  const report = await client.privResult("ledger_audit") as AuditReport
   const unbalanced = report.sums.filter((row) => row.total !== "0")
   if (unbalanced.length > 0 || report.negativeUserBuckets !== 0) {
     throw new Error(`LEDGER AUDIT FAILED (${where}): ` +
       `${unbalanced.map((row) => `Σ ${row.currency} = ${row.total}`).join(", ") || "every Σ is 0"}; negativeUserBuckets ${report.negativeUserBuckets}`)
   }
   return report
+}
+
+export interface LedgerFigures { readonly commits: number; readonly operations: number; readonly commitMsSum: number }
+
+/** The ledger writer's counters so far (group commits, operations, total commit time). */
+export const ledgerFigures = async (client: Client): Promise<LedgerFigures> => {
+  const ledger = (await client.privResult("monitoring_stats")).ledger as { commits: number; operations: number; meanCommitMs: number }
+  return { commits: ledger.commits, operations: ledger.operations, commitMsSum: ledger.meanCommitMs * ledger.commits }
 }

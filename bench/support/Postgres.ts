@@ -1,11 +1,13 @@
 /**
- * The PostgreSQL anchor: `pgbench -N` (the simple-update TPC-B-like script: three single-row
- * writes and an insert per transaction, each a durable commit) on its own fresh database of the
- * same server, plus the helpers both PostgreSQL benchmarks share (which server, fresh databases).
+ * The PostgreSQL server the benchmarks use, through its own command-line tools (createdb, dropdb,
+ * psql, pgbench): which server, fresh databases, settings and queries, and the PostgreSQL anchor,
+ * `pgbench -N` (the simple-update TPC-B-like script: three single-row writes and an insert per
+ * transaction, each a durable commit) on its own fresh database of the same server.
  */
 import { execFile } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { promisify } from "node:util"
+import { fmt, log, type Run, type Side } from "./Harness.ts"
 
 const run = promisify(execFile)
 
@@ -58,6 +60,10 @@ export const serverSetting = async (server: string, name: string): Promise<strin
   return stdout.trim()
 }
 
+/** The settings that decide whether a commit is durable, printed and recorded beside the figures. */
+export const durability = async (server: string) =>
+  ({ synchronous_commit: await serverSetting(server, "synchronous_commit"), fsync: await serverSetting(server, "fsync") })
+
 /** Rows of one query on the database of `url` (psql -At), each row's columns split on tabs. */
 export const queryRows = async (url: string, query: string): Promise<Array<Array<string>>> => {
   const { args, env } = connection(url)
@@ -91,4 +97,28 @@ export const preparePgbench = async (server: string, scale = 1): Promise<Pgbench
     },
     drop: () => dropDatabase(server, database)
   }
+}
+
+/**
+ * The pgbench anchor of a benchmark run: the server's durability line, a fresh pgbench database
+ * (dropped when the run ends) and the side that measures `pgbench -N -c <clients>` for BENCH_SECONDS.
+ */
+export const pgbenchBeside = async (run: Run, server: string, clients: number) => {
+  const settings = await durability(server)
+  log(`   ${describeServer(server)}: synchronous_commit=${settings.synchronous_commit}, fsync=${settings.fsync}`)
+  const anchor = await preparePgbench(server)
+  run.defer(anchor.drop)
+  const side: Side<number> = {
+    label: "pgbench -N",
+    measure: () => anchor.measure(clients, run.settings.seconds),
+    report: (tps) => `${fmt(tps).padStart(8)} TPS`
+  }
+  return { durability: settings, side }
+}
+
+/** A fresh database for ours on the same server, dropped when the run ends; its URL. */
+export const freshDatabase = async (run: Run, server: string, prefix: string): Promise<string> => {
+  const name = await createDatabase(server, prefix)
+  run.defer(() => dropDatabase(server, name))
+  return databaseUrl(server, name)
 }
