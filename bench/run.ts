@@ -7,6 +7,7 @@
 import { getBalance } from "./benchmarks/get_balance.ts"
 import { getInfo } from "./benchmarks/get_info.ts"
 import { runLedgerEngine } from "./benchmarks/ledger_engine.ts"
+import { runMetricCost } from "./benchmarks/metric_cost.ts"
 import { runOrderbookEngine } from "./benchmarks/orderbook_engine.ts"
 import { runOrdersE2e } from "./benchmarks/orders_e2e.ts"
 import { runTransfersE2e } from "./benchmarks/transfers_e2e.ts"
@@ -37,6 +38,11 @@ const benchmarks: ReadonlyArray<Entry> = [
     name: "orders_e2e",
     summary: "accepted create_order/s over HTTP (p50/p99, trades/s, ledger audit) vs pgbench -N TPS, same PostgreSQL server (target >= 3x)",
     run: runOrdersE2e
+  },
+  {
+    name: "metric_cost",
+    summary: "ns to record one HTTP latency: the service's hand-kept histogram vs Effect's Metric.histogram, same run",
+    run: runMetricCost
   },
   {
     name: "orderbook_engine",
