@@ -23,6 +23,21 @@ import type { Settings } from "./Settings.ts"
 import { ledgerFigures, mainThreadProfile, profileTop } from "./TransferFixture.ts"
 
 export const fmt = (value: number, digits = 0) => value.toFixed(digits)
+
+/**
+ * BENCH_METRICS_SAMPLE=1: one scrape of the service's /metrics (its monitoring port; worker 1's
+ * under BENCH_WORKERS) 1 s into each measured window of ours. The last one is printed (its
+ * per-kind actor, ledger writer and long-poll lines) and kept whole in bench/results/.
+ */
+const metricsSampleDelayMs = 1_000
+const metricsSampleLines = /^(effect_cluster_entities|effect_cluster_entity_mailbox_size_max|actor_|ledger_queue_depth|ledger_batch_in_flight|longpoll_waiters)/
+let metricsSample: string | undefined
+const sampleMetricsSoon = (service: RunningService): void => {
+  if (process.env.BENCH_METRICS_SAMPLE !== "1") return
+  setTimeout(() => {
+    fetch(service.monitoring + "/metrics").then((r) => r.text()).then((text) => (metricsSample = text), () => {})
+  }, metricsSampleDelayMs)
+}
 export const log = (line: string) => console.log(line)
 
 const pgCpu = (after: Map<number, number>, before: Map<number, number>) =>
@@ -93,6 +108,7 @@ export const measureLoadWindow = async <Summary, PerKey extends string, Extra = 
     startedAt = performance.now()
     before = await sample()
     load.send("go")
+    sampleMetricsSoon(service)
     reply = await load.next()
     endedAt = performance.now()
     after = await sample()
@@ -245,9 +261,13 @@ export const runE2e = async (options: {
       const path = writeResult(name, {
         benchmark: name, at: new Date().toISOString(), node: process.version, cpus: cpus().length, loadAverage: loadavg(),
         server: describeServer(server), durability, settings: recordSettings,
-        targetRatio: target, verdict, ...details, rounds, median: medians, ratio
+        targetRatio: target, verdict, ...details, rounds, median: medians, ratio, ...(metricsSample === undefined ? {} : { metricsSample })
       })
       log(`   results: ${relative(root, path)}`)
+      if (metricsSample !== undefined) {
+        log(`\n   /metrics ${metricsSampleDelayMs / 1000} s into the last measured window of ours (actor, ledger writer and long-poll lines):`)
+        for (const line of metricsSample.split("\n").filter((l) => metricsSampleLines.test(l))) log(`     ${line}`)
+      }
     }
     await body({ settings, clients, ourUrl, service, client: makeClient(service), rounds, conclude })
   } finally {
