@@ -6,12 +6,13 @@
 import { getBalance } from "./benchmarks/get_balance.ts"
 import { getInfo } from "./benchmarks/get_info.ts"
 import { ledgerEngine } from "./benchmarks/ledger_engine.ts"
+import { metricCost } from "./benchmarks/metric_cost.ts"
 import { orderbookEngine } from "./benchmarks/orderbook_engine.ts"
 import { ordersE2e } from "./benchmarks/orders_e2e.ts"
 import { transfersE2e } from "./benchmarks/transfers_e2e.ts"
 import { runBenchmark, type Benchmark } from "./support/Harness.ts"
 
-const benchmarks: ReadonlyArray<Benchmark> = [getInfo, getBalance, ledgerEngine, transfersE2e, ordersE2e, orderbookEngine]
+const benchmarks: ReadonlyArray<Benchmark> = [getInfo, getBalance, ledgerEngine, transfersE2e, ordersE2e, orderbookEngine, metricCost]
 
 const usage = () => {
   console.log("usage: npm run bench -- <name>\n\nbenchmarks:")

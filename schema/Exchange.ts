@@ -1,10 +1,14 @@
 /** The exchange's shapes: orders (NewOrderInfo), rooms, the book view, swaps and candles. */
 import { Schema } from "effect"
-import { Int64, Int64String } from "./Ids.ts"
+import { Cursor, Int64, Int64String, isInt64String } from "./Ids.ts"
 import { decimalInput, PositiveAmount } from "./Money.ts"
 import { CurrencyCode } from "./Reference.ts"
 
-const RoomKey = Schema.String.check(Schema.isPattern(/^(0|[1-9][0-9]{0,18})$/)).annotate({
+/** Checked against the int64 range too: 19 digits alone would let a key past it reach SQL's bigint. */
+export const RoomKey = Schema.String.check(Schema.makeFilter<string>(
+  (text) => (/^(0|[1-9][0-9]{0,18})$/.test(text) && isInt64String(text)) || "must be 0 or a room's timetick (a 64-bit integer from 1 up)",
+  { expected: "a room key" }
+)).annotate({
   description: "Room key: `0` is the public room of the pair; a private room's key is its timetick"
 })
 
@@ -63,7 +67,7 @@ export const GetOrdersQuery = {
   room_key: Schema.optional(RoomKey),
   start: Schema.optional(DateText),
   end: Schema.optional(DateText),
-  from_order_id: Schema.optional(Int64String),
+  from_order_id: Schema.optional(Cursor),
   limit: Schema.optional(IntParam(1, 100)),
   ord_states: Schema.optional(Schema.Union([OrderStateName, Schema.Array(OrderStateName).check(Schema.isMaxLength(5))]))
 }

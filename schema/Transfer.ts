@@ -3,9 +3,9 @@
  * rows, the two-step CreateTransactOut, internal_transfer, feeds and events.
  */
 import { Schema } from "effect"
-import { Int64, Int64String, TxId, TxIdOut, WalletId, WalletIdOut } from "./Ids.ts"
+import { Cursor, Int64, Int64String, PositiveId, TxId, TxIdOut, WalletId, WalletIdOut } from "./Ids.ts"
 import { PositiveAmount } from "./Money.ts"
-import { BooleanQuery, CurrencyCode } from "./Reference.ts"
+import { BooleanQuery, CurrencyCode, NetworkType } from "./Reference.ts"
 
 export const TxType = {
   Income: 1, Outcome: 2, CreateInvest: 7, CloseInvest: 8, EarlyCloseInvest: 9, PaymentInvest: 10,
@@ -93,8 +93,8 @@ export const HistoryQuery = {
   limit: Schema.optional(Limit(historyLimitMax)),
   orderByUpdate: Schema.optional(BooleanQuery),
   oldestFirst: Schema.optional(BooleanQuery),
-  startTick: Schema.optional(Int64).annotate({ description: "Inclusive lower bound (idUpdate when orderByUpdate, else id)" }),
-  endTick: Schema.optional(Int64).annotate({ description: "Exclusive upper bound" }),
+  startTick: Schema.optional(Cursor).annotate({ description: "Inclusive lower bound (idUpdate when orderByUpdate, else id)" }),
+  endTick: Schema.optional(Cursor).annotate({ description: "Exclusive upper bound" }),
   currency: Schema.optional(CurrencyCode),
   typeTx: Schema.optional(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 255 }))),
   activeOnly: Schema.optional(BooleanQuery)
@@ -104,24 +104,34 @@ export const TxIdQuery = { id: Schema.optional(TxId), code: Schema.optional(Sche
 
 export const TxListIn = Schema.Array(TxId).check(Schema.isMaxLength(100))
 
+/**
+ * Feed filter bounds. Network types are SPEC's enum (Internal = 240 is the highest); a value past
+ * them would otherwise reach SQL's `integer` and fail there (a 500, not the client's 400).
+ */
+export const networkTypeMax = NetworkType.Internal
+export const journalNetworksMax = 64
+export const journalTokenNetworksMax = 256
+
 export const JournalQueryIn = Schema.Struct({
-  since: Schema.optional(Int64).annotate({ description: "Exclusive journal cursor; default 0" }),
+  since: Schema.optional(Cursor).annotate({ description: "Exclusive journal cursor; default 0" }),
+  // SPEC: "Clamped into 1..1000", so an integer out of that range is clamped, not refused.
   limit: Schema.optional(Schema.Int).annotate({ description: "Clamped into 1..1000" }),
   scope: Schema.optional(Schema.Literals([0, 1, 2])).annotate({ description: "0 Both, 1 Client, 2 Address" }),
-  networks: Schema.optional(Schema.Array(Schema.Int).check(Schema.isMaxLength(64))),
-  tokenNetworks: Schema.optional(Schema.Array(Int64).check(Schema.isMaxLength(256))),
-  intern: Schema.optional(Schema.NullOr(Int64)).annotate({ description: "Filters the money side by app/merchant id" })
+  networks: Schema.optional(Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: networkTypeMax })))
+    .check(Schema.isMaxLength(journalNetworksMax))).annotate({ description: `Network types (1..${networkTypeMax}), expanded to their terminals` }),
+  tokenNetworks: Schema.optional(Schema.Array(PositiveId).check(Schema.isMaxLength(journalTokenNetworksMax))).annotate({ description: "Terminal ids" }),
+  intern: Schema.optional(Schema.NullOr(PositiveId)).annotate({ description: "Filters the money side by app/merchant id" })
 }).annotate({ identifier: "JournalQuery" })
 
 export const WaitQuery = {
-  cursor: Schema.optional(Int64),
+  cursor: Schema.optional(Cursor),
   timeout: Schema.optional(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 3600 }))).annotate({
     description: "Idle wait in seconds, default 30, capped at 45"
   })
 }
 
 export const EventsQuery = {
-  cursor: Schema.optional(Int64),
+  cursor: Schema.optional(Cursor),
   limit: Schema.optional(Limit(1000))
 }
 

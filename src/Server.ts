@@ -23,6 +23,7 @@ import { PrivateHandlers } from "./http/handlers/PrivateHandlers.ts"
 import { PrivateLedgerHandlers } from "./http/handlers/PrivateLedgerHandlers.ts"
 import { PublicHandlers } from "./http/handlers/PublicHandlers.ts"
 import { WalletHandlers } from "./http/handlers/WalletHandlers.ts"
+import { CountedSharding } from "./platform/monitoring/ActorMetrics.ts"
 import { Metrics } from "./platform/monitoring/Metrics.ts"
 import { MonitoringServer } from "./platform/monitoring/MonitoringServer.ts"
 import { Credentials } from "./services/Credentials.ts"
@@ -49,14 +50,17 @@ import { Investments } from "./services/Investments.ts"
 import { MerchantFeed } from "./services/MerchantFeed.ts"
 import { TimeTicks } from "./platform/TimeTicks.ts"
 
-/** Single runner (the default): every entity in this process, messages in memory (they are volatile). */
+/**
+ * Single runner (the default): every entity in this process, messages in memory (they are volatile).
+ * Every entity type registered through it has its lifecycle counted (monitoring/ActorMetrics.ts).
+ */
 const ActorRuntime = Layer.unwrap(AppConfigService.useSync((config) =>
-  Sharding.layer.pipe(
+  CountedSharding.pipe(Layer.provideMerge(Sharding.layer.pipe(
     Layer.provideMerge(Runners.layerNoop),
     Layer.provideMerge(MessageStorage.layerMemory),
     Layer.provide([RunnerStorage.layerMemory, RunnerHealth.layerNoop]),
     Layer.provide(ShardingConfig.layer({ entityMaxIdleTime: "5 minutes", maxResidentEntities: config.maxResidentEntities } as any))
-  )))
+  )))))
 
 const Foundation = Layer.mergeAll(Metrics.layer, ChangeNotices.layer).pipe(Layer.provideMerge(MigratedDatabase))
 

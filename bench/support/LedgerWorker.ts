@@ -16,6 +16,7 @@ import { TxState, TxType } from "../../schema/Transfer.ts"
 import { AppConfigService } from "../../src/platform/Config.ts"
 import { MigratedDatabase } from "../../src/platform/db/Database.ts"
 import { Metrics } from "../../src/platform/monitoring/Metrics.ts"
+import { statsOf } from "../../src/platform/monitoring/MetricsView.ts"
 import { Currencies } from "../../src/platform/Currencies.ts"
 import { LedgerWriter } from "../../src/platform/LedgerWriter.ts"
 import { TimeTicks } from "../../src/platform/TimeTicks.ts"
@@ -113,12 +114,12 @@ const load = (ids: ReadonlyArray<bigint>, spec: RunSpec) => Effect.gen(function*
   })
   const fibers = yield* Effect.forkChild(Effect.forEach(Array.from({ length: spec.inflight }), () => worker, { concurrency: "unbounded", discard: true }))
   yield* Effect.sleep(spec.warmupSeconds * 1000)
-  const before = { at: performance.now(), node: cpuMicros(process.pid), pg: processesCpuMicros("postgres"), ledger: metrics.snapshot().ledger }
+  const before = { at: performance.now(), node: cpuMicros(process.pid), pg: processesCpuMicros("postgres"), ledger: statsOf(metrics).ledger }
   measuring = true
   yield* Effect.sleep(spec.seconds * 1000)
   measuring = false
   const elapsed = (performance.now() - before.at) / 1000
-  const after = { node: cpuMicros(process.pid), pg: processesCpuMicros("postgres"), ledger: metrics.snapshot().ledger }
+  const after = { node: cpuMicros(process.pid), pg: processesCpuMicros("postgres"), ledger: statsOf(metrics).ledger }
   const counted = { ops, postings, failures }
   running = false
   yield* Effect.exit(Fiber.join(fibers))

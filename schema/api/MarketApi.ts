@@ -7,7 +7,7 @@ import {
   MaxRoomsExceeded, NonceExists, NotRoomOwner, OrderNotActive, OrderNotFound, OrderWouldMatch, RateLimited, RateNotFound, RoomNotFound,
   SwapDrift, TooManyDecimals, TransactionNotPending, UnknownCurrency, WalletBlocked, WalletNotFound
 } from "../Errors.ts"
-import { GetOrdersQuery, NewOrderInfo, OrderOut, PairQuery, RoomIn, RoomOut, SwapInfoOut, TradeInfoOut } from "../Exchange.ts"
+import { GetOrdersQuery, NewOrderInfo, RoomKey, OrderOut, PairQuery, RoomIn, RoomOut, SwapInfoOut, TradeInfoOut } from "../Exchange.ts"
 import { Int64String } from "../Ids.ts"
 import { CurrencyCode, RateOut } from "../Reference.ts"
 import { SessionAuth } from "../Security.ts"
@@ -30,7 +30,7 @@ export class MarketApi extends HttpApiGroup.make("market")
     HttpApiEndpoint.get("get_trade_info", "/get_trade_info", {
       query: {
         ...PairQuery,
-        room_key: Schema.optional(Schema.String.check(Schema.isPattern(/^(0|[1-9][0-9]{0,18})$/))),
+        room_key: Schema.optional(RoomKey),
         results_limit: Schema.optional(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100 })))
       },
       success: Envelope(TradeInfoOut),

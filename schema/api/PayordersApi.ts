@@ -2,7 +2,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CursorEnvelope } from "../Envelope.ts"
-import { Int64, Int64String } from "../Ids.ts"
+import { Cursor, Int64, Int64String } from "../Ids.ts"
 import { MerchantAuth } from "../Security.ts"
 
 export const appPaymentsPageMax = 100
@@ -25,7 +25,7 @@ export class PayordersApi extends HttpApiGroup.make("payorders")
     HttpApiEndpoint.get("get_app_payments", "/get_app_payments", {
       query: {
         app_id: Int64,
-        cursor: Schema.optional(Int64).annotate({ description: "Exclusive update-tick watermark; omitted means from the start" })
+        cursor: Schema.optional(Cursor).annotate({ description: "Exclusive update-tick watermark; omitted means from the start" })
       },
       success: CursorEnvelope(Schema.Array(AppPaymentRow))
     })

@@ -12,7 +12,7 @@ import { commitOperations } from "../../sql/LedgerCommit.ts"
 import { limits } from "./Config.ts"
 import { LedgerSql } from "./db/Database.ts"
 import { sqlStateOf } from "./db/Sql.ts"
-import { Metrics } from "./monitoring/Metrics.ts"
+import { metricNames, Metrics } from "./monitoring/Metrics.ts"
 
 /** A commit refused by a UNIQUE constraint (a reused nonce or external id). */
 export class Duplicate extends Data.TaggedError("Duplicate")<{ readonly constraint: string }> {}
@@ -67,6 +67,10 @@ export class LedgerWriter extends Context.Service<LedgerWriter, {
       const queue = yield* Queue.bounded<Pending>(limits.ledgerQueueMax)
       const commits = yield* PubSub.sliding<bigint>(1024)
       const nowMicros = () => BigInt(Date.now()) * 1000n
+      // Read at scrape time: operations waiting, and the size of the batch being committed now.
+      let batchInFlight = 0
+      yield* metrics.gauge(metricNames.ledgerQueueDepth, "Operations queued for the ledger writer, not yet in a batch", () => Queue.sizeUnsafe(queue))
+      yield* metrics.gauge(metricNames.ledgerBatchInFlight, "Operations in the batch being committed now (0 when idle)", () => batchInFlight)
 
       // Operations of one batch that change the same row in turn (a pipelining room rests an order,
       // then fills it) are folded into one change per row by commitOperations (sql/Folding.ts).
@@ -89,6 +93,7 @@ export class LedgerWriter extends Context.Service<LedgerWriter, {
       // A batch once taken is committed and resolved without interruption, so shutdown never
       // abandons an operation half way.
       const commitTaken = (batch: ReadonlyArray<Pending>) => Effect.gen(function*() {
+        batchInFlight = batch.length
         const started = performance.now()
         const exit = yield* Effect.exit(commitBatch(batch))
         let top: bigint | undefined
@@ -102,6 +107,7 @@ export class LedgerWriter extends Context.Service<LedgerWriter, {
           }
         }
         metrics.observeCommit(batch.length, performance.now() - started)
+        batchInFlight = 0
         if (top !== undefined) yield* PubSub.publish(commits, top)
       }).pipe(Effect.uninterruptible)
 

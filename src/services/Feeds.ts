@@ -10,18 +10,21 @@ import { committedWatermark } from "../../sql/JournalRepo.ts"
 import { RateLimited } from "../../schema/Errors.ts"
 import { AppConfigService } from "../platform/Config.ts"
 import { makeDb } from "../platform/db/Sql.ts"
-import { Metrics } from "../platform/monitoring/Metrics.ts"
+import { metricNames, Metrics } from "../platform/monitoring/Metrics.ts"
 import { LedgerWriter } from "../platform/LedgerWriter.ts"
 
 export const journalChannel = "core_journal"
 export const longPollWaitersMax = 10_000
 export const longPollDefaultSeconds = 30
 export const longPollMaxSeconds = 45
+/** The feeds that long-poll; each has its own waiter gauge (`longpoll_waiters{feed}`). */
+export const longPollFeeds = ["journal"] as const
+export type LongPollFeed = typeof longPollFeeds[number]
 
 export class Feeds extends Context.Service<Feeds, {
   readonly watermark: () => Effect.Effect<bigint>
   /** Resolves with the committed watermark once it exceeds `cursor`, or after `timeoutMs` idle. */
-  readonly waitBeyond: (cursor: bigint, timeoutMs: number) => Effect.Effect<{ readonly moved: boolean; readonly watermark: bigint }, RateLimited>
+  readonly waitBeyond: (feed: LongPollFeed, cursor: bigint, timeoutMs: number) => Effect.Effect<{ readonly moved: boolean; readonly watermark: bigint }, RateLimited>
 }>()("core/Feeds") {
   static readonly layer = Layer.effect(
     Feeds,
@@ -31,8 +34,12 @@ export class Feeds extends Context.Service<Feeds, {
       const metrics = yield* Metrics
       const config = yield* AppConfigService
       let latest = yield* db(committedWatermark)
-      const waiters = new Set<{ readonly cursor: bigint; readonly done: Deferred.Deferred<void> }>()
-      metrics.gauge("longpoll_waiters", () => waiters.size)
+      const waiters = new Set<{ readonly feed: LongPollFeed; readonly cursor: bigint; readonly done: Deferred.Deferred<void> }>()
+      // Counted per feed as waiters come and go, so a scrape reads a number instead of walking the set.
+      const waiting = new Map<LongPollFeed, number>(longPollFeeds.map((feed) => [feed, 0]))
+      for (const feed of longPollFeeds) {
+        yield* metrics.gauge(metricNames.longPollWaiters, "Long-poll requests waiting for a commit, by feed", () => waiting.get(feed) ?? 0, { feed })
+      }
 
       const advance = (tick: bigint) =>
         Effect.sync(() => {
@@ -65,7 +72,7 @@ export class Feeds extends Context.Service<Feeds, {
 
       const watermark = () => Effect.map(db(committedWatermark), (tick) => (tick > latest ? (latest = tick) : tick))
 
-      const waitBeyond = (cursor: bigint, timeoutMs: number) =>
+      const waitBeyond = (feed: LongPollFeed, cursor: bigint, timeoutMs: number) =>
         Effect.gen(function*() {
           const now = yield* watermark()
           if (now > cursor || timeoutMs <= 0) return { moved: now > cursor, watermark: now }
@@ -76,11 +83,15 @@ export class Feeds extends Context.Service<Feeds, {
             return { moved: again > cursor, watermark: again }
           }
           if (waiters.size >= longPollWaitersMax) return yield* new RateLimited({ message: "too many long-poll waiters; retry later" })
-          const waiter = { cursor, done: Deferred.makeUnsafe<void>() }
+          const waiter = { feed, cursor, done: Deferred.makeUnsafe<void>() }
           waiters.add(waiter)
+          waiting.set(feed, waiting.get(feed)! + 1)
           yield* Deferred.await(waiter.done).pipe(
             Effect.timeoutOption(timeoutMs),
-            Effect.ensuring(Effect.sync(() => waiters.delete(waiter)))
+            Effect.ensuring(Effect.sync(() => {
+              waiters.delete(waiter)
+              waiting.set(feed, waiting.get(feed)! - 1)
+            }))
           )
           const after = yield* watermark()
           return { moved: after > cursor, watermark: after }

@@ -1,7 +1,8 @@
 /**
  * Bad input everywhere gets a clear 400 envelope naming the field (CONTRACT C4, C5): wrong types,
  * missing fields, negative, zero, NaN and huge amounts, more decimals than the currency has,
- * unknown currencies, overlong strings, malformed JSON, and ids that are not int64. The checks are
+ * unknown currencies, overlong strings, malformed JSON, ids that are not int64, and feed filters out
+ * of range (cursors, ticks, limits, network types, terminal ids, room keys). The checks are
  * a table, one line per bad request: the route, what is sent, the expected status and error code,
  * and a piece of text the message must contain to name the offending field. Each request goes over
  * real HTTP to the real service, with a valid credential, so only the input is at fault.
@@ -75,6 +76,13 @@ const sessionGet = (name: string, path: string, names: string, code = INVALID): 
 
 const sessionPost = (action: string, name: string, body: unknown, names: string): Case =>
   ({ name: `${action}: ${name}`, method: "POST", path: `/core/v1/wallet/${action}`, auth: "session", body, status: 400, code: INVALID, names })
+
+/** A GET on a feed, named after its action and query. */
+const feedGet = (auth: Auth) => (path: string, names: string): Case =>
+  ({ name: `${path.split("?")[0].split("/").pop()}: ${path.split("?")[1]}`, method: "GET", path, auth, status: 400, code: INVALID, names })
+
+const INT4_PAST = 2147483648
+const INT64_PAST = "9223372036854775808"
 
 const malformed = (path: string, auth: Auth, raw: string, label: string): Case =>
   ({ name: `${path.split("/").pop()}: ${label}`, method: "POST", path, auth, raw, status: 400, code: INVALID, names: "body" })
@@ -214,6 +222,58 @@ const cases: ReadonlyArray<Case> = [
   // Merchant queries.
   { name: "get_app_payments: cursor not an int64", method: "GET", path: "/payorders/v1/get_app_payments?app_id=$app&cursor=abc", auth: "merchant", status: 400, code: INVALID, names: "query.cursor" },
 
+  // Feeds and long-polls: every numeric filter is range-checked before it can reach SQL (an int4 or
+  // int8 overflow there used to answer 500).
+  ...([
+    ["networks past int4 (was a 500)", { networks: [-4117905104961535] }, "body.networks[0]"],
+    ["networks 2^31", { networks: [INT4_PAST] }, "body.networks[0]"],
+    ["networks 0", { networks: [0] }, "body.networks[0]"],
+    ["networks 241", { networks: [1, 241] }, "body.networks[1]"],
+    ["networks a fraction", { networks: [1.5] }, "body.networks[0]"],
+    ["65 networks", { networks: Array.from({ length: 65 }, () => 1) }, "body.networks"],
+    ["tokenNetworks -5", { tokenNetworks: ["-5"] }, "body.tokenNetworks[0]"],
+    ["tokenNetworks 0", { tokenNetworks: [0] }, "body.tokenNetworks[0]"],
+    ["tokenNetworks past int64", { tokenNetworks: [INT64_PAST] }, "body.tokenNetworks[0]"],
+    ["since -1", { since: "-1" }, "body.since"],
+    ["since past int64", { since: INT64_PAST }, "body.since"],
+    ["since a fraction", { since: 1.5 }, "body.since"],
+    ["limit 1e300", { limit: 1e300 }, "body.limit"],
+    ["limit a string", { limit: "5" }, "body.limit"],
+    ["intern -3", { intern: "-3" }, "body.intern"],
+    ["intern past int64", { intern: INT64_PAST }, "body.intern"],
+    ["scope 3", { scope: 3 }, "body.scope"]
+  ] as const).map(([name, body, names]) => privatePost("list_last_updated_txs", name, body, names)),
+  ...([
+    ["/private/v1/wait_cursor?cursor=-1&timeout=0", "query.cursor"],
+    [`/private/v1/wait_cursor?cursor=${INT64_PAST}&timeout=0`, "query.cursor"],
+    ["/private/v1/wait_cursor?timeout=-1", "query.timeout"],
+    ["/private/v1/wait_cursor?timeout=3601", "query.timeout"],
+    ["/private/v1/events?cursor=-1", "query.cursor"],
+    [`/private/v1/events?cursor=${INT64_PAST}`, "query.cursor"],
+    ["/private/v1/events?limit=0", "query.limit"],
+    ["/private/v1/events?limit=1001", "query.limit"],
+    ["/private/v1/events?limit=99999999999999999999", "query.limit"]
+  ] as const).map(([path, names]) => feedGet("service")(path, names)),
+  ...([
+    ["/core/v1/wallet/get_history_transactions?startTick=-1", "query.startTick"],
+    [`/core/v1/wallet/get_history_transactions?endTick=${INT64_PAST}`, "query.endTick"],
+    ["/core/v1/wallet/get_history_transactions?limit=-1", "query.limit"],
+    ["/core/v1/wallet/get_history_transactions?limit=1001", "query.limit"],
+    [`/core/v1/wallet/get_history_transactions?typeTx=${INT4_PAST}`, "query.typeTx"],
+    ["/core/v1/wallet/get_profit_transactions?startTick=-1", "query.startTick"],
+    ["/core/v1/wallet/get_profit_transactions?limit=0", "query.limit"],
+    [`/core/v1/market/get_orders?room_key=${INT64_PAST}`, "query.room_key"],
+    ["/core/v1/market/get_orders?room_key=99999999999999999999", "query.room_key"],
+    ["/core/v1/market/get_orders?from_order_id=-1", "query.from_order_id"],
+    [`/core/v1/market/get_orders?from_order_id=${INT64_PAST}`, "query.from_order_id"],
+    ["/core/v1/market/get_orders?limit=0", "query.limit"],
+    ["/core/v1/market/get_orders?limit=101", "query.limit"],
+    [`/core/v1/get_candles?currency_from=BTC&currency_to=USDT&room_key=${INT64_PAST}`, "query.room_key"],
+    [`/core/v1/market/get_trade_info?currency_from=BTC&currency_to=USDT&room_key=${INT64_PAST}`, "query.room_key"],
+    ["/core/v1/market/get_trade_info?currency_from=BTC&currency_to=USDT&results_limit=0", "query.results_limit"]
+  ] as const).map(([path, names]) => feedGet("session")(path, names)),
+  feedGet("merchant")("/payorders/v1/get_app_payments?app_id=$app&cursor=-1", "query.cursor"),
+
   // Malformed JSON, empty bodies and a wrong content type, across areas.
   ...([
     ["/private/v1/create_wallet", "service"],
@@ -340,6 +400,16 @@ describe("nothing rejected was acted on", () => {
     const reply = await client.call("GET", "/core/v1/invest/get_investment_info?investment_id=1838415606846308417", { sid })
     assert.strictEqual(reply.status, 404)
     assert.include(reply.body.error?.message ?? "", "1838415606846308417")
+  })
+})
+
+describe("list_last_updated_txs clamps its limit (SPEC: \"Clamped into 1..1000\")", () => {
+  it("limit -5 and 5000 are clamped, not refused", async () => {
+    for (const limit of [-5, 5000]) {
+      const reply = await client.priv("POST", "list_last_updated_txs", { limit })
+      assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
+      assert.isAtMost(reply.body.result.length, limit < 1 ? 1 : 1000)
+    }
   })
 })
 

@@ -1,5 +1,5 @@
 /**
- * quoteFee of src/services/Tariffs.ts (CONTRACT C7) on hand-built rule sets: matching by class and
+ * quoteFee of src/platform/Tariffs.ts (CONTRACT C7) on hand-built rule sets: matching by class and
  * currency, the most specific rule winning (wallet group, then typeTx, then an amount range),
  * inclusive min/max bounds, fee = feeFixed + amount × feePercent / 100 rounded up to the currency's
  * decimals, default fee 0 and the Fees wallet as default profit account; and txClassOfType.

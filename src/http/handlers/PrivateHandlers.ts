@@ -8,6 +8,7 @@ import type { TariffRow } from "../../platform/Tariffs.ts"
 import { walletId } from "../../../schema/Ids.ts"
 import { limits } from "../../platform/Config.ts"
 import { Metrics } from "../../platform/monitoring/Metrics.ts"
+import { statsOf } from "../../platform/monitoring/MetricsView.ts"
 import { Credentials } from "../../services/Credentials.ts"
 import { type Currency, Currencies } from "../../platform/Currencies.ts"
 import { LedgerAudit } from "../../services/LedgerAudit.ts"
@@ -94,5 +95,5 @@ export const PrivateHandlers = HttpApiBuilder.group(Api, "private", Effect.fn(fu
     .handle("ledger_audit", () => Effect.flatMap(ledgerAudit.audit(), ok))
     .handle("add_network", ({ payload }) => Effect.flatMap(terminals.add(payload), ok))
     .handle("update_network", ({ payload }) => Effect.flatMap(terminals.update(payload), ok))
-    .handle("monitoring_stats", () => ok(metrics.snapshot() as unknown))
+    .handle("monitoring_stats", () => ok(statsOf(metrics) as unknown))
 }))

@@ -29,7 +29,7 @@ export const PrivateLedgerHandlers = HttpApiBuilder.group(Api, "privateLedger", 
     .handle("wait_cursor", ({ query }) =>
       Effect.gen(function*() {
         const seconds = Math.min(query.timeout ?? longPollDefaultSeconds, longPollMaxSeconds)
-        const { moved, watermark } = yield* feeds.waitBeyond(BigInt(query.cursor ?? "0"), seconds * 1000)
+        const { moved, watermark } = yield* feeds.waitBeyond("journal", BigInt(query.cursor ?? "0"), seconds * 1000)
         const id = yield* RequestId.useSync((n) => n)
         return HttpServerResponse.jsonUnsafe({ result: { moved }, error: null, id, cursor: String(watermark) }, { status: moved ? 200 : 202 })
       }))
