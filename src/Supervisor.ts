@@ -2,7 +2,7 @@
  * `WORKERS=n` (n > 1, a PostgreSQL server only): the service as n processes sharing the HTTP port
  * (node:cluster; the primary hands out connections round-robin), so a machine's cores all serve.
  * Every process is the whole service: its own actors, ledger writer and caches, all safe side by
- * side on one database (README "Actors"). Worker 1 starts first (it applies migrations and, on a
+ * side on one database (docs/DESIGN.md "Actors"). Worker 1 starts first (it applies migrations and, on a
  * fresh database, generates the service key), the others once it listens. Worker i serves
  * monitoring on MONITORING_PORT + i - 1 (its own figures). A worker that dies after it served is
  * replaced; one that dies before it ever listened stops the whole service (a start-up error would
