@@ -124,5 +124,5 @@ describe("restart and shutdown (C1)", () => {
       if (!usingRealPostgres()) rmSync(own.dataDir, { recursive: true, force: true })
       else await dropDatabase(own.databaseUrl!)
     }
-  })
+  }, 120_000) // two more services boot here; an embedded boot takes 15-40 s on a loaded 2-core machine
 })
