@@ -11,17 +11,19 @@ import {
 import { TxIdOut, WalletIdOut } from "../../schema/Ids.ts"
 import { LedgerOperationSchema } from "../../sql/rows/OperationSchema.ts"
 
+/** What every operator posting names: its transaction, its idempotency key and body hash, the money. */
+const operatorPosting = {
+  txId: TxIdOut,
+  externalId: Schema.String,
+  requestHash: Schema.String,
+  currency: Schema.String,
+  amount: Schema.BigIntFromString,
+  tag: Schema.NullOr(Schema.String)
+}
+
 /** A trusted treasury posting (execute_transactions): free ± amount against the Treasury wallet. */
 export const PostTreasury = Rpc.make("PostTreasury", {
-  payload: {
-    txId: TxIdOut,
-    externalId: Schema.String,
-    requestHash: Schema.String,
-    currency: Schema.String,
-    amount: Schema.BigIntFromString,
-    direction: Schema.Literals(["credit", "debit"]),
-    tag: Schema.NullOr(Schema.String)
-  },
+  payload: { ...operatorPosting, direction: Schema.Literals(["credit", "debit"]) },
   success: Schema.Struct({ txId: Schema.String, idUpdate: Schema.String }),
   error: Schema.Union([BalanceNotEnough, ExternalIdConflict])
 })
@@ -75,15 +77,7 @@ export const CancelTransfer = Rpc.make("CancelTransfer", {
 
 /** An operator's debt charge: takes at most the free balance, to the profit wallet. */
 export const ChargeDebt = Rpc.make("ChargeDebt", {
-  payload: {
-    txId: TxIdOut,
-    externalId: Schema.String,
-    requestHash: Schema.String,
-    currency: Schema.String,
-    amount: Schema.BigIntFromString,
-    profitWalletId: WalletIdOut,
-    tag: Schema.NullOr(Schema.String)
-  },
+  payload: { ...operatorPosting, profitWalletId: WalletIdOut },
   success: Schema.Struct({ txId: Schema.NullOr(Schema.String), charged: Schema.BigIntFromString, outstanding: Schema.BigIntFromString }),
   error: ExternalIdConflict
 })
