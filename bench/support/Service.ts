@@ -13,6 +13,12 @@ import { join, resolve } from "node:path"
 
 export const root = resolve(import.meta.dirname, "../..")
 
+/**
+ * The checkout whose service the HTTP benchmarks start (BENCH_SERVICE_ROOT, default this one): point it
+ * at a worktree of an older commit (with its own `npm ci`) to measure before and after with one harness.
+ */
+export const serviceRoot = resolve(process.env.BENCH_SERVICE_ROOT || root)
+
 /** Where BENCH_PROFILE=1 leaves the service's .cpuprofile files (written when it stops). */
 export const profileDirectory = join(root, "bench", "results", "profiles")
 
@@ -46,6 +52,7 @@ export interface StartOptions {
 const startupLimitMs = 90_000
 
 export const startService = async (options: StartOptions = {}): Promise<RunningService> => {
+  if (serviceRoot !== root) console.log(`   service under test: ${serviceRoot} (BENCH_SERVICE_ROOT)`)
   const port = await freePort()
   const key = "bench-key-" + randomBytes(16).toString("hex")
   const dataDir = mkdtempSync(join(tmpdir(), "core-bench-"))
@@ -62,7 +69,7 @@ export const startService = async (options: StartOptions = {}): Promise<RunningS
   }
   if (options.databaseUrl !== undefined) env.DATABASE_URL = options.databaseUrl
   else delete env.DATABASE_URL
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: serviceRoot, env, stdio: ["ignore", "pipe", "pipe"] })
   let output = ""
   child.stdout!.on("data", (chunk) => (output += chunk))
   child.stderr!.on("data", (chunk) => (output += chunk))
