@@ -196,10 +196,12 @@ export class Engine {
           continue
         }
         let fill = mq < cap ? mq : cap
-        let q = fillQuote(buy, fill, ln, ld)
-        if (q === 0 || (!market && !withinTakerBound(buy, q, fill, num, den))) {
-          const whole = granuleFloor(fill, ld)
-          if (whole === 0) {
+        // A whole-number maker ratio moves exactly fill·ln, within any crossing taker's bound.
+        const whole = ld === 1 && fill * ln < 2 ** 53
+        let q = whole ? fill * ln : fillQuote(buy, fill, ln, ld)
+        if (!whole && (q === 0 || (!market && !withinTakerBound(buy, q, fill, num, den)))) {
+          const granules = granuleFloor(fill, ld)
+          if (granules === 0) {
             if (mq < cap) {
               this.pushRemoved(s.oId[slot], mq, REMOVED_DUST)
               s.popHead(lvl)
@@ -209,8 +211,8 @@ export class Engine {
             stop = true
             break
           }
-          fill = whole
-          q = (whole / ld) * ln
+          fill = granules
+          q = (granules / ld) * ln
         }
         this.pushFill(s.oId[slot], fill, q, ln, ld)
         lots -= fill

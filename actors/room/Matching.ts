@@ -31,8 +31,6 @@ export const ratioOfRow = (pair: Pair, row: OrderRow): readonly [number, number]
   return [Number(n / g), Number(d / g)]
 }
 
-/** Lots a market buy is bounded by when it gave toAmount (ExchangeOrders stores 2^53 − 1 when it did not). */
-const UNBOUNDED_LOTS = BigInt(Number.MAX_SAFE_INTEGER)
 
 export const toBookOrder = (row: OrderRow): BookOrder => ({
   id: BigInt(row.id), walletId: BigInt(row.wallet_id), walletGroup: Number(row.wallet_group), side: Number(row.side),
@@ -109,13 +107,12 @@ export const makeBook = (pair: Pair, roomKey: bigint, name: string, firstSeq: nu
     const kind = orderType === OrderType.Market ? KIND_MARKET : orderType === OrderType.LimitOnly ? KIND_LIMIT_ONLY : KIND_LIMIT
     const ratio = kind === KIND_MARKET ? [0, 0] as const : ratioOfRow(pair, row)
     if (ratio === null) throw new Error(`room ${name}: limit order ${order.id} has no ratio`)
-    // A sell gives exactly its lots; a buy spends at most what is still locked for it (C14), a market
-    // buy that named toAmount no more lots than that; a limit buy takes all its budget buys at or
-    // under its ratio (makers paying less give it more than toAmount) and rests what the rest buys.
+    // A sell gives exactly its lots; a buy spends at most what is still locked for it (C14): it takes
+    // all its budget buys at or under its ratio (makers asking less give it more than toAmount; a
+    // market buy's toAmount is informational) and a limit buy rests what the rest of it buys.
     const sell = order.side === SIDE_SELL
     const budget = sell ? 0n : quoteUnitsFloor(pair, order.locked)
-    const bound = kind === KIND_MARKET && !sell && order.remainingLots < UNBOUNDED_LOTS ? order.remainingLots : 0n
-    const quantity = sell ? order.remainingLots : bound
+    const quantity = sell ? order.remainingLots : 0n
     const code = !sell && budget === 0n
       ? RAW_DONE
       : engine.submitRaw(order.seq, order.side, kind, ratio[0], ratio[1], Number(quantity), Number(budget), ownerOf(order.walletId))

@@ -167,9 +167,8 @@ const makeModel = () => {
     const result = book.submit({
       id: bookId, side, kind: kind === "post" ? "limitOnly" : kind, owner: wallet + 1,
       ...(ratio === null ? {} : { price: ratio }),
-      // A sell gives its sats; a buy spends its budget (a market buy with a toAmount also takes no more sats).
-      ...(side === "sell" ? { lots: fromAmount } : { budget: fromAmount }),
-      ...(side === "buy" && kind === "market" && input.toAmount !== null ? { lots: input.toAmount } : {})
+      // A sell gives its sats; a buy spends its budget (a market buy's toAmount does not bound it).
+      ...(side === "sell" ? { lots: fromAmount } : { budget: fromAmount })
     })
     if (result.outcome === "rejected") return { error: 10090, bookId }
     return { result, bookId }
@@ -345,7 +344,7 @@ const runStream = async (regime: Regime) => {
     let budget = cost(MID, BigInt(random.int(1, 30_000_000))) + 1n
     if (budget > free && free > 0n) budget = free
     const body: Record<string, unknown> = { fromCurrency: "USDT", toCurrency: "BTC", fromAmount: toText(budget, 6), isLimit: false }
-    // A market buy gives its fromAmount at most, at the makers' prices; a toAmount also bounds the sats it takes.
+    // A toAmount does not bound a market buy (C14: it gives its fromAmount at most, at the makers' prices).
     const toAmount = random.next() < 0.4 ? BigInt(random.int(1, 10_000_000)) : null
     if (toAmount !== null) body.toAmount = toText(toAmount, 8)
     return { wallet, side, kind: "market", fromAmount: budget, toAmount, body }
