@@ -13,6 +13,9 @@ export interface OrderRow {
   readonly side: number
   readonly order_type: number
   readonly price_ticks: bigint | null
+  /** The exact limit ratio in quote units per lot, reduced (decimal strings; null for market orders). */
+  readonly price_num: string | null
+  readonly price_den: string | null
   readonly quantity_lots: bigint
   readonly remaining_lots: bigint
   readonly from_currency: string
@@ -31,6 +34,7 @@ export interface OrderRow {
 }
 
 const columns = `o.id, o.wallet_id, w.wallet_group, t.type_tx, o.room_key, o.base, o.quote, o.side, o.order_type, o.price_ticks,
+  o.price_num::text AS price_num, o.price_den::text AS price_den,
   o.quantity_lots, o.remaining_lots, o.from_currency, o.to_currency, o.from_amount::text AS from_amount, o.to_amount::text AS to_amount,
   o.locked::text AS locked, o.given::text AS given, o.received::text AS received, o.fee::text AS fee, o.state, o.seq, o.tag,
   o.created_at, o.updated_at`
@@ -81,12 +85,13 @@ export const listOrders = (f: OrderFilter) =>
         ${f.states !== undefined && f.states.length > 0 ? sql`AND o.state = ANY(${"{" + f.states.join(",") + "}"}::smallint[])` : sql``}
       ORDER BY o.id DESC LIMIT ${f.limit}`)
 
-/** Aggregated open levels of one side of a book: (price ticks, remaining lots), best first. */
+/** Aggregated open levels of one side of a book: (exact ratio, remaining lots), best first. */
 export const bookLevels = (roomKey: string, base: string, quote: string, side: number, limit: number) =>
   SqlClient.SqlClient.use((sql) =>
-    sql<{ price_ticks: bigint; lots: string }>`SELECT price_ticks, sum(remaining_lots)::text AS lots FROM orders
+    sql<{ price_num: string; price_den: string; lots: string }>`SELECT price_num::text AS price_num, price_den::text AS price_den,
+        sum(remaining_lots)::text AS lots FROM orders
       WHERE room_key = ${roomKey} AND base = ${base} AND quote = ${quote} AND state = 1 AND seq IS NOT NULL AND side = ${side}
-      GROUP BY price_ticks ORDER BY price_ticks ${sql.literal(side === 0 ? "DESC" : "ASC")} LIMIT ${limit}`)
+      GROUP BY price_num, price_den ORDER BY price_num / price_den ${sql.literal(side === 0 ? "DESC" : "ASC")} LIMIT ${limit}`)
 
 export interface TradeRow {
   readonly base: string

@@ -58,11 +58,11 @@ export const RoomEntityLayer = RoomEntity.toLayer(
         Effect.catch(Effect.asVoid(wait), (failure) =>
           Effect.die(new Error(`room ${name}: commit failed (${failure._tag}: ${failure._tag === "StateConflict" ? failure.txIds.join(",") : failure.constraint}); rebuilding from SQL`))))
 
-    const feeOf = (rules: Effect.Success<ReturnType<typeof tariffs.list>>): FeeOf => (order, gross) =>
+    const feeOf = (rules: Effect.Success<ReturnType<typeof tariffs.list>>): FeeOf => (order, gross, withFixed) =>
       quoteFee(rules, {
         txClass: "Exchange", currency: order.toCurrency, decimals: decimalsOf(order.toCurrency), amount: gross,
         walletGroup: order.walletGroup, typeTx: order.typeTx
-      })
+      }, withFixed)
 
     /** Decides a placed order (under the gate) and remembers the answer. */
     const place = Effect.fnUntraced(function*(row: Parameters<typeof book.place>[0]) {
@@ -75,10 +75,13 @@ export const RoomEntityLayer = RoomEntity.toLayer(
     })
 
     // Rebuild: resting orders back into the book in arrival order, then orders placed but never matched.
+    // A resting order that crosses the book (rested on decimal ticks before exact ratios) is matched
+    // as a taker first, in arrival order.
     const open = yield* db(openOrdersOfRoom(roomKeyText, base, quote))
-    for (const row of open) if (row.seq !== null) book.restore(row)
+    const crossing = open.filter((row) => row.seq !== null && !book.restore(row))
     book.validate()
     const replayed: Array<Effect.Effect<void>> = []
+    for (const row of crossing) replayed.push((yield* place(row)).committed)
     for (const row of open) if (row.seq === null) replayed.push((yield* place(row)).committed)
     yield* Effect.all(replayed, { discard: true })
 

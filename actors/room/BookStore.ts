@@ -1,10 +1,25 @@
 /**
  * Storage of the order book behind Engine.ts: typed-array slots for orders, typed-array price levels
  * (each an intrusive doubly linked FIFO of slots) and, per side, the levels sorted by price with the
- * best level last (bids ascending, asks descending). Numbers stored in Float64Array are integers
- * below 2^53 (see Engine.ts for the unit rules), so they are exact.
+ * best level last (bids ascending, asks descending). A level is keyed by its exact reduced ratio
+ * lNum/lDen (Ratio.ts); lApprox = lNum/lDen as a float orders levels fast, and the exact cross-product
+ * comparison decides whenever two approximations are too close to tell. Numbers stored in
+ * Float64Array are integers below 2^53 (lApprox aside), so they are exact.
  */
+import { cmpRatio, gcd as gcdOf } from "./Ratio.ts"
+
 export const NONE = -1
+
+/** Relative gap between two level approximations beyond which the float order is decisive. */
+const DECISIVE = 2 ** -48
+
+/** The sign of (n1/d1 ≈ a1) − (n2/d2 ≈ a2), exact. */
+export const cmpLevel = (a1: number, n1: number, d1: number, a2: number, n2: number, d2: number): number => {
+  if (a1 > a2 * (1 + DECISIVE)) return 1
+  if (a2 > a1 * (1 + DECISIVE)) return -1
+  if (n1 === n2 && d1 === d2) return 0
+  return cmpRatio(n1, d1, n2, d2)
+}
 
 const SIDE_BUY = 0
 
@@ -42,13 +57,16 @@ export class BookStore {
   oNext = new Int32Array(1024)
   oPrev = new Int32Array(1024)
   oLevel = new Int32Array(1024)
+  oOwner = new Float64Array(1024) // the wallet (self-trade prevention); 0 = none
   private slotFree = new Int32Array(1024)
   private slotFreeLen = 0
   private slotHigh = 0
   private seq = 0
 
   // Price levels.
-  lPrice = new Float64Array(256)
+  lApprox = new Float64Array(256)
+  lNum = new Float64Array(256)
+  lDen = new Float64Array(256)
   lTotal = new Float64Array(256)
   lHead = new Int32Array(256)
   lTail = new Int32Array(256)
@@ -79,6 +97,7 @@ export class BookStore {
       this.oNext = growI32(this.oNext, n)
       this.oPrev = growI32(this.oPrev, n)
       this.oLevel = growI32(this.oLevel, n)
+      this.oOwner = growF64(this.oOwner, n)
       this.slotFree = growI32(this.slotFree, n)
     }
     return this.slotHigh++
@@ -86,9 +105,11 @@ export class BookStore {
 
   private allocLevel(): number {
     if (this.levelFreeLen > 0) return this.levelFree[--this.levelFreeLen]
-    if (this.levelHigh === this.lPrice.length) {
-      const n = this.lPrice.length * 2
-      this.lPrice = growF64(this.lPrice, n)
+    if (this.levelHigh === this.lApprox.length) {
+      const n = this.lApprox.length * 2
+      this.lApprox = growF64(this.lApprox, n)
+      this.lNum = growF64(this.lNum, n)
+      this.lDen = growF64(this.lDen, n)
       this.lTotal = growF64(this.lTotal, n)
       this.lHead = growI32(this.lHead, n)
       this.lTail = growI32(this.lTail, n)
@@ -99,43 +120,50 @@ export class BookStore {
     return this.levelHigh++
   }
 
+  /** The sign of level `lvl`'s ratio minus n/d (≈ a). */
+  cmp(lvl: number, a: number, n: number, d: number): number {
+    return cmpLevel(this.lApprox[lvl], this.lNum[lvl], this.lDen[lvl], a, n, d)
+  }
+
   /**
-   * Index in `side.levels` of the level at `price`, or, when absent, -(insertion index) - 1.
-   * Bids are ascending and asks descending, so in both the best price is last.
+   * Index in `side.levels` of the level at the reduced ratio n/d (≈ a), or, when absent,
+   * -(insertion index) - 1. Bids are ascending and asks descending, so in both the best price is last.
    */
-  find(side: SideLevels, price: number): number {
+  find(side: SideLevels, a: number, n: number, d: number): number {
     const levels = side.levels
-    const lPrice = this.lPrice
     // Fast path: at or beyond the best level (new orders cluster near the top of the book).
-    const n = side.len
-    if (n > 0) {
-      const top = lPrice[levels[n - 1]]
-      if (top === price) return n - 1
-      if (side.buy ? price > top : price < top) return -n - 1
+    const len = side.len
+    if (len > 0) {
+      const c = this.cmp(levels[len - 1], a, n, d)
+      if (c === 0) return len - 1
+      if (side.buy ? c < 0 : c > 0) return -len - 1
     } else return -1
     let lo = 0
-    let hi = n - 1
+    let hi = len - 1
     while (lo < hi) {
       const mid = (lo + hi) >>> 1
-      const p = lPrice[levels[mid]]
-      if (p === price) return mid
-      if (side.buy ? p < price : p > price) lo = mid + 1
+      const c = this.cmp(levels[mid], a, n, d)
+      if (c === 0) return mid
+      if (side.buy ? c < 0 : c > 0) lo = mid + 1
       else hi = mid
     }
-    // lo === hi, levels[hi] is the first entry "after" price (exists: price is not beyond the top).
-    return lPrice[levels[lo]] === price ? lo : -lo - 1
+    // lo === hi, levels[hi] is the first entry "after" the ratio (exists: it is not beyond the top).
+    return this.cmp(levels[lo], a, n, d) === 0 ? lo : -lo - 1
   }
 
   /** Appends an order at the tail of its price level, creating the level when needed. */
-  rest(id: number, side: number, price: number, qty: number): void {
+  rest(id: number, side: number, n: number, d: number, qty: number, owner: number): void {
     const book = side === SIDE_BUY ? this.bids : this.asks
-    const at = this.find(book, price)
+    const a = n / d
+    const at = this.find(book, a, n, d)
     let lvl: number
     if (at >= 0) lvl = book.levels[at]
     else {
       const idx = -at - 1
       lvl = this.allocLevel()
-      this.lPrice[lvl] = price
+      this.lApprox[lvl] = a
+      this.lNum[lvl] = n
+      this.lDen[lvl] = d
       this.lTotal[lvl] = 0
       this.lHead[lvl] = NONE
       this.lTail[lvl] = NONE
@@ -151,6 +179,7 @@ export class BookStore {
     this.oQty[slot] = qty
     this.oSeq[slot] = this.seq++
     this.oLevel[slot] = lvl
+    this.oOwner[slot] = owner
     this.oNext[slot] = NONE
     const tail = this.lTail[lvl]
     this.oPrev[slot] = tail
@@ -160,6 +189,19 @@ export class BookStore {
     this.lTotal[lvl] += qty
     this.lCount[lvl]++
     this.ids.set(id, slot)
+  }
+
+  /** Takes the head order off level `lvl` (the caller drops the level once it is empty). */
+  popHead(lvl: number): void {
+    const slot = this.lHead[lvl]
+    const next = this.oNext[slot]
+    this.ids.delete(this.oId[slot])
+    this.lTotal[lvl] -= this.oQty[slot]
+    this.lCount[lvl]--
+    this.freeSlot(slot)
+    this.lHead[lvl] = next
+    if (next === NONE) this.lTail[lvl] = NONE
+    else this.oPrev[next] = NONE
   }
 
   /** Removes a resting order; returns its remaining quantity, or -1 when unknown. */
@@ -180,7 +222,7 @@ export class BookStore {
     this.freeSlot(slot)
     if (this.lHead[lvl] === NONE) {
       const book = this.lSide[lvl] === SIDE_BUY ? this.bids : this.asks
-      const idx = this.find(book, this.lPrice[lvl])
+      const idx = this.find(book, this.lApprox[lvl], this.lNum[lvl], this.lDen[lvl])
       if (idx < 0 || book.levels[idx] !== lvl) throw new Error("BookStore: level index lost")
       book.levels.copyWithin(idx, idx + 1, book.len)
       book.len--
@@ -196,16 +238,21 @@ export class BookStore {
     let orders = 0
     const seen = new Set<number>()
     const checkSide = (book: SideLevels, side: number) => {
-      let prevPrice = NaN
+      let prevLvl = NONE
       for (let i = 0; i < book.len; i++) {
         const lvl = book.levels[i]
-        const p = this.lPrice[lvl]
-        if (!Number.isSafeInteger(p) || p <= 0) fail(`bad level price ${p}`)
+        const n = this.lNum[lvl], d = this.lDen[lvl]
+        const p = `${n}/${d}`
+        if (!Number.isSafeInteger(n) || n <= 0 || !Number.isSafeInteger(d) || d <= 0) fail(`bad level ratio ${p}`)
+        if (gcdOf(n, d) !== 1) fail(`level ratio ${p} not reduced`)
         if (this.lSide[lvl] !== side) fail(`level ${p} on the wrong side`)
-        if (i > 0 && (book.buy ? !(p > prevPrice) : !(p < prevPrice))) fail(`levels not sorted at ${p}`)
+        if (prevLvl !== NONE) {
+          const c = cmpRatio(n, d, this.lNum[prevLvl], this.lDen[prevLvl])
+          if (book.buy ? !(c > 0) : !(c < 0)) fail(`levels not sorted at ${p}`)
+        }
         if (seen.has(lvl)) fail(`level ${p} listed twice`)
         seen.add(lvl)
-        prevPrice = p
+        prevLvl = lvl
         let count = 0
         let total = 0
         let prev = NONE
@@ -233,9 +280,11 @@ export class BookStore {
     checkSide(this.asks, 1)
     if (orders !== this.ids.size) fail(`id index holds ${this.ids.size} orders, book holds ${orders}`)
     if (this.bids.len > 0 && this.asks.len > 0) {
-      const bid = this.lPrice[this.bids.levels[this.bids.len - 1]]
-      const ask = this.lPrice[this.asks.levels[this.asks.len - 1]]
-      if (bid >= ask) fail(`crossed book: bid ${bid} >= ask ${ask}`)
+      const bid = this.bids.levels[this.bids.len - 1]
+      const ask = this.asks.levels[this.asks.len - 1]
+      if (cmpRatio(this.lNum[bid], this.lDen[bid], this.lNum[ask], this.lDen[ask]) >= 0) {
+        fail(`crossed book: bid ${this.lNum[bid]}/${this.lDen[bid]} >= ask ${this.lNum[ask]}/${this.lDen[ask]}`)
+      }
     }
   }
 }

@@ -1,26 +1,31 @@
 /**
  * A pure, synchronous limit order book for one room (the exchange-core shape): price-time priority,
- * Limit / LimitOnly (post-only) / Market orders, partial fills leaving the remainder at the same level.
- * No I/O, no clock, no randomness: the same input stream always yields the same events.
+ * Limit / LimitOnly (post-only) / Market orders, partial fills leaving the remainder at the same level,
+ * self-trade prevention. No I/O, no clock, no randomness: the same input stream always yields the same events.
  *
- * Units (the caller — see OrderForm.ts — maps SPEC's decimal from/to amounts onto these):
- * - `price`: a positive integer number of ticks (quote per base unit, quantized by the pair's tick).
- * - `quantity`: a positive integer number of base units (lots).
- * - `funds` (market buy only): a budget in notional units, 1 notional unit = 1 tick × 1 lot.
- * All three are plain JS numbers that must be safe integers; the engine keeps every sum it forms
- * (level totals, price × quantity for `funds`) below 2^53, which holds as long as a side's resting
- * quantity and any price × quantity stay below Number.MAX_SAFE_INTEGER. No floats with fractions and
- * no bignumbers ever enter the matching loop, so every result is exact.
+ * Units (the caller — see OrderForm.ts — maps SPEC's from/to amounts onto these):
+ * - a limit price is the exact ratio `num/den` in quote units per lot (Ratio.ts), reduced on entry;
+ *   levels are keyed by it, so equal ratios share a level and crossing or equal ratios always trade;
+ * - `quantity`: lots (a sell's amount; a buy's optional bound);
+ * - `budget`: quote units a buy may spend at most (0 = none); a limit buy by budget rests what its
+ *   remaining budget buys at its own ratio;
+ * - `owner`: the wallet, as a small positive integer (0 = none): an order never fills against a
+ *   resting order of the same owner — that order is cancelled and matching continues past it.
+ * All are JS numbers that must be safe integers; Ratio.ts keeps every product exact (float fast path,
+ * BigInt when needed), so every result is exact. Fills follow Ratio.ts's rounding rule: each moves a
+ * whole number of quote units rounded in the maker's favour, and no limit order executes worse than
+ * its own ratio.
  *
  * Layout (no per-order allocation in the hot path): orders live in slots of preallocated typed arrays
  * (grown by doubling), each price level is an intrusive doubly linked FIFO of slots (O(1) cancel), and
  * each side keeps its levels in a sorted Int32Array with the best level at the END (bids ascending,
  * asks descending), so consuming the best level is a pop and new levels near the top are cheap to insert.
  *
- * Trades execute at the resting maker's price (CONTRACT C14). A market order never rests: whatever it
+ * Trades execute at the resting maker's ratio (CONTRACT C14). A market order never rests: whatever it
  * cannot fill is cancelled. A LimitOnly order that would match on arrival is rejected whole.
  */
 import { BookStore, NONE } from "./BookStore.ts"
+import { cmpRatio, fillQuote, gcd, granuleFloor, lotsForBudget, withinTakerBound } from "./Ratio.ts"
 
 export type Side = "buy" | "sell"
 export type OrderKind = "limit" | "limitOnly" | "market"
@@ -29,24 +34,33 @@ export interface OrderInput {
   readonly id: number
   readonly side: Side
   readonly kind: OrderKind
-  /** Limit price in ticks (limit / limitOnly; ignored for market). */
+  /** Limit price as a whole number of quote units per lot (shorthand for num = price, den = 1). */
   readonly price?: number
-  /** Quantity in base units. A market buy may give `funds` instead. */
+  /** Limit price as the ratio num/den quote units per lot (limit / limitOnly; ignored for market). */
+  readonly num?: number
+  readonly den?: number
+  /** Lots: a sell's amount; a buy's bound (a buy gives `quantity`, `funds` or both). */
   readonly quantity?: number
-  /** Market buy only: spend at most this many notional units (tick × lot) instead of a base quantity. */
+  /** Buy only: spend at most this many quote units. */
   readonly funds?: number
+  /** The wallet (self-trade prevention); 0 or absent = none. */
+  readonly owner?: number
 }
 
 export type RejectReason = "invalid" | "duplicateId" | "wouldMatch" | "unknownOrder"
+export type CancelReason = "user" | "noLiquidity" | "selfTrade" | "dust"
 
 export type EngineEvent =
-  | { readonly type: "trade"; readonly taker: number; readonly maker: number; readonly price: number; readonly quantity: number }
+  | {
+    readonly type: "trade"; readonly taker: number; readonly maker: number; readonly price: number; readonly quantity: number
+    readonly quote: number
+  }
   | { readonly type: "rest"; readonly id: number; readonly side: Side; readonly price: number; readonly remaining: number }
-  | { readonly type: "cancel"; readonly id: number; readonly remaining: number; readonly reason: "user" | "noLiquidity" }
+  | { readonly type: "cancel"; readonly id: number; readonly remaining: number; readonly reason: CancelReason }
   | { readonly type: "reject"; readonly id: number; readonly reason: RejectReason }
 
 export interface BookSnapshot {
-  /** Levels best first: [price, total quantity]. */
+  /** Levels best first: [price (num/den as a float), total quantity]. */
   readonly bids: ReadonlyArray<readonly [number, number]>
   readonly asks: ReadonlyArray<readonly [number, number]>
   /** Resting orders, best level first, time order (FIFO) within a level: [id, price, remaining]. */
@@ -54,8 +68,17 @@ export interface BookSnapshot {
   readonly askOrders: ReadonlyArray<readonly [number, number, number]>
 }
 
+/** A resting order with its exact ratio, in priority order (best level first, FIFO within it). */
+export interface RestingOrder {
+  readonly id: number
+  readonly num: number
+  readonly den: number
+  readonly remaining: number
+  readonly owner: number
+}
+
 /** Raw result codes of `submitRaw` / `cancelRaw`. */
-export const RAW_DONE = 0 // fully filled, or a market order whose remainder was cancelled (see `unfilled`)
+export const RAW_DONE = 0 // nothing rests: filled, a market remainder cancelled, or a dust remainder released (see `unfilled`)
 export const RAW_RESTED = 1 // remainder rests (see `restRemaining`)
 export const RAW_REJECT_INVALID = 2
 export const RAW_REJECT_DUPLICATE = 3
@@ -69,20 +92,41 @@ export const KIND_LIMIT = 0
 export const KIND_LIMIT_ONLY = 1
 export const KIND_MARKET = 2
 
+/** Why a resting order left the book during a submit (removedReason). */
+export const REMOVED_SELF_TRADE = 1
+export const REMOVED_DUST = 2
+
+const isSafeCount = (n: number): boolean => Number.isSafeInteger(n) && n >= 0
 const isPositiveSafeInt = (n: number): boolean => Number.isSafeInteger(n) && n > 0
+
+const growF64 = (a: Float64Array) => {
+  const b = new Float64Array(a.length * 2)
+  b.set(a)
+  return b
+}
 
 export class Engine {
   private readonly store = new BookStore()
 
-  // Fills of the last submitRaw, in execution order (reused buffers, grown on demand).
+  // Fills of the last submitRaw, in execution order (reused buffers, grown on demand): maker id,
+  // lots, quote units moved, the maker level's ratio.
   fillCount = 0
   fillMaker = new Float64Array(64)
-  fillPrice = new Float64Array(64)
   fillQty = new Float64Array(64)
+  fillQuote = new Float64Array(64)
+  fillNum = new Float64Array(64)
+  fillDen = new Float64Array(64)
+  // Resting orders the last submitRaw took off the book without a fill of theirs (self-trade, dust).
+  removedCount = 0
+  removedId = new Float64Array(16)
+  removedRemaining = new Float64Array(16)
+  removedReason = new Float64Array(16)
   /** After submitRaw: quantity that rests (RAW_RESTED) — or, after cancelRaw, the cancelled remainder. */
   restRemaining = 0
-  /** After a market submitRaw: base quantity (or funds, for a funds order) left unfilled and cancelled. */
+  /** After submitRaw (RAW_DONE): lots (or, for an order by budget alone, quote units) left unfilled and released. */
   unfilled = 0
+  /** After submitRaw: a limit taker's remainder was released as dust against a maker it crosses. */
+  takerDust = false
 
   /** Orders currently resting. */
   get size(): number {
@@ -90,84 +134,144 @@ export class Engine {
   }
 
   /**
-   * The allocation-free entry point: matches, leaves fills in fillMaker/fillPrice/fillQty[0..fillCount),
-   * and returns a RAW_* code. `quantity` is ignored when `funds` > 0 (market buy by budget).
+   * The allocation-free entry point: matches, leaves fills in fill*[0..fillCount) and removed makers in
+   * removed*[0..removedCount), and returns a RAW_* code. `num`/`den` are ignored for market orders;
+   * `quantity` or `budget` may be 0 (none) for a buy, `budget` must be 0 for a sell.
    */
-  submitRaw(id: number, side: number, kind: number, price: number, quantity: number, funds: number): number {
+  submitRaw(id: number, side: number, kind: number, num: number, den: number, quantity: number, budget: number, owner: number): number {
     this.fillCount = 0
+    this.removedCount = 0
     this.restRemaining = 0
     this.unfilled = 0
+    this.takerDust = false
     const s = this.store
-    const byFunds = funds > 0
-    if (!Number.isSafeInteger(id) || (side !== SIDE_BUY && side !== SIDE_SELL)) return RAW_REJECT_INVALID
-    if (kind === KIND_MARKET) {
-      if (byFunds ? side !== SIDE_BUY || !isPositiveSafeInt(funds) : !isPositiveSafeInt(quantity)) return RAW_REJECT_INVALID
-    } else if (kind === KIND_LIMIT || kind === KIND_LIMIT_ONLY) {
-      if (byFunds || !isPositiveSafeInt(quantity) || !isPositiveSafeInt(price)) return RAW_REJECT_INVALID
-    } else return RAW_REJECT_INVALID
-    if (s.ids.has(id)) return RAW_REJECT_DUPLICATE
-
     const buy = side === SIDE_BUY
     const market = kind === KIND_MARKET
+    if (!Number.isSafeInteger(id) || (!buy && side !== SIDE_SELL) || !isSafeCount(owner)) return RAW_REJECT_INVALID
+    if (!isSafeCount(quantity) || !isSafeCount(budget) || (buy ? quantity + budget === 0 : quantity === 0 || budget !== 0)) return RAW_REJECT_INVALID
+    if (!market) {
+      if (kind !== KIND_LIMIT && kind !== KIND_LIMIT_ONLY) return RAW_REJECT_INVALID
+      if (!isPositiveSafeInt(num) || !isPositiveSafeInt(den)) return RAW_REJECT_INVALID
+      if (den !== 1) {
+        const g = gcd(num, den)
+        if (g !== 1) num /= g, den /= g
+      }
+    }
+    if (s.ids.has(id)) return RAW_REJECT_DUPLICATE
+
     // Opposite side: a buy takes asks, a sell takes bids; best level is the last entry.
     const opp = buy ? s.asks : s.bids
     if (kind === KIND_LIMIT_ONLY && opp.len > 0) {
-      const best = s.lPrice[opp.levels[opp.len - 1]]
-      if (buy ? best <= price : best >= price) return RAW_REJECT_WOULD_MATCH
+      const best = opp.levels[opp.len - 1]
+      const c = cmpRatio(s.lNum[best], s.lDen[best], num, den)
+      if (buy ? c <= 0 : c >= 0) return RAW_REJECT_WOULD_MATCH
     }
 
-    let remaining = byFunds ? funds : quantity
-    const lPrice = s.lPrice
+    let lots = quantity > 0 ? quantity : Infinity
+    let funds = budget > 0 ? budget : Infinity
     const oQty = s.oQty
-    while (remaining > 0 && opp.len > 0) {
+    let stop = false
+    while (opp.len > 0) {
       const lvl = opp.levels[opp.len - 1]
-      const lp = lPrice[lvl]
-      if (!market && (buy ? lp > price : lp < price)) break
-      let slot = s.lHead[lvl]
-      let total = s.lTotal[lvl]
-      while (slot !== NONE && remaining > 0) {
-        const q = oQty[slot]
-        let fill: number
-        if (byFunds) {
-          const affordable = Math.floor(remaining / lp)
-          if (affordable === 0) break
-          fill = q < affordable ? q : affordable
-          remaining -= fill * lp
-        } else {
-          fill = q < remaining ? q : remaining
-          remaining -= fill
+      const ln = s.lNum[lvl], ld = s.lDen[lvl]
+      if (!market) {
+        const c = ld === 1 && den === 1 ? ln - num : cmpRatio(ln, ld, num, den)
+        if (buy ? c > 0 : c < 0) break
+      }
+      let slot: number
+      while ((slot = s.lHead[lvl]) !== NONE) {
+        let cap = lots
+        if (funds !== Infinity) {
+          const affordable = lotsForBudget(funds, ln, ld)
+          if (affordable < cap) cap = affordable
         }
-        this.pushFill(s.oId[slot], lp, fill)
-        total -= fill
-        if (fill === q) {
-          const next = s.oNext[slot]
-          s.ids.delete(s.oId[slot])
-          s.freeSlot(slot)
-          s.lCount[lvl]--
-          slot = next
-        } else {
-          oQty[slot] = q - fill
+        if (cap === 0) {
+          stop = true // the budget pays for no lot here, nor at any worse level
+          break
+        }
+        const mq = oQty[slot]
+        if (owner !== 0 && s.oOwner[slot] === owner) {
+          this.pushRemoved(s.oId[slot], mq, REMOVED_SELF_TRADE)
+          s.popHead(lvl)
+          continue
+        }
+        let fill = mq < cap ? mq : cap
+        // A whole-number maker ratio moves exactly fill·ln, within any crossing taker's bound.
+        const whole = ld === 1 && fill * ln < 2 ** 53
+        let q = whole ? fill * ln : fillQuote(buy, fill, ln, ld)
+        if (!whole && (q === 0 || (!market && !withinTakerBound(buy, q, fill, num, den)))) {
+          const granules = granuleFloor(fill, ld)
+          if (granules === 0) {
+            if (mq < cap) {
+              this.pushRemoved(s.oId[slot], mq, REMOVED_DUST)
+              s.popHead(lvl)
+              continue
+            }
+            this.takerDust = true
+            stop = true
+            break
+          }
+          fill = granules
+          q = (granules / ld) * ln
+        }
+        this.pushFill(s.oId[slot], fill, q, ln, ld)
+        lots -= fill
+        if (funds !== Infinity) funds -= q
+        if (fill === mq) s.popHead(lvl)
+        else {
+          oQty[slot] = mq - fill
+          s.lTotal[lvl] -= fill
+        }
+        if (lots === 0) {
+          stop = true
+          break
         }
       }
-      s.lHead[lvl] = slot
-      s.lTotal[lvl] = total
-      if (slot === NONE) {
-        s.lTail[lvl] = NONE
+      if (s.lHead[lvl] === NONE) {
         opp.len--
         s.freeLevel(lvl)
-      } else {
-        s.oPrev[slot] = NONE
-        break // the taker is exhausted (or, by funds, cannot afford one more unit here)
       }
+      if (stop) break
     }
 
-    if (market) {
-      this.unfilled = remaining
+    const left = quantity > 0 ? lots : funds
+    if (market || this.takerDust) {
+      this.unfilled = left
       return RAW_DONE
     }
-    if (remaining === 0) return RAW_DONE
-    s.rest(id, side, price, remaining)
-    this.restRemaining = remaining
+    let rest = lots
+    if (buy && funds !== Infinity) {
+      const affordable = lotsForBudget(funds, num, den)
+      if (affordable < rest) rest = affordable
+    }
+    if (rest === 0) {
+      this.unfilled = left
+      return RAW_DONE
+    }
+    s.rest(id, side, num, den, rest, owner)
+    this.restRemaining = rest
+    return RAW_RESTED
+  }
+
+  /**
+   * Puts an order read back from storage straight into the book (no matching): RAW_RESTED, or
+   * RAW_REJECT_WOULD_MATCH when it would cross the book, RAW_REJECT_INVALID / RAW_REJECT_DUPLICATE.
+   */
+  restoreRaw(id: number, side: number, num: number, den: number, quantity: number, owner: number): number {
+    const s = this.store
+    if (!Number.isSafeInteger(id) || (side !== SIDE_BUY && side !== SIDE_SELL) || !isSafeCount(owner)) return RAW_REJECT_INVALID
+    if (!isPositiveSafeInt(num) || !isPositiveSafeInt(den) || !isPositiveSafeInt(quantity)) return RAW_REJECT_INVALID
+    if (s.ids.has(id)) return RAW_REJECT_DUPLICATE
+    const g = gcd(num, den)
+    num /= g, den /= g
+    const opp = side === SIDE_BUY ? s.asks : s.bids
+    if (opp.len > 0) {
+      const best = opp.levels[opp.len - 1]
+      const c = cmpRatio(s.lNum[best], s.lDen[best], num, den)
+      if (side === SIDE_BUY ? c <= 0 : c >= 0) return RAW_REJECT_WOULD_MATCH
+    }
+    s.rest(id, side, num, den, quantity, owner)
+    this.restRemaining = quantity
     return RAW_RESTED
   }
 
@@ -183,7 +287,8 @@ export class Engine {
   submit(order: OrderInput): Array<EngineEvent> {
     const side = order.side === "buy" ? SIDE_BUY : order.side === "sell" ? SIDE_SELL : -1
     const kind = order.kind === "limit" ? KIND_LIMIT : order.kind === "limitOnly" ? KIND_LIMIT_ONLY : order.kind === "market" ? KIND_MARKET : -1
-    const code = this.submitRaw(order.id, side, kind, order.price ?? 0, order.quantity ?? 0, order.funds ?? 0)
+    const num = order.num ?? order.price ?? 0, den = order.num !== undefined ? (order.den ?? 1) : 1
+    const code = this.submitRaw(order.id, side, kind, num, den, order.quantity ?? 0, order.funds ?? 0, order.owner ?? 0)
     const id = order.id
     switch (code) {
       case RAW_REJECT_INVALID: return [{ type: "reject", id, reason: "invalid" }]
@@ -191,11 +296,20 @@ export class Engine {
       case RAW_REJECT_WOULD_MATCH: return [{ type: "reject", id, reason: "wouldMatch" }]
     }
     const events: Array<EngineEvent> = []
-    for (let i = 0; i < this.fillCount; i++) {
-      events.push({ type: "trade", taker: id, maker: this.fillMaker[i], price: this.fillPrice[i], quantity: this.fillQty[i] })
+    for (let i = 0; i < this.removedCount; i++) {
+      events.push({
+        type: "cancel", id: this.removedId[i], remaining: this.removedRemaining[i],
+        reason: this.removedReason[i] === REMOVED_SELF_TRADE ? "selfTrade" : "dust"
+      })
     }
-    if (code === RAW_RESTED) events.push({ type: "rest", id, side: order.side, price: order.price!, remaining: this.restRemaining })
-    else if (this.unfilled > 0) events.push({ type: "cancel", id, remaining: this.unfilled, reason: "noLiquidity" })
+    for (let i = 0; i < this.fillCount; i++) {
+      events.push({
+        type: "trade", taker: id, maker: this.fillMaker[i], price: this.fillNum[i] / this.fillDen[i], quantity: this.fillQty[i],
+        quote: this.fillQuote[i]
+      })
+    }
+    if (code === RAW_RESTED) events.push({ type: "rest", id, side: order.side, price: num / den, remaining: this.restRemaining })
+    else if (this.unfilled > 0) events.push({ type: "cancel", id, remaining: this.unfilled, reason: this.takerDust ? "dust" : "noLiquidity" })
     return events
   }
 
@@ -205,36 +319,38 @@ export class Engine {
       : { type: "reject", id, reason: "unknownOrder" }
   }
 
-  /** Remaining quantity of a resting order, or undefined. */
-  order(id: number): { readonly side: Side; readonly price: number; readonly remaining: number } | undefined {
+  /** A resting order (its level's reduced ratio and its remaining lots), or undefined. */
+  order(id: number): { readonly side: Side; readonly num: number; readonly den: number; readonly remaining: number } | undefined {
     const slot = this.store.ids.get(id)
     if (slot === undefined) return undefined
     const s = this.store
     const lvl = s.oLevel[slot]
-    return { side: s.lSide[lvl] === SIDE_BUY ? "buy" : "sell", price: s.lPrice[lvl], remaining: s.oQty[slot] }
+    return { side: s.lSide[lvl] === SIDE_BUY ? "buy" : "sell", num: s.lNum[lvl], den: s.lDen[lvl], remaining: s.oQty[slot] }
   }
 
+  /** The best bid's ratio as a float (num/den), or undefined. */
   bestBid(): number | undefined {
     const b = this.store.bids
-    return b.len > 0 ? this.store.lPrice[b.levels[b.len - 1]] : undefined
+    return b.len > 0 ? this.store.lApprox[b.levels[b.len - 1]] : undefined
   }
 
   bestAsk(): number | undefined {
     const a = this.store.asks
-    return a.len > 0 ? this.store.lPrice[a.levels[a.len - 1]] : undefined
+    return a.len > 0 ? this.store.lApprox[a.levels[a.len - 1]] : undefined
   }
 
-  /**
-   * Visits one side's levels best first with (price, total quantity) until `visit` returns false.
-   * `side` is the side of the resting orders ("sell" walks the asks a buyer would take).
-   */
-  walkLevels(side: Side, visit: (price: number, total: number) => boolean): void {
+  /** One side's resting orders with their exact ratios, best level first, FIFO within a level. */
+  resting(side: Side): Array<RestingOrder> {
     const s = this.store
     const levels = side === "buy" ? s.bids : s.asks
+    const out: Array<RestingOrder> = []
     for (let i = levels.len - 1; i >= 0; i--) {
       const lvl = levels.levels[i]
-      if (!visit(s.lPrice[lvl], s.lTotal[lvl])) return
+      for (let slot = s.lHead[lvl]; slot !== NONE; slot = s.oNext[slot]) {
+        out.push({ id: s.oId[slot], num: s.lNum[lvl], den: s.lDen[lvl], remaining: s.oQty[slot], owner: s.oOwner[slot] })
+      }
     }
+    return out
   }
 
   snapshot(): BookSnapshot {
@@ -244,7 +360,7 @@ export class Engine {
       const orders: Array<readonly [number, number, number]> = []
       for (let i = side.len - 1; i >= 0; i--) {
         const lvl = side.levels[i]
-        const p = s.lPrice[lvl]
+        const p = s.lApprox[lvl]
         levels.push([p, s.lTotal[lvl]])
         for (let slot = s.lHead[lvl]; slot !== NONE; slot = s.oNext[slot]) orders.push([s.oId[slot], p, s.oQty[slot]])
       }
@@ -260,21 +376,33 @@ export class Engine {
     this.store.validate()
   }
 
-  private pushFill(maker: number, price: number, qty: number): void {
+  private pushFill(maker: number, qty: number, quote: number, num: number, den: number): void {
     const n = this.fillCount
     if (n === this.fillMaker.length) {
-      const grow = (a: Float64Array) => {
-        const b = new Float64Array(a.length * 2)
-        b.set(a)
-        return b
-      }
-      this.fillMaker = grow(this.fillMaker)
-      this.fillPrice = grow(this.fillPrice)
-      this.fillQty = grow(this.fillQty)
+      this.fillMaker = growF64(this.fillMaker)
+      this.fillQty = growF64(this.fillQty)
+      this.fillQuote = growF64(this.fillQuote)
+      this.fillNum = growF64(this.fillNum)
+      this.fillDen = growF64(this.fillDen)
     }
     this.fillMaker[n] = maker
-    this.fillPrice[n] = price
     this.fillQty[n] = qty
+    this.fillQuote[n] = quote
+    this.fillNum[n] = num
+    this.fillDen[n] = den
     this.fillCount = n + 1
+  }
+
+  private pushRemoved(id: number, remaining: number, reason: number): void {
+    const n = this.removedCount
+    if (n === this.removedId.length) {
+      this.removedId = growF64(this.removedId)
+      this.removedRemaining = growF64(this.removedRemaining)
+      this.removedReason = growF64(this.removedReason)
+    }
+    this.removedId[n] = id
+    this.removedRemaining[n] = remaining
+    this.removedReason[n] = reason
+    this.removedCount = n + 1
   }
 }

@@ -10,13 +10,27 @@
 import type { LedgerOperation } from "../../sql/Ledger.ts"
 import type { OrderRow } from "../../sql/OrderRepo.ts"
 import {
-  Engine, KIND_LIMIT, KIND_LIMIT_ONLY, KIND_MARKET, RAW_CANCELLED, RAW_DONE, RAW_REJECT_WOULD_MATCH, RAW_RESTED
+  Engine, KIND_LIMIT, KIND_LIMIT_ONLY, KIND_MARKET, RAW_CANCELLED, RAW_DONE, RAW_REJECT_WOULD_MATCH, RAW_RESTED, REMOVED_SELF_TRADE
 } from "./Engine.ts"
-import { affordableLots, lotsAtPrice, type Pair, quoteMinorOf } from "./Pair.ts"
+import { lotsOf, type Pair, quoteUnitsFloor } from "./Pair.ts"
 import type { OrderFigures } from "./Protocol.ts"
+import { gcdBig } from "./Ratio.ts"
 import {
-  type BookOrder, cancelOrder, type FeeOf, type Fill, markPersisted, OrderState, OrderType, settleMatch, SIDE_SELL
+  type BookOrder, cancelOrder, type Ended, type FeeOf, type Fill, markPersisted, OrderState, OrderType, settleMatch, SIDE_SELL
 } from "./Settlement.ts"
+
+/** A limit order's exact ratio (quote units per lot): stored, or — rows placed before 0014 — from its amounts. */
+export const ratioOfRow = (pair: Pair, row: OrderRow): readonly [number, number] | null => {
+  if (row.price_num !== null && row.price_den !== null) return [Number(row.price_num), Number(row.price_den)]
+  if (row.to_amount === null || Number(row.order_type) === OrderType.Market) return null
+  const sell = Number(row.side) === SIDE_SELL
+  const n = quoteUnitsFloor(pair, BigInt(sell ? row.to_amount : row.from_amount))
+  const d = sell ? BigInt(row.quantity_lots) : (lotsOf(pair, BigInt(row.to_amount)) ?? 0n)
+  if (n <= 0n || d <= 0n) return null
+  const g = gcdBig(n, d)
+  return [Number(n / g), Number(d / g)]
+}
+
 
 export const toBookOrder = (row: OrderRow): BookOrder => ({
   id: BigInt(row.id), walletId: BigInt(row.wallet_id), walletGroup: Number(row.wallet_group), side: Number(row.side),
@@ -47,6 +61,13 @@ export const makeBook = (pair: Pair, roomKey: bigint, name: string, firstSeq: nu
   const bySeq = new Map<number, BookOrder>()
   const byId = new Map<string, BookOrder>()
   let seq = firstSeq
+  // Wallets as the engine's small owner numbers (self-trade prevention).
+  const owners = new Map<bigint, number>()
+  const ownerOf = (walletId: bigint) => {
+    let o = owners.get(walletId)
+    if (o === undefined) owners.set(walletId, (o = owners.size + 1))
+    return o
+  }
 
   const keep = (order: BookOrder) => {
     bySeq.set(order.seq, order)
@@ -57,15 +78,22 @@ export const makeBook = (pair: Pair, roomKey: bigint, name: string, firstSeq: nu
     byId.delete(String(order.id))
   }
 
-  /** A resting order read back on activation (it never crosses: every match was committed in order). */
-  const restore = (row: OrderRow) => {
+  /**
+   * A resting order read back on activation. False when it would cross the book (rows rested on
+   * decimal ticks before exact ratios): the caller then matches it as a taker instead.
+   */
+  const restore = (row: OrderRow): boolean => {
     const order = toBookOrder(row)
-    const code = engine.submitRaw(order.seq, order.side, KIND_LIMIT, Number(row.price_ticks), Number(order.remainingLots), 0)
+    const ratio = ratioOfRow(pair, row)
+    if (ratio === null) throw new Error(`room ${name}: resting order ${order.id} has no limit ratio`)
+    const code = engine.restoreRaw(order.seq, order.side, ratio[0], ratio[1], Number(order.remainingLots), ownerOf(order.walletId))
+    if (code === RAW_REJECT_WOULD_MATCH) return false
     if (code !== RAW_RESTED) throw new Error(`room ${name}: order ${order.id} does not rest on rebuild (${code})`)
     keep(order)
+    return true
   }
 
-  /** Matches a placed order never processed before; `closed` rooms cancel it instead. */
+  /** Matches an order (placed and never processed, or a crossing one read back); `closed` rooms cancel it instead. */
   const place = (row: OrderRow, closed: boolean, feeOf: FeeOf, nextTradeId: () => bigint): Decision => {
     const order = toBookOrder(row)
     order.seq = ++seq
@@ -77,65 +105,51 @@ export const makeBook = (pair: Pair, roomKey: bigint, name: string, firstSeq: nu
     if (closed) return cancelled(false)
     const orderType = Number(row.order_type)
     const kind = orderType === OrderType.Market ? KIND_MARKET : orderType === OrderType.LimitOnly ? KIND_LIMIT_ONLY : KIND_LIMIT
-    const limit = row.price_ticks === null ? null : BigInt(row.price_ticks)
-    const fills: Array<Fill> = []
-    const submit = (k: number, ticks: bigint | null, lots: bigint) => {
-      const code = engine.submitRaw(order.seq, order.side, k, Number(ticks ?? 0n), Number(lots), 0)
-      if (code === RAW_DONE || code === RAW_RESTED) {
-        for (let i = 0; i < engine.fillCount; i++) {
-          const maker = bySeq.get(engine.fillMaker[i])
-          if (maker === undefined) throw new Error(`room ${name}: unknown maker ${engine.fillMaker[i]}`)
-          fills.push({ maker, ticks: BigInt(engine.fillPrice[i]), lots: BigInt(engine.fillQty[i]) })
-        }
-      }
-      return code
-    }
-    let code: number
-    if (order.side === SIDE_SELL) {
-      // A sell gives exactly its lots; makers paying more than its limit give it more than toAmount.
-      code = submit(kind, limit, order.remainingLots)
-    } else if (kind === KIND_LIMIT_ONLY) {
-      const lots = lotsAtPrice(pair, limit!, order.locked)
-      code = lots === 0n ? RAW_DONE : submit(kind, limit, lots)
-    } else {
-      // A buy gives at most its locked fromAmount (C14): take every ask it can pay for at or
-      // below its limit, then rest what the rest of its budget buys at the limit price.
-      const taken = affordableLots(pair, order.locked, null, (visit) => engine.walkLevels("sell", visit), limit)
-      code = taken === 0n ? RAW_DONE : submit(KIND_MARKET, null, taken)
-      if (limit !== null && code === RAW_DONE) {
-        const spent = fills.reduce((sum, f) => sum + quoteMinorOf(pair, f.ticks, f.lots), 0n)
-        // The budget ran out while asks at or below the limit remain: what is left is rounding
-        // dust (affordableLots prices lots exactly, each fill rounds down), which returns to free
-        // with the completed order. Resting it would cross the book (and kill the room on every rebuild).
-        let askAtLimit = false
-        engine.walkLevels("sell", (price) => {
-          askAtLimit = BigInt(price) <= limit
-          return false
-        })
-        // A spent budget rests nothing: lotsAtPrice(…, 0) is the up to 10^k/ticks − 1 lots whose
-        // rounded-down price is 0, which would rest an Active order locking nothing.
-        const left = order.locked - spent
-        const rest = askAtLimit || left <= 0n ? 0n : lotsAtPrice(pair, limit, left)
-        if (rest > 0n) {
-          code = engine.submitRaw(order.seq, order.side, KIND_LIMIT, Number(limit), Number(rest), 0)
-          if (engine.fillCount > 0) throw new Error(`room ${name}: a buy's rest crossed the book`)
-        }
-      }
-    }
+    const ratio = kind === KIND_MARKET ? [0, 0] as const : ratioOfRow(pair, row)
+    if (ratio === null) throw new Error(`room ${name}: limit order ${order.id} has no ratio`)
+    // A sell gives exactly its lots; a buy spends at most what is still locked for it (C14): it takes
+    // all its budget buys at or under its ratio (makers asking less give it more than toAmount; a
+    // market buy's toAmount is informational) and a limit buy rests what the rest of it buys.
+    const sell = order.side === SIDE_SELL
+    const budget = sell ? 0n : quoteUnitsFloor(pair, order.locked)
+    const quantity = sell ? order.remainingLots : 0n
+    const code = !sell && budget === 0n
+      ? RAW_DONE
+      : engine.submitRaw(order.seq, order.side, kind, ratio[0], ratio[1], Number(quantity), Number(budget), ownerOf(order.walletId))
     if (code === RAW_REJECT_WOULD_MATCH) return cancelled(true)
     if (code !== RAW_DONE && code !== RAW_RESTED) throw new Error(`room ${name}: engine refused order ${order.id} (${code})`)
+    const makerOf = (id: number) => {
+      const maker = bySeq.get(id)
+      if (maker === undefined) throw new Error(`room ${name}: unknown maker ${id}`)
+      return maker
+    }
+    const fills: Array<Fill> = []
+    const ended: Array<Ended> = []
+    if (!sell && budget === 0n) {
+      // nothing to spend: the order completes or cancels below
+    } else {
+      for (let i = 0; i < engine.fillCount; i++) {
+        fills.push({
+          maker: makerOf(engine.fillMaker[i]), num: BigInt(engine.fillNum[i]), den: BigInt(engine.fillDen[i]),
+          lots: BigInt(engine.fillQty[i]), quoteUnits: BigInt(engine.fillQuote[i])
+        })
+      }
+      for (let i = 0; i < engine.removedCount; i++) {
+        ended.push({ maker: makerOf(engine.removedId[i]), reason: engine.removedReason[i] === REMOVED_SELF_TRADE ? "selfTrade" : "dust" })
+      }
+    }
     const rested = code === RAW_RESTED
     order.remainingLots = rested ? BigInt(engine.restRemaining) : 0n
     // Nothing rests: Completed when it filled at all (what it could not use returns to free),
-    // Canceled when nothing filled (a market order facing an empty book).
+    // Canceled when nothing filled (a market order facing an empty book, a dust remainder).
     const outcome = rested ? "rested" : fills.length > 0 ? "filled" : "remainderCancelled"
-    const operation = settleMatch({ pair, roomKey, taker: order, fills, outcome, feeOf, nextTradeId })
+    const operation = settleMatch({ pair, roomKey, taker: order, fills, ended, outcome, feeOf, nextTradeId })
     // The rows will hold these figures once the operation commits; later decisions build on them
     // (and fail their conditional updates, should this one fail).
     markPersisted(order)
-    for (const fill of fills) {
-      markPersisted(fill.maker)
-      if (fill.maker.state !== OrderState.Active) forget(fill.maker)
+    for (const maker of [...fills.map((f) => f.maker), ...ended.map((e) => e.maker)]) {
+      markPersisted(maker)
+      if (maker.state !== OrderState.Active) forget(maker)
     }
     if (rested) keep(order)
     return { operation, figures: figuresOf(order), wouldMatch: false }

@@ -1,25 +1,21 @@
 /**
  * Pure mapping from SPEC's order form (NewOrderInfo: fromCurrency/toCurrency, fromAmount/toAmount as
- * decimal strings, isLimit/postOnly) onto the engine's integer side / kind / price / quantity for one pair.
+ * decimal strings, isLimit/postOnly) onto the engine's integer side / kind / ratio / lots / budget for one pair.
  *
- * The pair fixes the units:
- * - `base` is the currency whose amounts are the book's quantities (C14's "A": levels are `amount in A`);
- *   one lot = 10^-baseDecimals base.
- * - `quote` is the currency prices are expressed in (C14's "B": price in B per A); one tick =
- *   10^-priceDecimals quote per base. One notional unit (tick × lot) = 10^-(priceDecimals+baseDecimals) quote.
+ * The pair fixes the units (Pair.ts):
+ * - `base` is the currency whose amounts are the book's quantities (C14's "A"); one lot = 10^-baseDecimals base.
+ * - `quote` is the currency prices are expressed in (C14's "B"); one quote unit = 10^-priceDecimals quote.
  *
- * Mapping (price = toAmount/fromAmount in SPEC's from/to terms, turned into quote per base):
- * - from = base (a SELL of base): quantity = fromAmount in lots; limit price = toAmount / fromAmount,
- *   rounded UP to a tick, so the seller never receives less than toAmount in total.
- * - from = quote (a BUY of base): quantity = toAmount in lots; limit price = fromAmount / toAmount,
- *   rounded DOWN to a tick, so price × quantity never exceeds fromAmount (the order gives at most
- *   fromAmount, C14). When makers are cheaper the buyer pays less for the same toAmount.
- *   NOTE for the lead: C14 says an order "receives more than toAmount" when makers beat its limit; with
- *   base-quantity buys that holds for sells only — a buyer receives exactly toAmount and pays less.
- * - Market: sell → quantity = fromAmount; buy → quantity = toAmount when given, else `funds` =
- *   fromAmount in notional units (rounded down), spent at the makers' prices.
- * Amounts that are not exact multiples of a lot are rejected (InvalidAmount), never silently truncated.
- * Arithmetic here is exact (BigInt); only the final integers, checked to be safe, reach the engine.
+ * Mapping (CONTRACT C14 "Same price, same trade": the price IS the exact ratio of the two amounts):
+ * - from = base (a SELL of base): quantity = fromAmount in lots; ratio = toAmount quote units / quantity.
+ *   The seller gives exactly its lots and never receives less than its ratio.
+ * - from = quote (a BUY of base): budget = fromAmount in quote units; ratio = budget / (toAmount in lots).
+ *   The buyer spends at most its budget, never pays more than its ratio, and receives more than
+ *   toAmount when makers are cheaper (C14).
+ * - Market: sell → quantity = fromAmount; buy → budget = fromAmount, plus quantity = toAmount when given.
+ * The ratio is reduced (gcd). Amounts that are not whole lots / quote units are rejected
+ * (InvalidAmount), never silently truncated; arithmetic is BigInt and only checked safe integers
+ * (< 2^53) reach the engine.
  */
 import type { OrderKind, Side } from "./Engine.ts"
 
@@ -39,9 +35,20 @@ export interface OrderFormInput {
   readonly postOnly: boolean
 }
 
-export type MappedOrder =
-  | { readonly ok: true; readonly side: Side; readonly kind: OrderKind; readonly price?: number; readonly quantity?: number; readonly funds?: number }
-  | { readonly ok: false; readonly reason: "WrongPair" | "InvalidAmount" | "InvalidPrice" }
+export interface MappedOk {
+  readonly ok: true
+  readonly side: Side
+  readonly kind: OrderKind
+  /** The reduced limit ratio, quote units per lot (limit kinds). */
+  readonly num?: number
+  readonly den?: number
+  /** Lots: a sell's amount, a market buy's bound when toAmount is given; a limit buy's toAmount. */
+  readonly quantity?: number
+  /** Quote units a buy spends at most. */
+  readonly budget?: number
+}
+
+export type MappedOrder = MappedOk | { readonly ok: false; readonly reason: "WrongPair" | "InvalidAmount" | "InvalidPrice" }
 
 const SCALE = 18
 const TEN = 10n
@@ -63,7 +70,10 @@ const toUnits = (scaled: bigint, decimals: number): bigint | null => {
 
 const safe = (n: bigint): number | null => (n > 0n && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : null)
 
-const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b
+const gcd = (a: bigint, b: bigint): bigint => {
+  while (b !== 0n) [a, b] = [b, a % b]
+  return a
+}
 
 export const mapOrderForm = (pair: PairSpec, form: OrderFormInput): MappedOrder => {
   const sell = form.fromCurrency === pair.base && form.toCurrency === pair.quote
@@ -74,33 +84,36 @@ export const mapOrderForm = (pair: PairSpec, form: OrderFormInput): MappedOrder 
   const hasTo = form.toAmount !== undefined && form.toAmount !== null && form.toAmount !== ""
   const to = hasTo ? parseScaled(form.toAmount as string) : null
   if (hasTo && (to === null || to === 0n)) return { ok: false, reason: "InvalidAmount" }
-  const tickScale = TEN ** BigInt(pair.priceDecimals)
+  const lotsOf = (scaled: bigint) => {
+    const q = toUnits(scaled, pair.baseDecimals)
+    return q === null ? null : safe(q)
+  }
+  const unitsOf = (scaled: bigint) => {
+    const q = toUnits(scaled, pair.priceDecimals)
+    return q === null ? null : safe(q)
+  }
+  const invalid = { ok: false, reason: "InvalidAmount" } as const
 
   if (!form.isLimit) {
     if (sell) {
-      const q = toUnits(from, pair.baseDecimals)
-      const quantity = q === null ? null : safe(q)
-      return quantity === null ? { ok: false, reason: "InvalidAmount" } : { ok: true, side: "sell", kind: "market", quantity }
+      const quantity = lotsOf(from)
+      return quantity === null ? invalid : { ok: true, side: "sell", kind: "market", quantity }
     }
-    if (to !== null) {
-      const q = toUnits(to, pair.baseDecimals)
-      const quantity = q === null ? null : safe(q)
-      return quantity === null ? { ok: false, reason: "InvalidAmount" } : { ok: true, side: "buy", kind: "market", quantity }
-    }
-    const funds = safe((from * TEN ** BigInt(pair.priceDecimals + pair.baseDecimals)) / TEN ** BigInt(SCALE))
-    return funds === null ? { ok: false, reason: "InvalidAmount" } : { ok: true, side: "buy", kind: "market", funds }
+    const budget = unitsOf(from)
+    if (budget === null) return invalid
+    if (to === null) return { ok: true, side: "buy", kind: "market", budget }
+    const quantity = lotsOf(to)
+    return quantity === null ? invalid : { ok: true, side: "buy", kind: "market", budget, quantity }
   }
 
-  if (to === null) return { ok: false, reason: "InvalidAmount" }
+  if (to === null) return invalid
   const kind: OrderKind = form.postOnly ? "limitOnly" : "limit"
-  const baseAmount = sell ? from : to
-  const quoteAmount = sell ? to : from
-  const q = toUnits(baseAmount, pair.baseDecimals)
-  const quantity = q === null ? null : safe(q)
-  if (quantity === null) return { ok: false, reason: "InvalidAmount" }
-  // Both amounts carry the same 10^SCALE factor, so it cancels in quote/base.
-  const ticks = sell ? ceilDiv(quoteAmount * tickScale, baseAmount) : (quoteAmount * tickScale) / baseAmount
-  const price = safe(ticks)
-  if (price === null) return { ok: false, reason: "InvalidPrice" }
-  return { ok: true, side: sell ? "sell" : "buy", kind, price, quantity }
+  const lots = lotsOf(sell ? from : to)
+  const units = unitsOf(sell ? to : from)
+  if (lots === null || units === null) return invalid
+  const g = gcd(BigInt(units), BigInt(lots))
+  const num = Number(BigInt(units) / g), den = Number(BigInt(lots) / g)
+  return sell
+    ? { ok: true, side: "sell", kind, num, den, quantity: lots }
+    : { ok: true, side: "buy", kind, num, den, quantity: lots, budget: units }
 }

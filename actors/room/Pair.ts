@@ -1,16 +1,19 @@
 /**
  * A trading pair's units (pure). Every room trades one canonical pair: `quote` is the currency
  * prices are expressed in, `base` the one whose amounts are the book's quantities. The engine works
- * in integer lots and price ticks; this module converts them to the ledger's minor units exactly.
+ * in integer lots and quote units; this module converts them to the ledger's minor units exactly.
  *
  * - Lots: 10^-lotDecimals base, lotDecimals = min(base decimals, 8) (an 18-decimal token trades in
  *   steps of 10^-8 so that quantities stay below 2^53).
- * - Ticks: 10^-priceDecimals quote per one base, priceDecimals = min(quote decimals, 8).
- * - A fill of q lots at p ticks is worth p·q·10^(quoteDecimals − priceDecimals − lotDecimals) quote
- *   minor units, rounded DOWN to a minor unit: the buyer never pays more than its limit allows, the
- *   buyer's payment and the seller's proceeds are the same integer, so nothing is created or lost.
+ * - Quote units: 10^-priceDecimals quote, priceDecimals = min(quote decimals, 8) — the quote's minor
+ *   unit whenever it has at most 8 decimals; an order's quote amount is a whole number of them.
+ * - A limit price is the exact ratio n/d quote units per lot (Ratio.ts); a fill moves a whole number
+ *   of quote units (Ratio.ts's rounding rule), so the buyer's payment and the seller's proceeds are
+ *   the same integer and nothing is created or lost.
+ * - Ticks (10^-priceDecimals quote per base) remain only as a rounded display of a ratio (rates).
  */
 import type { PairSpec } from "./OrderForm.ts"
+import { ratioText } from "./Ratio.ts"
 
 /** Quote preference: the first of these in a pair is its quote; otherwise the later code alphabetically. */
 const quotePreference = ["USDT", "USDC", "EUR", "USD", "BTC", "ETH"]
@@ -48,55 +51,37 @@ export const lotsOf = (pair: Pair, baseMinor: bigint): bigint | null => {
   return baseMinor % unit === 0n ? baseMinor / unit : null
 }
 
-/** Quote minor units a fill of `lots` at `ticks` is worth, rounded down. */
-export const quoteMinorOf = (pair: Pair, ticks: bigint, lots: bigint): bigint => {
-  const shift = pair.quoteMinorDecimals - pair.priceDecimals - pair.baseDecimals
-  return shift >= 0 ? ticks * lots * pow10(shift) : (ticks * lots) / pow10(-shift)
+/** Quote minor units of `units` quote units (10^-priceDecimals quote each). */
+export const quoteMinorOfUnits = (pair: Pair, units: bigint): bigint => units * pow10(pair.quoteMinorDecimals - pair.priceDecimals)
+
+/** Quote units in `quoteMinor`, or null when it is not a whole number of them. */
+export const quoteUnitsOf = (pair: Pair, quoteMinor: bigint): bigint | null => {
+  const unit = pow10(pair.quoteMinorDecimals - pair.priceDecimals)
+  return quoteMinor % unit === 0n ? quoteMinor / unit : null
 }
 
-/** The price of `ticks` as a decimal string in quote per base. */
-export const priceText = (pair: Pair, ticks: bigint): string => {
-  const d = pair.priceDecimals
-  if (d === 0) return ticks.toString()
-  const digits = ticks.toString().padStart(d + 1, "0")
-  const whole = digits.slice(0, -d), frac = digits.slice(-d).replace(/0+$/, "")
-  return frac.length > 0 ? `${whole}.${frac}` : whole
+/** Whole quote units in `quoteMinor` (rounded down: what a budget can spend). */
+export const quoteUnitsFloor = (pair: Pair, quoteMinor: bigint): bigint => quoteMinor / pow10(pair.quoteMinorDecimals - pair.priceDecimals)
+
+/**
+ * The price of a ratio n/d (quote units per lot) as shown: quote per base, or base per quote when
+ * `inverted`, at most `digits` significant digits (CONTRACT C14: book levels show a rounded price).
+ */
+export const priceOfRatio = (pair: Pair, n: bigint, d: bigint, inverted = false, digits = 12): string =>
+  inverted ? ratioText(d, n, pair.priceDecimals - pair.baseDecimals, digits) : ratioText(n, d, pair.baseDecimals - pair.priceDecimals, digits)
+
+const TICKS_MAX = 2n ** 63n - 1n
+
+/** The ratio n/d in price ticks (10^-priceDecimals quote per base), rounded up or down (display and rates only). */
+export const ticksOfRatio = (pair: Pair, n: bigint, d: bigint, up: boolean): bigint => {
+  const scaled = n * pow10(pair.baseDecimals)
+  const t = up ? (scaled + d - 1n) / d : scaled / d
+  return t > TICKS_MAX ? TICKS_MAX : t
 }
 
 /**
- * How many lots a buyer can afford with `budget` quote minor units walking asks best first
- * (exact: the per-fill rounding down only lowers the real cost), at most `want` lots.
+ * Quote minor units `lots` of a level at n/d are worth as one fill would move them (CONTRACT C14's
+ * level total): rounded up for asks (what a buyer pays), down for bids (what a seller receives).
  */
-export const affordableLots = (
-  pair: Pair, budget: bigint, want: bigint | null, walk: (visit: (price: number, total: number) => boolean) => void, maxTicks: bigint | null = null
-): bigint => {
-  let left = budget
-  let lots = 0n
-  const shift = pair.quoteMinorDecimals - pair.priceDecimals - pair.baseDecimals
-  // Cost of q lots at p ticks as a fraction num/den of quote minor units.
-  const den = shift >= 0 ? 1n : pow10(-shift)
-  const mul = shift >= 0 ? pow10(shift) : 1n
-  walk((price, total) => {
-    const p = BigInt(price)
-    if (maxTicks !== null && p > maxTicks) return false
-    let q = BigInt(total)
-    if (want !== null && lots + q > want) q = want - lots
-    const cost = p * q * mul // × 1/den
-    if (cost <= left * den) {
-      left -= (cost + den - 1n) / den
-      lots += q
-    } else {
-      lots += (left * den) / (p * mul)
-      return false
-    }
-    return want === null || lots < want
-  })
-  return lots
-}
-
-/** The most lots `budget` quote minor units pay for at `ticks` (what a buy's remaining budget rests as). */
-export const lotsAtPrice = (pair: Pair, ticks: bigint, budget: bigint): bigint => {
-  const shift = pair.quoteMinorDecimals - pair.priceDecimals - pair.baseDecimals
-  // quoteMinorOf(ticks, q) <= budget, with its rounding down.
-  return shift >= 0 ? budget / (ticks * pow10(shift)) : ((budget + 1n) * pow10(-shift) - 1n) / ticks
-}
+export const levelTotal = (pair: Pair, n: bigint, d: bigint, lots: bigint, asks: boolean): bigint =>
+  quoteMinorOfUnits(pair, asks ? (lots * n + d - 1n) / d : (lots * n) / d)

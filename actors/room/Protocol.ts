@@ -45,6 +45,8 @@ export const roomEntityId = (roomKey: string, base: string, quote: string): stri
  * The room's public vocabulary, for services that place orders and show books: how a pair maps
  * SPEC amounts to the book's units and back, and the order enumerations. The engine stays private.
  */
-export { baseMinorOf, canonicalPair, makePair, type Pair, priceText, quoteMinorOf } from "./Pair.ts"
+export {
+  baseMinorOf, canonicalPair, levelTotal, makePair, type Pair, priceOfRatio, quoteMinorOfUnits, ticksOfRatio
+} from "./Pair.ts"
 export { mapOrderForm } from "./OrderForm.ts"
 export { BROKER_WALLET_ID, OrderType, SIDE_SELL } from "./Settlement.ts"

@@ -7,13 +7,19 @@
  *   Broker free(to) −gross                     participant free(to) +(gross − fee)     profit free(to) +fee
  *
  * and, when an order ends (completed or cancelled), what is still locked for it returns to free.
+ * Makers the match took off the book without a fill of theirs (self-trade prevention, dust — see
+ * Ratio.ts) end the same way: their lock returns to free.
+ *
+ * Fees (CONTRACT C14): feePercent on every fill, feeFixed once per order — with the first match that
+ * fills it (an order with nothing received and nothing given yet) — and never more than the order
+ * receives in that match (so never more than it receives in total).
  * Per currency every transaction sums to zero; the Broker's legs cancel across the match (the taker
  * gives exactly what its makers receive), so the Broker holds nothing after a trade.
  */
 import { Bucket, type LedgerOperation, type Posting, rowsOf } from "../../sql/Ledger.ts"
 import { type OrderUpdate, OrderUpdates, type TradeInsert, Trades } from "../../sql/rows/ExchangeRows.ts"
 import { TxState } from "../../schema/Transfer.ts"
-import { baseMinorOf, type Pair, priceText, quoteMinorOf } from "./Pair.ts"
+import { baseMinorOf, type Pair, priceOfRatio, quoteMinorOfUnits, ticksOfRatio } from "./Pair.ts"
 
 export const BROKER_WALLET_ID = -3n
 
@@ -45,11 +51,22 @@ export interface BookOrder {
 
 export interface Fill {
   readonly maker: BookOrder
-  readonly ticks: bigint
+  /** The maker's exact ratio, quote units per lot. */
+  readonly num: bigint
+  readonly den: bigint
   readonly lots: bigint
+  /** Quote units the fill moves (Ratio.ts's rounding rule). */
+  readonly quoteUnits: bigint
 }
 
-export type FeeOf = (order: BookOrder, grossMinor: bigint) => { readonly fee: bigint; readonly profitWalletId: bigint }
+/** A maker the match took off the book without (further) fills: self-trade prevention or dust. */
+export interface Ended {
+  readonly maker: BookOrder
+  readonly reason: "selfTrade" | "dust"
+}
+
+/** The fee on `grossMinor` received; `withFixed`: the order's first fill, which also pays feeFixed. */
+export type FeeOf = (order: BookOrder, grossMinor: bigint, withFixed: boolean) => { readonly fee: bigint; readonly profitWalletId: bigint }
 
 /** How the taker left the match. */
 export type TakerOutcome = "rested" | "filled" | "remainderCancelled"
@@ -66,7 +83,9 @@ const push = (postings: Array<Posting>, walletId: bigint, currency: string, buck
 /** Postings and new figures of one participant; mutates `order` to its figures after the match. */
 const settleParticipant = (order: BookOrder, leg: Leg, ends: boolean, feeOf: FeeOf) => {
   const postings: Array<Posting> = []
-  const { fee, profitWalletId } = leg.gross > 0n ? feeOf(order, leg.gross) : { fee: 0n, profitWalletId: -2n }
+  // Its first fill: every fill gives something, and `given` is updated below.
+  const first = order.given === 0n
+  const { fee, profitWalletId } = leg.gross > 0n ? feeOf(order, leg.gross, first) : { fee: 0n, profitWalletId: -2n }
   const charged = fee > leg.gross ? leg.gross : fee
   push(postings, order.walletId, order.fromCurrency, Bucket.lockOrders, -leg.given)
   push(postings, BROKER_WALLET_ID, order.fromCurrency, Bucket.free, leg.given)
@@ -113,6 +132,7 @@ export const settleMatch = (input: {
   readonly roomKey: bigint
   readonly taker: BookOrder
   readonly fills: ReadonlyArray<Fill>
+  readonly ended?: ReadonlyArray<Ended>
   readonly outcome: TakerOutcome
   readonly feeOf: FeeOf
   readonly nextTradeId: () => bigint
@@ -123,7 +143,7 @@ export const settleMatch = (input: {
   const trades: Array<TradeInsert> = []
   for (const fill of fills) {
     const base = baseMinorOf(pair, fill.lots)
-    const quote = quoteMinorOf(pair, fill.ticks, fill.lots)
+    const quote = quoteMinorOfUnits(pair, fill.quoteUnits)
     let leg = makerLegs.get(fill.maker)
     if (leg === undefined) makerLegs.set(fill.maker, (leg = { given: 0n, gross: 0n }))
     if (taker.side === SIDE_SELL) {
@@ -135,16 +155,28 @@ export const settleMatch = (input: {
     }
     fill.maker.remainingLots -= fill.lots
     trades.push({
-      id: input.nextTradeId(), roomKey: input.roomKey, base: pair.base, quote: pair.quote, priceTicks: fill.ticks,
-      price: priceText(pair, fill.ticks), amount: base, total: quote, takerOrder: taker.id, makerOrder: fill.maker.id, takerSide: taker.side
+      id: input.nextTradeId(), roomKey: input.roomKey, base: pair.base, quote: pair.quote,
+      priceTicks: ticksOfRatio(pair, fill.num, fill.den, false), price: priceOfRatio(pair, fill.num, fill.den, false, 30),
+      priceNum: fill.num, priceDen: fill.den, amount: base, total: quote, takerOrder: taker.id, makerOrder: fill.maker.id,
+      takerSide: taker.side
     })
   }
   taker.state = input.outcome === "rested" ? OrderState.Active : input.outcome === "filled" ? OrderState.Completed : OrderState.Canceled
   const takerPostings = settleParticipant(taker, takerLeg, taker.state !== OrderState.Active, feeOf)
   const extra: Array<LedgerOperation> = []
   const updates: Array<OrderUpdate> = [orderUpdateOf(taker, BigInt(taker.seq))]
+  const endedReason = new Map<BookOrder, Ended["reason"]>()
+  for (const { maker, reason } of input.ended ?? []) {
+    endedReason.set(maker, reason)
+    if (!makerLegs.has(maker)) makerLegs.set(maker, { given: 0n, gross: 0n })
+  }
   for (const [maker, leg] of makerLegs) {
-    if (maker.remainingLots === 0n) maker.state = OrderState.Completed
+    const reason = endedReason.get(maker)
+    if (reason !== undefined) {
+      // Self-trade: cancelled as its owner's cancel would. Dust: done (Completed once it has traded).
+      maker.remainingLots = 0n
+      maker.state = reason === "dust" && maker.given + leg.given > 0n ? OrderState.Completed : OrderState.Canceled
+    } else if (maker.remainingLots === 0n) maker.state = OrderState.Completed
     const postings = settleParticipant(maker, leg, maker.state !== OrderState.Active, feeOf)
     extra.push({ transition: transitionOf(maker), postings })
     updates.push(orderUpdateOf(maker, null))

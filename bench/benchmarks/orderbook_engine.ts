@@ -1,7 +1,9 @@
 /**
  * `npm run bench -- orderbook_engine`: orders/s of our pure order-book engine (actors/room/Engine.ts)
  * vs the `nodejs-order-book` package on the same seeded 1M-order stream (limit / post-only / market /
- * cancel, same mix as the differential test), in the same process: BENCH_ROUNDS (3) alternating
+ * cancel, same mix as the differential test; 30% of the limit prices are ratios num/den with den 2–9 that no
+ * decimal tick represents, the oracle gets their float value; every order names one of 1,000 owners, so
+ * self-trade prevention is on the path), in the same process: BENCH_ROUNDS (3) alternating
  * rounds, medians. Ours is driven through its allocation-free `submitRaw`/`cancelRaw` entry points
  * (and, separately, through the event-object `submit`), the oracle through `limit`/`market`/`cancel`.
  * Target: ours ≥ 15× the oracle. BENCH_ORDERS overrides the stream length.
@@ -33,7 +35,10 @@ interface Stream {
   readonly op: Uint8Array // KIND_* or OP_CANCEL
   readonly side: Uint8Array
   readonly id: Float64Array
-  readonly price: Float64Array
+  readonly price: Float64Array // the oracle's price: num / den
+  readonly num: Float64Array
+  readonly den: Float64Array
+  readonly owner: Float64Array
   readonly qty: Float64Array
   readonly idStr: Array<string>
 }
@@ -46,6 +51,9 @@ const makeStream = (n: number, seed: number): Stream => {
     side: new Uint8Array(n),
     id: new Float64Array(n),
     price: new Float64Array(n),
+    num: new Float64Array(n),
+    den: new Float64Array(n),
+    owner: new Float64Array(n),
     qty: new Float64Array(n),
     idStr: new Array<string>(n)
   }
@@ -62,7 +70,12 @@ const makeStream = (n: number, seed: number): Stream => {
       s.op[i] = k < 0.7 ? KIND_LIMIT : k < 0.85 ? KIND_LIMIT_ONLY : KIND_MARKET
       s.side[i] = rnd.next() < 0.5 ? SIDE_BUY : SIDE_SELL
       s.id[i] = nextId++
-      s.price[i] = Math.max(1, mid + rnd.int(-40, 40))
+      const whole = Math.max(1, mid + rnd.int(-40, 40))
+      const den = rnd.next() < 0.3 ? rnd.int(2, 9) : 1
+      s.num[i] = whole * den + (den > 1 ? rnd.int(1, den - 1) : 0)
+      s.den[i] = den
+      s.price[i] = s.num[i] / den
+      s.owner[i] = rnd.int(1, 1_000)
       s.qty[i] = rnd.next() < 0.1 ? rnd.int(100, 2_000) : rnd.int(1, 100)
     }
     s.idStr[i] = String(s.id[i])
@@ -77,7 +90,7 @@ const runOursRaw = (s: Stream): number => {
     const op = s.op[i]
     if (op === OP_CANCEL) e.cancelRaw(s.id[i])
     else {
-      e.submitRaw(s.id[i], s.side[i], op, s.price[i], s.qty[i], 0)
+      e.submitRaw(s.id[i], s.side[i], op, s.num[i], s.den[i], s.qty[i], 0, s.owner[i])
       fills += e.fillCount
     }
   }
@@ -91,7 +104,7 @@ const runOursEvents = (s: Stream): number => {
   for (let i = 0; i < s.n; i++) {
     const op = s.op[i]
     if (op === OP_CANCEL) e.cancel(s.id[i])
-    else events += e.submit({ id: s.id[i], side: s.side[i] === SIDE_BUY ? "buy" : "sell", kind: kinds[op], price: s.price[i], quantity: s.qty[i] }).length
+    else events += e.submit({ id: s.id[i], side: s.side[i] === SIDE_BUY ? "buy" : "sell", kind: kinds[op], num: s.num[i], den: s.den[i], quantity: s.qty[i], owner: s.owner[i] }).length
   }
   return events
 }

@@ -20,6 +20,9 @@ export interface OrderInsert {
   readonly side: number
   readonly orderType: number
   readonly priceTicks: bigint | null
+  /** The exact limit ratio, quote units per lot, reduced (null for market orders). */
+  readonly priceNum: bigint | null
+  readonly priceDen: bigint | null
   readonly quantityLots: bigint
   readonly fromCurrency: string
   readonly toCurrency: string
@@ -54,8 +57,11 @@ export interface TradeInsert {
   readonly base: string
   readonly quote: string
   readonly priceTicks: bigint
-  /** Decimal string, quote per base. */
+  /** Decimal string, quote per base (the maker's ratio to 30 significant digits). */
   readonly price: string
+  /** The maker's exact ratio, quote units per lot. */
+  readonly priceNum: bigint
+  readonly priceDen: bigint
   readonly amount: bigint
   readonly total: bigint
   readonly takerOrder: bigint
@@ -69,7 +75,7 @@ export const OrderInserts: RowKind<OrderInsert> = {
   schema: Schema.Struct({
     id: Big, walletId: Big, roomKey: Big, base: Schema.String, quote: Schema.String, side: Schema.Int, orderType: Schema.Int,
     priceTicks: BigOrNull, quantityLots: Big, fromCurrency: Schema.String, toCurrency: Schema.String, fromAmount: Big,
-    toAmount: BigOrNull, locked: Big, state: Schema.Int, tag: Schema.NullOr(Schema.String)
+    toAmount: BigOrNull, locked: Big, state: Schema.Int, tag: Schema.NullOr(Schema.String), priceNum: BigOrNull, priceDen: BigOrNull
   }),
   columns: (items) => {
     const o = items.map((i) => i.row)
@@ -79,7 +85,7 @@ export const OrderInserts: RowKind<OrderInsert> = {
       numberArray(o.map((x) => x.orderType)), numberArray(o.map((x) => x.priceTicks)), numberArray(o.map((x) => x.quantityLots)),
       textArray(o.map((x) => x.fromCurrency)), textArray(o.map((x) => x.toCurrency)), numberArray(o.map((x) => x.fromAmount)),
       numberArray(o.map((x) => x.toAmount)), numberArray(o.map((x) => x.locked)), numberArray(o.map((x) => x.state)),
-      textArray(o.map((x) => x.tag))
+      textArray(o.map((x) => x.tag)), numberArray(o.map((x) => x.priceNum)), numberArray(o.map((x) => x.priceDen))
     ]
   }
 }
@@ -133,7 +139,7 @@ export const Trades: RowKind<TradeInsert> = {
   rank: 30,
   schema: Schema.Struct({
     id: Big, roomKey: Big, base: Schema.String, quote: Schema.String, priceTicks: Big, price: Schema.String, amount: Big,
-    total: Big, takerOrder: Big, makerOrder: Big, takerSide: Schema.Int
+    total: Big, takerOrder: Big, makerOrder: Big, takerSide: Schema.Int, priceNum: Big, priceDen: Big
   }),
   columns: (items) => {
     const t = items.map((i) => i.row)
@@ -141,7 +147,8 @@ export const Trades: RowKind<TradeInsert> = {
       numberArray(t.map((x) => x.id)), numberArray(t.map((x) => x.roomKey)), textArray(t.map((x) => x.base)),
       textArray(t.map((x) => x.quote)), numberArray(t.map((x) => x.priceTicks)), textArray(t.map((x) => x.price)),
       numberArray(t.map((x) => x.amount)), numberArray(t.map((x) => x.total)), numberArray(t.map((x) => x.takerOrder)),
-      numberArray(t.map((x) => x.makerOrder)), numberArray(t.map((x) => x.takerSide))
+      numberArray(t.map((x) => x.makerOrder)), numberArray(t.map((x) => x.takerSide)), numberArray(t.map((x) => x.priceNum)),
+      numberArray(t.map((x) => x.priceDen))
     ]
   }
 }

@@ -48,13 +48,14 @@ export const ruleFor = (rules: ReadonlyArray<TariffRow>, query: FeeQuery): Tarif
   return best
 }
 
-export const quoteFee = (rules: ReadonlyArray<TariffRow>, query: FeeQuery): FeeQuote => {
+/** The fee of `query`; `withFixed` false leaves feeFixed out (an exchange order pays it on its first fill only, C14). */
+export const quoteFee = (rules: ReadonlyArray<TariffRow>, query: FeeQuery, withFixed = true): FeeQuote => {
   const best = ruleFor(rules, query)
   if (best === undefined) return { fee: 0n, profitWalletId: FEES_WALLET_ID }
   const amount = new BigNumber(fromMinorUnits(query.amount, query.decimals))
   // shiftedBy(-2) is the exact "/ 100": BigNumber's div rounds to 20 places, which could turn a tiny
   // positive fee into 0 before the rounding up below.
-  const fee = new BigNumber(best.fee_fixed).plus(amount.times(best.fee_percent).shiftedBy(-2))
+  const fee = new BigNumber(withFixed ? best.fee_fixed : 0).plus(amount.times(best.fee_percent).shiftedBy(-2))
   const minor = fee.shiftedBy(query.decimals).integerValue(BigNumber.ROUND_CEIL)
   return { fee: BigInt(minor.toFixed(0)), profitWalletId: best.profit_wallet_id !== null ? BigInt(best.profit_wallet_id) : FEES_WALLET_ID }
 }

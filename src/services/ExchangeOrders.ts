@@ -5,7 +5,10 @@
  * next activated, so an acknowledged placement is never lost; reads come straight from SQL.
  */
 import { Context, Effect, Layer } from "effect"
-import { BROKER_WALLET_ID, canonicalPair, makePair, mapOrderForm, OrderType, type Pair, priceText, RoomEntity, roomEntityId, SIDE_SELL } from "../../actors/room/Protocol.ts"
+import {
+  BROKER_WALLET_ID, canonicalPair, makePair, mapOrderForm, OrderType, type Pair, priceOfRatio, RoomEntity, roomEntityId, SIDE_SELL,
+  ticksOfRatio
+} from "../../actors/room/Protocol.ts"
 import { WalletEntity } from "../../actors/wallet/Protocol.ts"
 import { Bucket, type LedgerOperation, rowsOf } from "../../sql/Ledger.ts"
 import { OrderInserts } from "../../sql/rows/ExchangeRows.ts"
@@ -95,7 +98,7 @@ export class ExchangeOrders extends Context.Service<ExchangeOrders, {
           fromAmount: units(row.from_amount, row.from_currency),
           toAmount: row.to_amount === null ? null : units(row.to_amount, row.to_currency),
           orderType: typeName(Number(row.order_type)),
-          price: row.price_ticks === null ? null : priceText(pair, BigInt(row.price_ticks)),
+          price: row.price_num === null || row.price_den === null ? null : priceOfRatio(pair, BigInt(row.price_num), BigInt(row.price_den)),
           base: row.base, quote: row.quote,
           given: units(row.given, row.from_currency), received: units(row.received, row.to_currency),
           fee: units(row.fee, row.to_currency), locked: units(row.locked, row.from_currency),
@@ -133,19 +136,19 @@ export class ExchangeOrders extends Context.Service<ExchangeOrders, {
         if (isLimit && toMinor === null) return yield* new InvalidAmount({ message: "toAmount: required for a limit order (price = toAmount / fromAmount)" })
         const roomKey = input.roomKey ?? "0"
         yield* requireRoom(walletId, roomKey, pair)
-        // A market buy without toAmount spends fromAmount at the makers' prices: the room caps its quantity.
-        const byFunds = !isLimit && from.code === pair.quote && toMinor === null
-        const mapped = byFunds ? { ok: true as const, side: "buy" as const, price: undefined, quantity: undefined } : mapOrderForm(pair, {
+        // A market buy without toAmount spends fromAmount at the makers' prices (no lot bound of its own).
+        const mapped = mapOrderForm(pair, {
           fromCurrency: from.code, toCurrency: to.code, fromAmount: input.fromAmount, toAmount: input.toAmount ?? null,
           isLimit, postOnly: input.postOnly ?? false
         })
         if (!mapped.ok) {
           return yield* new InvalidAmount({
-            message: mapped.reason === "InvalidPrice"
-              ? "toAmount: the price toAmount / fromAmount is out of range"
-              : `fromAmount: ${pair.base} amounts trade in whole steps of 10^-${pair.baseDecimals}`
+            message: `fromAmount: amounts trade in whole steps (${pair.base} 10^-${pair.baseDecimals}, ${pair.quote} 10^-${pair.priceDecimals}), fewer than 2^53 of them`
           })
         }
+        const priceNum = mapped.num === undefined ? null : BigInt(mapped.num)
+        const priceDen = mapped.den === undefined ? null : BigInt(mapped.den)
+        const priceTicks = priceNum === null || priceDen === null ? null : ticksOfRatio(pair, priceNum, priceDen, mapped.side === "sell")
         const side = mapped.side === "sell" ? SIDE_SELL : 0
         const orderType = !isLimit ? OrderType.Market : input.postOnly === true ? OrderType.LimitOnly : OrderType.Limit
         const quantity = mapped.quantity !== undefined ? BigInt(mapped.quantity) : UNBOUNDED_LOTS
@@ -164,7 +167,7 @@ export class ExchangeOrders extends Context.Service<ExchangeOrders, {
           ],
           rows: [rowsOf(OrderInserts, [{
             id, walletId: wid, roomKey: BigInt(roomKey), base: pair.base, quote: pair.quote, side, orderType,
-            priceTicks: mapped.price !== undefined ? BigInt(mapped.price) : null, quantityLots: quantity,
+            priceTicks, priceNum, priceDen, quantityLots: quantity,
             fromCurrency: from.code, toCurrency: to.code, fromAmount: fromMinor, toAmount: toMinor, locked: fromMinor,
             state: 1, tag: input.tag ?? null
           }])]
@@ -177,7 +180,8 @@ export class ExchangeOrders extends Context.Service<ExchangeOrders, {
         const now = new Date()
         return toOut({
           id, wallet_id: wid, wallet_group: Number(wallet.wallet_group), type_tx: typeTx, room_key: BigInt(roomKey), base: pair.base,
-          quote: pair.quote, side, order_type: orderType, price_ticks: mapped.price !== undefined ? BigInt(mapped.price) : null,
+          quote: pair.quote, side, order_type: orderType, price_ticks: priceTicks,
+          price_num: priceNum === null ? null : String(priceNum), price_den: priceDen === null ? null : String(priceDen),
           quantity_lots: quantity, remaining_lots: BigInt(figures.remainingLots), from_currency: from.code, to_currency: to.code,
           from_amount: String(fromMinor), to_amount: toMinor === null ? null : String(toMinor), locked: figures.locked,
           given: figures.given, received: figures.received, fee: figures.fee, state: figures.state, seq: null, tag: input.tag ?? null,

@@ -2,8 +2,10 @@
  * Market reads (SQL only): the aggregated book (get_trade_info, CONTRACT C14), candles from trades,
  * and order-linked details (order_tx_info). Prices are shown in currency_to per currency_from; a
  * pair stored the other way round is inverted for display only (BigNumber, never in matching).
+ * A price shown has at most 12 significant digits (CONTRACT C14): a book level's from its exact
+ * ratio, a trade's from the maker's ratio stored to 30 digits (inverted first, then rounded once).
  */
-import { baseMinorOf, type Pair, priceText, quoteMinorOf } from "../../actors/room/Protocol.ts"
+import { baseMinorOf, levelTotal, type Pair, priceOfRatio } from "../../actors/room/Protocol.ts"
 import { BigNumber } from "bignumber.js"
 import { Context, Effect, Layer } from "effect"
 import { bookLevels, candles, lastTradeOf, tradesOfOrders } from "../../sql/OrderRepo.ts"
@@ -19,10 +21,11 @@ import { dateParam, ExchangeOrders } from "./ExchangeOrders.ts"
 import { Rates } from "./Rates.ts"
 import { ruleFor, Tariffs } from "../platform/Tariffs.ts"
 
-const PRICE_DECIMALS_SHOWN = 18
+const PRICE_DIGITS_SHOWN = 12
 // Divided at 40 places, then rounded once to what is shown (no double rounding at the last place).
 const Precise = BigNumber.clone({ DECIMAL_PLACES: 40 })
-const invert = (price: string) => new Precise(1).div(price).decimalPlaces(PRICE_DECIMALS_SHOWN, BigNumber.ROUND_HALF_EVEN).toFixed()
+const shown = (price: BigNumber.Value) => new Precise(price).precision(PRICE_DIGITS_SHOWN, BigNumber.ROUND_HALF_EVEN).toFixed()
+const invert = (price: string) => shown(new Precise(1).div(price))
 
 export interface OrderTxInfo extends OrderOut {
   readonly fills: ReadonlyArray<{ readonly role: "taker" | "maker"; readonly price: string; readonly amount: string; readonly total: string; readonly at: string }>
@@ -63,17 +66,17 @@ export class MarketData extends Context.Service<MarketData, {
         const forward = from === pair.base
         // Levels of the side giving `from` (asks) and of the side giving `to` (bids).
         const askSide = forward ? 1 : 0, bidSide = forward ? 0 : 1
-        const level = (row: { price_ticks: bigint; lots: string }) => {
-          const ticks = BigInt(row.price_ticks), lots = BigInt(row.lots)
+        // A level's total is what one fill of the whole level moves (sells round up, buys down): exact.
+        const level = (sells: boolean) => (row: { price_num: string; price_den: string; lots: string }) => {
+          const n = BigInt(row.price_num), d = BigInt(row.price_den), lots = BigInt(row.lots)
           const baseAmount = fromMinorUnits(baseMinorOf(pair, lots), pair.baseMinorDecimals)
-          const quoteAmount = fromMinorUnits(quoteMinorOf(pair, ticks, lots), pair.quoteMinorDecimals)
-          const price = priceText(pair, ticks)
+          const quoteAmount = fromMinorUnits(levelTotal(pair, n, d, lots, sells), pair.quoteMinorDecimals)
           return forward
-            ? { price, amount: baseAmount, total: quoteAmount }
-            : { price: invert(price), amount: quoteAmount, total: baseAmount }
+            ? { price: priceOfRatio(pair, n, d), amount: baseAmount, total: quoteAmount }
+            : { price: priceOfRatio(pair, n, d, true), amount: quoteAmount, total: baseAmount }
         }
-        const asks = (yield* db(bookLevels(roomKey, pair.base, pair.quote, askSide, count))).map(level)
-        const bids = (yield* db(bookLevels(roomKey, pair.base, pair.quote, bidSide, count))).map(level)
+        const asks = (yield* db(bookLevels(roomKey, pair.base, pair.quote, askSide, count))).map(level(askSide === 1))
+        const bids = (yield* db(bookLevels(roomKey, pair.base, pair.quote, bidSide, count))).map(level(bidSide === 1))
         const rate = yield* rates.rate(from, to)
         const last = yield* db(lastTradeOf(roomKey, pair.base, pair.quote))
         const wallet = yield* db(findWallet(walletId))
@@ -83,7 +86,7 @@ export class MarketData extends Context.Service<MarketData, {
         return {
           currencyFrom: from, currencyTo: to, roomKey, asks, bids,
           rate: rate === undefined ? null : rate.rate.toFixed(),
-          lastPrice: last === undefined ? null : forward ? new BigNumber(last).toFixed() : invert(last),
+          lastPrice: last === undefined ? null : forward ? shown(last) : invert(last),
           fee: { currency: to, feePercent: rule === undefined ? "0" : new BigNumber(rule.fee_percent).toFixed(), feeFixed: rule === undefined ? "0" : new BigNumber(rule.fee_fixed).toFixed() }
         }
       })
@@ -104,7 +107,7 @@ export class MarketData extends Context.Service<MarketData, {
         return rows.map((row): CandleOut => {
           const volume = fromMinorUnits(BigInt(row.volume), pair.baseMinorDecimals)
           const total = fromMinorUnits(BigInt(row.total), pair.quoteMinorDecimals)
-          const p = (text: string) => new BigNumber(text).toFixed()
+          const p = shown
           return forward
             ? { time: row.bucket.toISOString(), open: p(row.open), high: p(row.high), low: p(row.low), close: p(row.close), volume, total, trades: Number(row.trades) }
             : {
@@ -128,7 +131,7 @@ export class MarketData extends Context.Service<MarketData, {
             ...order,
             fills: trades.filter((t) => String(t.taker_order) === order.id || String(t.maker_order) === order.id).map((t) => ({
               role: String(t.taker_order) === order.id ? "taker" as const : "maker" as const,
-              price: new BigNumber(t.price).toFixed(),
+              price: shown(t.price),
               amount: fromMinorUnits(BigInt(t.amount), dec(pair.base)),
               total: fromMinorUnits(BigInt(t.total), dec(pair.quote)),
               at: t.at.toISOString()

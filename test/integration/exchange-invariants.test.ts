@@ -10,13 +10,14 @@
  * public room at 50 000 USDT/BTC, and 160 steps in a private room at 150 USDT/BTC, where a satoshi
  * is worth 1.5 USDT minor units and nearly every fill rounds.
  *
- * An independent model in this file replays every operation: a price-time priority book of the
- * resting orders, and each taker per CONTRACT C14 (a sell gives exactly its lots down to its limit; a
- * buy spends at most its fromAmount on every ask it can pay for at or below its limit, levels priced
- * exactly, each fill rounded down to a USDT minor unit, and rests what the rest of its budget buys at
- * its limit — unless asks at or below the limit remain or nothing is left, when what is left is
- * rounding dust returned to free), settlement per participant per match with the tariff's fee
- * (fixed + percent, rounded up, capped at the gross).
+ * An independent model replays every operation: the book is test/support/ExchangeModel.ts (exact
+ * rationals: every limit price is the exact ratio of the order's own amounts, CONTRACT C14 "Same
+ * price, same trade"; fills rounded in the maker's favour, dust and self-trade prevention per
+ * docs/DESIGN.md), and this file keeps the orders, locks, fees and balances: settlement per
+ * participant per match with the tariff's fee (percent on every fill, the fixed part once per order
+ * on its first fill, rounded up, capped at the gross). Orders come from random amounts in both
+ * orientations (ratios no decimal tick represents), some mirror a resting order's exact ratio from the
+ * other side (they must trade), and wallets meet their own orders (self-trade prevention).
  *
  * After EVERY step it asserts:
  *  (a) the book (get_trade_info) is never crossed and equals the model's levels (price, amount, total);
@@ -44,8 +45,9 @@ import { makeClient, type Reply, type TestClient } from "../support/Client.ts"
 import { type RunningService, startService } from "../support/Service.ts"
 import {
   assertFillsAddUp, assertNotCrossed, bookFromOrders, ceilDiv, cost, type Currency, currencies, decimals, errorCode, exchangeReads,
-  type Level, levelText, lotsAtPrice, SAT, toMinor, toText, within
+  type Level, levelText, SAT, shownPrice, toMinor, toText, within
 } from "../support/ExchangeReads.ts"
+import { BookModel, cmp, frac, type Frac, type ModelResult } from "../support/ExchangeModel.ts"
 import { seeded } from "../unit/Random.ts"
 
 const seed = Number(process.env.EXCHANGE_SEED ?? 20_261_123)
@@ -78,14 +80,16 @@ afterAll(async () => {
 // Fees (this file's tariffs)
 
 const minOf = (a: bigint, b: bigint) => (a < b ? a : b)
-const feeOf = (currency: Currency, gross: bigint): bigint => {
+/** C14: feePercent on every fill, feeFixed once per order (its first fill), never more than received. */
+const feeOf = (currency: Currency, gross: bigint, first: boolean): bigint => {
   if (gross === 0n) return 0n
   const rule = tariffs[currency]
-  return minOf(gross, rule.fixed + ceilDiv(gross * rule.hundredths, 10_000n))
+  return minOf(gross, (first ? rule.fixed : 0n) + ceilDiv(gross * rule.hundredths, 10_000n))
 }
 
 // ---------------------------------------------------------------------------------------------
-// The model
+// The model: the book is test/support/ExchangeModel.ts (exact rationals, from the rules); here the
+// orders, their locks, fees and balances. A lot is one sat, a quote unit one USDT minor unit.
 
 type Side = "buy" | "sell"
 type Kind = "limit" | "post" | "market"
@@ -93,26 +97,24 @@ type State = "Active" | "Completed" | "Canceled"
 
 interface ModelOrder {
   readonly id: string
+  readonly bookId: number
   readonly wallet: number
   readonly side: Side
   readonly kind: Kind
   readonly fromAmount: bigint
-  readonly limit: bigint | null
+  /** The exact limit ratio (USDT minor units per sat), null for market orders. */
+  readonly ratio: Frac | null
   locked: bigint
   given: bigint
   received: bigint
   fee: bigint
   state: State
-  /** Lots resting in the book (Active orders only). */
-  remaining: bigint
 }
-
-interface PlannedFill { readonly maker: ModelOrder; readonly ticks: bigint; readonly lots: bigint }
 
 interface Plan {
   readonly error?: 10002 | 10090 | 10094
-  readonly fills: ReadonlyArray<PlannedFill>
-  readonly rest: bigint
+  readonly result?: ModelResult
+  readonly bookId: number
 }
 
 interface OrderInput {
@@ -120,93 +122,61 @@ interface OrderInput {
   readonly side: Side
   readonly kind: Kind
   readonly fromAmount: bigint
-  readonly limit: bigint | null
+  /** toAmount in the currency received (a limit order's ratio is fromAmount / toAmount). */
+  readonly toAmount: bigint | null
   readonly body: Record<string, unknown>
 }
 
 const fromOf = (side: Side): Currency => (side === "sell" ? "BTC" : "USDT")
 const toOf = (side: Side): Currency => (side === "sell" ? "USDT" : "BTC")
+const ratioOfInput = (input: OrderInput): Frac | null =>
+  input.kind === "market" || input.toAmount === null ? null
+    : input.side === "sell" ? frac(input.toAmount, input.fromAmount) : frac(input.fromAmount, input.toAmount)
 
 const makeModel = () => {
   const balances = Array.from({ length: walletCount }, () => ({ BTC: { free: 0n, lock: 0n }, USDT: { free: 0n, lock: 0n } }))
   const funded = { BTC: 0n, USDT: 0n }
   const fees = { BTC: 0n, USDT: 0n }
   const orders = new Map<string, ModelOrder>()
-  /** Resting orders per side, in arrival order (a stable sort by price then gives price-time priority). */
-  const resting = { buy: [] as Array<ModelOrder>, sell: [] as Array<ModelOrder> }
+  const byBookId = new Map<number, ModelOrder>()
+  const book = new BookModel()
+  let nextBookId = 1
 
-  const bestFirst = (side: Side) =>
-    [...resting[side]].sort((a, b) => (a.limit! === b.limit! ? 0 : side === "buy" ? (a.limit! > b.limit! ? -1 : 1) : (a.limit! < b.limit! ? -1 : 1)))
+  /** Levels as get_trade_info shows them: exact ratio, shown price, Σ lots, total as one fill would move it. */
   const levels = (side: Side): Array<Level> => {
-    const out: Array<{ ticks: bigint; lots: bigint }> = []
-    for (const o of bestFirst(side)) {
+    const out: Array<{ price: Frac; lots: bigint }> = []
+    for (const o of book.side(side)) {
       const last = out[out.length - 1]
-      if (last !== undefined && last.ticks === o.limit) last.lots += o.remaining
-      else out.push({ ticks: o.limit!, lots: o.remaining })
+      if (last !== undefined && cmp(last.price, o.price) === 0) last.lots += o.remaining
+      else out.push({ price: o.price, lots: o.remaining })
     }
-    return out.map((l) => ({ ...l, total: cost(l.ticks, l.lots) }))
+    return out.map((l) => ({
+      price: shownPrice(l.price.n, l.price.d), lots: l.lots,
+      total: side === "sell" ? ceilDiv(l.lots * l.price.n, l.price.d) : (l.lots * l.price.n) / l.price.d
+    }))
   }
   const activeOf = (wallet: number) => [...orders.values()].filter((o) => o.wallet === wallet && o.state === "Active")
 
-  /** Walks `opposite` best first, FIFO within a level, while `acceptable(price)`, for up to `want` lots. */
-  const walk = (opposite: ReadonlyArray<ModelOrder>, want: bigint, acceptable: (ticks: bigint) => boolean) => {
-    const fills: Array<PlannedFill> = []
-    let left = want
-    for (const maker of opposite) {
-      if (left === 0n || !acceptable(maker.limit!)) break
-      const lots = minOf(left, maker.remaining)
-      fills.push({ maker, ticks: maker.limit!, lots })
-      left -= lots
-    }
-    return { fills, left }
-  }
-
-  /** Lots a budget buys walking asks best first at or below `maxTicks` (each level priced exactly). */
-  const affordable = (asks: ReadonlyArray<Level>, budget: bigint, maxTicks: bigint | null) => {
-    let left = budget
-    let lots = 0n
-    for (const level of asks) {
-      if (maxTicks !== null && level.ticks > maxTicks) break
-      const exact = level.ticks * level.lots
-      if (exact <= left * SAT) {
-        left -= ceilDiv(exact, SAT)
-        lots += level.lots
-      } else {
-        lots += (left * SAT) / level.ticks
-        break
-      }
-    }
-    return lots
-  }
-
+  /** The wallet's and the room's checks, then the book's decision (the book changes only when accepted). */
   const plan = (input: OrderInput): Plan => {
-    const { wallet, side, kind, fromAmount, limit } = input
-    if (activeOf(wallet).length >= maxActive) return { error: 10094, fills: [], rest: 0n }
-    if (balances[wallet][fromOf(side)].free < fromAmount) return { error: 10002, fills: [], rest: 0n }
-    const opposite = bestFirst(side === "buy" ? "sell" : "buy")
-    if (kind === "post") {
-      const best = opposite[0]
-      if (best !== undefined && (side === "buy" ? best.limit! <= limit! : best.limit! >= limit!)) return { error: 10090, fills: [], rest: 0n }
-      return { fills: [], rest: side === "sell" ? fromAmount : lotsAtPrice(limit!, fromAmount) }
-    }
-    if (side === "sell") {
-      const { fills, left } = walk(opposite, fromAmount, (ticks) => limit === null || ticks >= limit)
-      return { fills, rest: limit === null ? 0n : left }
-    }
-    const taken = affordable(levels("sell"), fromAmount, limit)
-    const { fills } = walk(opposite, taken, () => true)
-    if (limit === null) return { fills, rest: 0n }
-    const spent = fills.reduce((s, f) => s + cost(f.ticks, f.lots), 0n)
-    const filled = new Map(fills.map((f) => [f.maker, f.lots]))
-    const bestAfter = opposite.find((o) => o.remaining - (filled.get(o) ?? 0n) > 0n)
-    const askAtLimit = bestAfter !== undefined && bestAfter.limit! <= limit
-    // A spent budget rests nothing either (lotsAtPrice(…, 0) can be > 0 below 100 USDT/BTC).
-    return { fills, rest: askAtLimit || fromAmount - spent <= 0n ? 0n : lotsAtPrice(limit, fromAmount - spent) }
+    const bookId = nextBookId++
+    const { wallet, side, kind, fromAmount } = input
+    if (activeOf(wallet).length >= maxActive) return { error: 10094, bookId }
+    if (balances[wallet][fromOf(side)].free < fromAmount) return { error: 10002, bookId }
+    const ratio = ratioOfInput(input)
+    const result = book.submit({
+      id: bookId, side, kind: kind === "post" ? "limitOnly" : kind, owner: wallet + 1,
+      ...(ratio === null ? {} : { price: ratio }),
+      // A sell gives its sats; a buy spends its budget (a market buy's toAmount does not bound it).
+      ...(side === "sell" ? { lots: fromAmount } : { budget: fromAmount })
+    })
+    if (result.outcome === "rejected") return { error: 10090, bookId }
+    return { result, bookId }
   }
 
   const settle = (order: ModelOrder, given: bigint, gross: bigint, ends: boolean) => {
     const from = fromOf(order.side), to = toOf(order.side)
-    const fee = feeOf(to, gross)
+    const fee = feeOf(to, gross, order.given === 0n)
     const bucket = balances[order.wallet]
     bucket[from].lock -= given
     bucket[to].free += gross - fee
@@ -225,10 +195,11 @@ const makeModel = () => {
 
   const apply = (id: string, input: OrderInput, p: Plan): ModelOrder => {
     const order: ModelOrder = {
-      id, wallet: input.wallet, side: input.side, kind: input.kind, fromAmount: input.fromAmount, limit: input.limit,
-      locked: input.fromAmount, given: 0n, received: 0n, fee: 0n, state: "Active", remaining: 0n
+      id, bookId: p.bookId, wallet: input.wallet, side: input.side, kind: input.kind, fromAmount: input.fromAmount,
+      ratio: ratioOfInput(input), locked: input.fromAmount, given: 0n, received: 0n, fee: 0n, state: "Active"
     }
     orders.set(id, order)
+    byBookId.set(p.bookId, order)
     const from = fromOf(input.side)
     balances[input.wallet][from].free -= input.fromAmount
     balances[input.wallet][from].lock += input.fromAmount
@@ -237,29 +208,30 @@ const makeModel = () => {
       settle(order, 0n, 0n, true)
       return order
     }
+    const result = p.result!
     const taker = { given: 0n, gross: 0n }
     const makers = new Map<ModelOrder, { given: bigint; gross: bigint }>()
-    for (const fill of p.fills) {
-      const base = fill.lots, quote = cost(fill.ticks, fill.lots)
-      let leg = makers.get(fill.maker)
-      if (leg === undefined) makers.set(fill.maker, (leg = { given: 0n, gross: 0n }))
+    for (const fill of result.fills) {
+      const maker = byBookId.get(fill.maker)!
+      let leg = makers.get(maker)
+      if (leg === undefined) makers.set(maker, (leg = { given: 0n, gross: 0n }))
       if (input.side === "sell") {
-        taker.given += base, taker.gross += quote, leg.given += quote, leg.gross += base
+        taker.given += fill.lots, taker.gross += fill.quote, leg.given += fill.quote, leg.gross += fill.lots
       } else {
-        taker.given += quote, taker.gross += base, leg.given += base, leg.gross += quote
+        taker.given += fill.quote, taker.gross += fill.lots, leg.given += fill.lots, leg.gross += fill.quote
       }
-      fill.maker.remaining -= fill.lots
     }
-    order.state = p.rest > 0n ? "Active" : p.fills.length > 0 ? "Completed" : "Canceled"
+    const endedReason = new Map(result.removed.map(([bookId, , reason]) => [byBookId.get(bookId)!, reason]))
+    for (const maker of endedReason.keys()) if (!makers.has(maker)) makers.set(maker, { given: 0n, gross: 0n })
+    order.state = result.outcome === "rested" ? "Active" : result.fills.length > 0 ? "Completed" : "Canceled"
     settle(order, taker.given, taker.gross, order.state !== "Active")
+    const resting = new Set(book.orders.map((o) => o.id))
     for (const [maker, leg] of makers) {
-      if (maker.remaining === 0n) maker.state = "Completed"
+      const reason = endedReason.get(maker)
+      if (reason === "selfTrade") maker.state = "Canceled"
+      else if (reason === "dust") maker.state = maker.given + leg.given > 0n ? "Completed" : "Canceled"
+      else if (!resting.has(maker.bookId)) maker.state = "Completed"
       settle(maker, leg.given, leg.gross, maker.state !== "Active")
-    }
-    for (const side of ["buy", "sell"] as const) resting[side] = resting[side].filter((o) => o.state === "Active")
-    if (p.rest > 0n) {
-      order.remaining = p.rest
-      resting[input.side].push(order)
     }
     return order
   }
@@ -267,8 +239,7 @@ const makeModel = () => {
   const cancel = (order: ModelOrder) => {
     order.state = "Canceled"
     settle(order, 0n, 0n, true)
-    order.remaining = 0n
-    resting[order.side] = resting[order.side].filter((o) => o !== order)
+    book.cancel(order.bookId)
   }
 
   return { balances, funded, fees, orders, levels, activeOf, plan, apply, cancel }
@@ -279,12 +250,12 @@ const assertOrderMatches = (actual: any, expected: ModelOrder, where: string) =>
   const from = fromOf(expected.side), to = toOf(expected.side)
   const got = {
     state: actual.state, given: toMinor(actual.given, decimals[from]), received: toMinor(actual.received, decimals[to]),
-    fee: toMinor(actual.fee, decimals[to]), locked: toMinor(actual.locked, decimals[from]),
-    price: actual.price === null ? null : toMinor(actual.price, 6), fromAmount: toMinor(actual.fromAmount, decimals[from])
+    fee: toMinor(actual.fee, decimals[to]), locked: toMinor(actual.locked, decimals[from]), price: actual.price,
+    fromAmount: toMinor(actual.fromAmount, decimals[from])
   }
   const want = {
     state: expected.state, given: expected.given, received: expected.received, fee: expected.fee, locked: expected.locked,
-    price: expected.limit, fromAmount: expected.fromAmount
+    price: expected.ratio === null ? null : shownPrice(expected.ratio.n, expected.ratio.d), fromAmount: expected.fromAmount
   }
   assert.deepStrictEqual(got, want, `${where}: order ${expected.id} (${expected.side} ${expected.kind})`)
 }
@@ -352,13 +323,13 @@ const runStream = async (regime: Regime) => {
     if (side === "sell") {
       const to = cost(ticks, lots) > 0n ? cost(ticks, lots) : 1n
       return {
-        wallet, side, kind, fromAmount: lots, limit: ceilDiv(to * SAT, lots),
+        wallet, side, kind, fromAmount: lots, toAmount: to,
         body: { fromCurrency: "BTC", toCurrency: "USDT", fromAmount: toText(lots, 8), toAmount: toText(to, 6), postOnly: kind === "post" }
       }
     }
     const from = ceilDiv(ticks * lots, SAT)
     return {
-      wallet, side, kind, fromAmount: from, limit: (from * SAT) / lots,
+      wallet, side, kind, fromAmount: from, toAmount: lots,
       body: { fromCurrency: "USDT", toCurrency: "BTC", fromAmount: toText(from, 6), toAmount: toText(lots, 8), postOnly: kind === "post" }
     }
   }
@@ -368,14 +339,34 @@ const runStream = async (regime: Regime) => {
     if (side === "sell") {
       let lots = BigInt(random.int(1, 30_000_000))
       if (lots > free && free > 0n) lots = free
-      return { wallet, side, kind: "market", fromAmount: lots, limit: null, body: { fromCurrency: "BTC", toCurrency: "USDT", fromAmount: toText(lots, 8), isLimit: false } }
+      return { wallet, side, kind: "market", fromAmount: lots, toAmount: null, body: { fromCurrency: "BTC", toCurrency: "USDT", fromAmount: toText(lots, 8), isLimit: false } }
     }
     let budget = cost(MID, BigInt(random.int(1, 30_000_000))) + 1n
     if (budget > free && free > 0n) budget = free
     const body: Record<string, unknown> = { fromCurrency: "USDT", toCurrency: "BTC", fromAmount: toText(budget, 6), isLimit: false }
     // A toAmount does not bound a market buy (C14: it gives its fromAmount at most, at the makers' prices).
-    if (random.next() < 0.4) body.toAmount = toText(BigInt(random.int(1, 10_000_000)), 8)
-    return { wallet, side, kind: "market", fromAmount: budget, limit: null, body }
+    const toAmount = random.next() < 0.4 ? BigInt(random.int(1, 10_000_000)) : null
+    if (toAmount !== null) body.toAmount = toText(toAmount, 8)
+    return { wallet, side, kind: "market", fromAmount: budget, toAmount, body }
+  }
+
+  /**
+   * The same price written the other way round (C14 "Same price, same trade"): an order whose exact
+   * ratio equals a resting opposite order's, in whole multiples of that ratio — it must trade.
+   * Any wallet may write it, its own included (then self-trade prevention cancels the resting one).
+   */
+  const mirrorInput = (wallet: number): OrderInput | undefined => {
+    const resting = [...model.orders.values()].filter((o) => o.state === "Active" && o.ratio !== null)
+    if (resting.length === 0) return undefined
+    const target = pick(resting)
+    const { n, d } = target.ratio!
+    const k = BigInt(random.int(1, 3))
+    if (target.side === "buy") {
+      const body = { fromCurrency: "BTC", toCurrency: "USDT", fromAmount: toText(d * k, 8), toAmount: toText(n * k, 6) }
+      return { wallet, side: "sell", kind: "limit", fromAmount: d * k, toAmount: n * k, body }
+    }
+    const body = { fromCurrency: "USDT", toCurrency: "BTC", fromAmount: toText(n * k, 6), toAmount: toText(d * k, 8) }
+    return { wallet, side: "buy", kind: "limit", fromAmount: n * k, toAmount: d * k, body }
   }
 
   const placeOrder = async (input: OrderInput, where: string) => {
@@ -400,14 +391,17 @@ const runStream = async (regime: Regime) => {
     assert.strictEqual(reply.status, 200, `${where}: ${JSON.stringify(reply.body)}`)
     const order = model.apply(reply.body.result.id, input, expected)
     assertOrderMatches(reply.body.result, order, where)
-    // The taker's fills: best price first, at the makers' prices, each total rounded down.
+    // The taker's fills: best price first, at the makers' exact ratios, each rounded in the maker's favour.
+    const fills = expected.result!.fills
     const [info] = await readFills(wallets[input.wallet].sid, [order.id])
     const takerFills = info.fills.filter((f: any) => f.role === "taker")
-      .map((f: any) => `${toMinor(f.price, 6)}×${toMinor(f.amount, 8)}=${toMinor(f.total, 6)}`)
-    const wantFills = expected.fills.map((f) => `${f.ticks}×${f.lots}=${cost(f.ticks, f.lots)}`)
+      .map((f: any) => `${f.price}×${toMinor(f.amount, 8)}=${toMinor(f.total, 6)}`)
+    const wantFills = fills.map((f) => `${shownPrice(f.price.n, f.price.d)}×${f.lots}=${f.quote}`)
     assert.deepStrictEqual(takerFills, wantFills, `${where}: taker fills`)
-    assert.strictEqual(info.fills.length, expected.fills.length, `${where}: a new order has no maker fills yet`)
-    saw(`${input.side} ${input.kind} ${order.state}${expected.fills.length > 0 ? " with fills" : ""}`)
+    assert.strictEqual(info.fills.length, fills.length, `${where}: a new order has no maker fills yet`)
+    saw(`${input.side} ${input.kind} ${order.state}${fills.length > 0 ? " with fills" : ""}`)
+    for (const [, , reason] of expected.result!.removed) saw(reason === "selfTrade" ? "self-trade cancelled a maker" : "dust maker left")
+    if (expected.result!.takerDust) saw("dust taker released")
   }
 
   const cancelOrder = async (wallet: number, target: string, expected: ModelOrder | 10091 | 10092, where: string) => {
@@ -447,7 +441,10 @@ const runStream = async (regime: Regime) => {
       const body = side === "sell"
         ? { fromCurrency: "BTC", toCurrency: "USDT", fromAmount: toText(over, 8), toAmount: toText(cost(MID * 2n, over) + 1n, 6) }
         : { fromCurrency: "USDT", toCurrency: "BTC", fromAmount: toText(over, 6), toAmount: toText((over * SAT) / MID + 1n, 8) }
-      return placeOrder({ wallet, side, kind: "limit", fromAmount: over, limit: null, body }, `${where} over balance`)
+      return placeOrder({ wallet, side, kind: "limit", fromAmount: over, toAmount: null, body }, `${where} over balance`)
+    } else if (r < 0.33) {
+      const mirror = mirrorInput(wallet)
+      if (mirror !== undefined) return placeOrder(mirror, `${where} mirror`)
     }
     const side: Side = random.next() < 0.5 ? "sell" : "buy"
     const away = side === "sell" ? 1n : -1n
@@ -616,7 +613,7 @@ describe("races on one wallet's money", () => {
     assert.deepStrictEqual(sellerOrders.map((o) => o.state).sort(), ["Active", "Active", "Active", "Completed", "Completed"])
     assert.deepStrictEqual((await readOrders(buyer.sid)).map((o) => o.state), ["Completed", "Completed"])
     const book = await readBook(seller.sid, roomKey)
-    assert.strictEqual(levelText(book.asks), `${50_000_000_000n}:${3_000_000n}`)
+    assert.strictEqual(levelText(book.asks), `50000:${3_000_000n}:${1_500_000_000n}`)
     assert.strictEqual(book.bids.length, 0)
     for (const info of await readFills(seller.sid, sellerOrders.map((o) => o.id))) assertFillsAddUp(info, "race seller")
     await client.assertLedgerSound("after the race")
@@ -625,31 +622,32 @@ describe("races on one wallet's money", () => {
 
 describe("regression: a limit buy's rounding dust never rests across the book", () => {
   it("a buy whose budget runs out inside a level completes and returns its dust; the room keeps working", async () => {
-    // Asks: 3 sats at 49966.666667 (a fill of them rounds down by a minor unit), 2000 sats at 50000.
-    // The buy (limit 50099.700598) takes the 3 sats and 1000 of the 2000; its budget then has 500
-    // USDT minor units left, which at its limit prices one more sat: resting that sat would cross the
-    // 1000 sats still asked at 50000. It used to, and the room actor died on it at every rebuild.
+    // Asks: 3 sats for 0.001499 USDT (1499/3 minor units a sat, shown 49966.6666667), 2000 sats at
+    // exactly 500. The buy gives 0.501999 USDT for 0.00001002 BTC (a ratio of 501999/1002): its budget
+    // takes the 3 sats for 1499 and 1001 of the 2000 for 500500 — nothing is left, so nothing rests
+    // (a buy's leftover budget that buys less than a sat at its ratio used to rest across the book
+    // and kill the room on every rebuild).
     const maker = await wallet(), taker = await wallet()
     const roomKey = await privateRoom(maker, [taker])
     await client.fund(maker.id, "BTC", "1")
     await client.fund(taker.id, "USDT", "10")
     const ask1 = await create(maker, { fromCurrency: "BTC", toCurrency: "USDT", fromAmount: "0.00000003", toAmount: "0.001499", roomKey })
     const ask2 = await create(maker, { fromCurrency: "BTC", toCurrency: "USDT", fromAmount: "0.00002", toAmount: "1", roomKey })
-    assert.strictEqual(ask1.body.result?.price, "49966.666667", JSON.stringify(ask1.body))
+    assert.strictEqual(ask1.body.result?.price, "49966.6666667", JSON.stringify(ask1.body))
     assert.strictEqual(ask2.body.result?.price, "50000", JSON.stringify(ask2.body))
     const bought = await create(taker, { fromCurrency: "USDT", toCurrency: "BTC", fromAmount: "0.501999", toAmount: "0.00001002", roomKey })
     assert.strictEqual(bought.status, 200, JSON.stringify(bought.body))
-    // Fees in this file: the buyer pays 0.25 % of 1003 sats (3 sats, rounded up); the dust returns to free.
+    // Fees in this file: the buyer pays 0.25 % of 1004 sats (3 sats, rounded up); it receives more than toAmount (C14).
     assert.deepStrictEqual(
       [bought.body.result.state, bought.body.result.given, bought.body.result.received, bought.body.result.fee, bought.body.result.locked],
-      ["Completed", "0.501499", "0.00001", "0.00000003", "0"])
-    assert.deepStrictEqual(await readBalances(taker.sid), { BTC: { free: 1000n, lock: 0n }, USDT: { free: 9_498_501n, lock: 0n } })
+      ["Completed", "0.501999", "0.00001001", "0.00000003", "0"])
+    assert.deepStrictEqual(await readBalances(taker.sid), { BTC: { free: 1001n, lock: 0n }, USDT: { free: 9_498_001n, lock: 0n } })
     const book = await readBook(maker.sid, roomKey)
     assertNotCrossed(book, "after the buy")
-    assert.strictEqual(levelText(book.asks), `${50_000_000_000n}:1000`)
+    assert.strictEqual(levelText(book.asks), "50000:999:499500")
     assert.strictEqual(book.bids.length, 0)
     // The room still answers, and matches against what is left.
-    const more = await create(taker, { fromCurrency: "USDT", toCurrency: "BTC", fromAmount: "0.5", toAmount: "0.00001", roomKey })
+    const more = await create(taker, { fromCurrency: "USDT", toCurrency: "BTC", fromAmount: "0.4995", toAmount: "0.00000999", roomKey })
     assert.strictEqual(more.status, 200, JSON.stringify(more.body))
     assert.strictEqual(more.body.result.state, "Completed")
     assert.strictEqual((await readBook(maker.sid, roomKey)).asks.length, 0)

@@ -84,9 +84,9 @@ describe("limit orders (C14)", () => {
     assert.deepStrictEqual(levels(forward.bids), [["59000", "0.05", "2950"]])
     assert.strictEqual(forward.lastPrice, "59000")
     const inverse = await book(seller, "USDT", "BTC")
-    assert.deepStrictEqual(levels(inverse.asks), [["0.000016949152542373", "2950", "0.05"]])
-    assert.deepStrictEqual(levels(inverse.bids), [["0.000016666666666667", "18000", "0.3"]])
-    assert.strictEqual(inverse.lastPrice, "0.000016949152542373")
+    assert.deepStrictEqual(levels(inverse.asks), [["0.0000169491525424", "2950", "0.05"]])
+    assert.deepStrictEqual(levels(inverse.bids), [["0.0000166666666667", "18000", "0.3"]])
+    assert.strictEqual(inverse.lastPrice, "0.0000169491525424")
   })
 
   it("price-time priority: a better price first, then the earlier order at the same price (both sides)", async () => {
@@ -115,7 +115,7 @@ describe("limit orders (C14)", () => {
     await place(f, "ETH", "USDT", "1", "3090")
     const buyer = await party({ USDT: "5000" })
     const buy = await place(buyer, "USDT", "ETH", "4640", "1.4")
-    assertOrder(buy, { ...COMPLETED, price: "3314.285714", given: "4640", received: "1.5" })
+    assertOrder(buy, { ...COMPLETED, price: "3314.28571429", given: "4640", received: "1.5" })
     assertOrder((await orders(d))[0], { id: askD.id, ...ACTIVE, given: "0.5", received: "1550", locked: "0.5" })
     assertOrder((await orders(e))[0], { id: askE.id, ...ACTIVE, given: "0", locked: "1" })
     assertOrder((await orders(f))[0], { ...COMPLETED, given: "1", received: "3090" })
@@ -407,7 +407,7 @@ describe("order_tx_info and get_candles", () => {
     }
     assert.deepStrictEqual(await candles("BTC", "USDT"), { open: "80000", close: "81000", high: ["81000"], low: ["80000"], volume: ["0.3"], total: ["24100"], trades: 2 })
     assert.deepStrictEqual(await candles("USDT", "BTC"), {
-      open: "0.0000125", close: "0.000012345679012346", high: ["0.0000125"], low: ["0.000012345679012346"], volume: ["24100"], total: ["0.3"], trades: 2
+      open: "0.0000125", close: "0.0000123456790123", high: ["0.0000125"], low: ["0.0000123456790123"], volume: ["24100"], total: ["0.3"], trades: 2
     })
   })
 })

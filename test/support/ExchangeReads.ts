@@ -1,5 +1,5 @@
 /**
- * Money and reads of a BTC/USDT book (BTC 8 decimals, USDT 6, price ticks 10^-6) for the exchange's
+ * Money and reads of a BTC/USDT book (BTC 8 decimals: a lot is 1 sat; USDT 6: a quote unit is 1 minor unit) for the exchange's
  * property tests (exchange-invariants, exchange-restart): minor-unit arithmetic, the book's levels,
  * and paged reads of orders, fills and balances, each bounded by `within` so that a stuck room actor
  * fails the test at the read, not at the test timeout.
@@ -8,6 +8,7 @@
  * reads the client on every call (a test that restarts the service makes a new one each time).
  */
 import { assert } from "@effect/vitest"
+import { BigNumber } from "bignumber.js"
 import type { Reply, TestClient } from "./Client.ts"
 
 // ---------------------------------------------------------------------------------------------
@@ -34,8 +35,14 @@ export const toMinor = (value: string | number, places: number): bigint => {
   return negative ? -minor : minor
 }
 export const cost = (ticks: bigint, lots: bigint): bigint => (ticks * lots) / SAT
-export const lotsAtPrice = (ticks: bigint, budget: bigint): bigint => ((budget + 1n) * SAT - 1n) / ticks
 export const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b
+
+/**
+ * A price as shown (CONTRACT C14): the exact ratio `num` USDT minor units per `den` sats, in USDT per
+ * BTC, at most 12 significant digits (half to even), computed here with BigNumber (not the service's code).
+ */
+export const shownPrice = (num: bigint, den: bigint): string =>
+  new (BigNumber.clone({ DECIMAL_PLACES: 40 }))(String(num)).times(100).div(String(den)).precision(12, BigNumber.ROUND_HALF_EVEN).toFixed()
 
 /** A request that must be answered: a stuck room actor fails the test here, not at the test timeout. */
 export const within = async <A>(promise: Promise<A>, what: string, ms = 20_000): Promise<A> => {
@@ -53,20 +60,26 @@ export const errorCode = (reply: Reply) => reply.body.error?.code ?? null
 // ---------------------------------------------------------------------------------------------
 // The book
 
-export interface Level { readonly ticks: bigint; readonly lots: bigint; readonly total: bigint }
+/** A level as get_trade_info shows it: price (USDT per BTC, ≤ 12 significant digits), sats, USDT minor units. */
+export interface Level { readonly price: string; readonly lots: bigint; readonly total: bigint }
 export interface Book { readonly asks: Array<Level>; readonly bids: Array<Level> }
 
-export const levelText = (levels: ReadonlyArray<Level>) => levels.map((l) => `${l.ticks}:${l.lots}`).join(" ")
+export const levelText = (levels: ReadonlyArray<Level>) => levels.map((l) => `${l.price}:${l.lots}:${l.total}`).join(" ")
 
+/** Exact prices are not shown, so this is the shown order (distinct exact ratios may share a rounded price). */
 export const assertNotCrossed = (book: { asks: ReadonlyArray<Level>; bids: ReadonlyArray<Level> }, where: string) => {
-  for (let i = 1; i < book.asks.length; i++) assert.isTrue(book.asks[i - 1].ticks < book.asks[i].ticks, `${where}: asks ascending`)
-  for (let i = 1; i < book.bids.length; i++) assert.isTrue(book.bids[i - 1].ticks > book.bids[i].ticks, `${where}: bids descending`)
+  const p = (l: Level) => new BigNumber(l.price)
+  for (let i = 1; i < book.asks.length; i++) assert.isTrue(p(book.asks[i - 1]).lte(p(book.asks[i])), `${where}: asks ascending`)
+  for (let i = 1; i < book.bids.length; i++) assert.isTrue(p(book.bids[i - 1]).gte(p(book.bids[i])), `${where}: bids descending`)
   if (book.asks.length > 0 && book.bids.length > 0) {
-    assert.isTrue(book.bids[0].ticks < book.asks[0].ticks, `${where}: crossed book, best bid ${book.bids[0].ticks} >= best ask ${book.asks[0].ticks}`)
+    assert.isTrue(p(book.bids[0]).lte(p(book.asks[0])), `${where}: crossed book, best bid ${book.bids[0].price} > best ask ${book.asks[0].price}`)
   }
   for (const l of [...book.asks, ...book.bids]) {
     assert.isTrue(l.lots > 0n, `${where}: empty level`)
-    assert.strictEqual(l.total, cost(l.ticks, l.lots), `${where}: level total = price × amount rounded down`)
+    // The total is the level's exact value rounded to a minor unit: within one unit of price × amount
+    // (the shown price is rounded to 12 digits, so allow for that too).
+    const approx = p(l).times(String(l.lots)).div(100)
+    assert.isTrue(approx.minus(String(l.total)).abs().lte(approx.times(1e-11).plus(1)), `${where}: level total ≈ price × amount`)
   }
 }
 
@@ -74,7 +87,11 @@ export const assertNotCrossed = (book: { asks: ReadonlyArray<Level>; bids: Reado
 export const assertFillsAddUp = (order: any, where: string) => {
   const amount = order.fills.reduce((s: bigint, f: any) => s + toMinor(f.amount, 8), 0n)
   const total = order.fills.reduce((s: bigint, f: any) => s + toMinor(f.total, 6), 0n)
-  for (const f of order.fills) assert.strictEqual(toMinor(f.total, 6), cost(toMinor(f.price, 6), toMinor(f.amount, 8)), `${where}: fill total`)
+  for (const f of order.fills) {
+    // A fill moves whole minor units at the maker's exact ratio (shown rounded): total ≈ price × amount.
+    const approx = new BigNumber(f.price).times(toMinor(f.amount, 8).toString()).div(100)
+    assert.isTrue(approx.minus(toMinor(f.total, 6).toString()).abs().lte(approx.times(1e-11).plus(1)), `${where}: fill total`)
+  }
   const sell = order.fromCurrency === "BTC"
   const given = toMinor(order.given, sell ? 8 : 6)
   const grossIn = toMinor(order.received, sell ? 6 : 8) + toMinor(order.fee, sell ? 6 : 8)
@@ -83,28 +100,37 @@ export const assertFillsAddUp = (order: any, where: string) => {
   if (order.state !== "Active") assert.strictEqual(order.locked, "0", `${where}: a closed order holds no lock`)
 }
 
+/** An order's exact limit ratio from its own amounts (USDT minor units per sat): [num, den]. */
+export const ratioOfOrder = (o: any): readonly [bigint, bigint] =>
+  o.fromCurrency === "BTC" ? [toMinor(o.toAmount, 6), toMinor(o.fromAmount, 8)] : [toMinor(o.fromAmount, 6), toMinor(o.toAmount, 8)]
+
 /**
  * The book implied by Active orders and their fills: a sell rests `locked` lots; a buy rests what its
- * budget left after its taker fills bought at its limit, less what makers' fills took since.
+ * budget left after its taker fills buys at its own ratio, less what makers' fills took since.
+ * Levels are keyed by the exact ratio (cross-multiplied), shown as get_trade_info shows them.
  */
 export const bookFromOrders = (active: ReadonlyArray<any>): Book => {
-  const sides = { asks: new Map<bigint, bigint>(), bids: new Map<bigint, bigint>() }
+  const sides = { asks: [] as Array<{ n: bigint; d: bigint; lots: bigint }>, bids: [] as Array<{ n: bigint; d: bigint; lots: bigint }> }
   for (const o of active) {
     assert.isNotNull(o.price, `Active order ${o.id} has no limit price: a market order never rests, so it was never matched`)
-    const ticks = toMinor(o.price, 6)
+    const [n, d] = ratioOfOrder(o)
     let lots: bigint
     if (o.fromCurrency === "BTC") lots = toMinor(o.locked, 8)
     else {
       const spentAsTaker = o.fills.filter((f: any) => f.role === "taker").reduce((s: bigint, f: any) => s + toMinor(f.total, 6), 0n)
       const takenAsMaker = o.fills.filter((f: any) => f.role === "maker").reduce((s: bigint, f: any) => s + toMinor(f.amount, 8), 0n)
-      lots = lotsAtPrice(ticks, toMinor(o.fromAmount, 6) - spentAsTaker) - takenAsMaker
+      lots = ((toMinor(o.fromAmount, 6) - spentAsTaker) * d) / n - takenAsMaker
     }
     const side = o.fromCurrency === "BTC" ? sides.asks : sides.bids
-    side.set(ticks, (side.get(ticks) ?? 0n) + lots)
+    const same = side.find((l) => l.n * d === n * l.d)
+    if (same !== undefined) same.lots += lots
+    else side.push({ n, d, lots })
   }
-  const sorted = (m: Map<bigint, bigint>, ascending: boolean) =>
-    [...m.entries()].sort(([a], [b]) => (a < b ? (ascending ? -1 : 1) : ascending ? 1 : -1))
-      .map(([ticks, lots]): Level => ({ ticks, lots, total: cost(ticks, lots) }))
+  const sorted = (levels: Array<{ n: bigint; d: bigint; lots: bigint }>, asks: boolean) =>
+    levels.sort((a, b) => {
+      const x = a.n * b.d, y = b.n * a.d
+      return x === y ? 0 : (x < y) === asks ? -1 : 1
+    }).map((l): Level => ({ price: shownPrice(l.n, l.d), lots: l.lots, total: asks ? ceilDiv(l.lots * l.n, l.d) : (l.lots * l.n) / l.d }))
   return { asks: sorted(sides.asks, true), bids: sorted(sides.bids, false) }
 }
 
@@ -120,7 +146,7 @@ export const exchangeReads = (getClient: () => TestClient) => {
     const room = roomKey === undefined ? "" : `&room_key=${roomKey}`
     const reply = await within(getClient().call("GET", `/core/v1/market/get_trade_info?currency_from=BTC&currency_to=USDT&results_limit=100${room}`, { sid }), "get_trade_info")
     assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-    const level = (row: any): Level => ({ ticks: toMinor(row.price, 6), lots: toMinor(row.amount, 8), total: toMinor(row.total, 6) })
+    const level = (row: any): Level => ({ price: row.price, lots: toMinor(row.amount, 8), total: toMinor(row.total, 6) })
     const result = reply.body.result
     return { asks: result.asks.map(level), bids: result.bids.map(level), lastPrice: result.lastPrice as string | null, raw: result }
   }
