@@ -9,7 +9,7 @@ import { Context, Effect, Layer } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { CodeEntity } from "../../actors/code/Protocol.ts"
 import { type CodeRow, findCodeByHash, findCodeByTx } from "../../sql/CodeRepo.ts"
-import { findWallet } from "../../sql/WalletRepo.ts"
+import { walletById } from "../../sql/WalletRepo.ts"
 import { type ApplyCodeOut, type CreateTxCodeIn, stateCodeOf, stateNameOf, type TxCodesOut } from "../../schema/Code.ts"
 import {
   BalanceNotEnough, InvalidAmount, InvalidRequest, NonceExists, RateLimited, SameAccounts, TooManyDecimals, TransactionNotFound,
@@ -85,16 +85,16 @@ export class Codes extends Context.Service<Codes, {
         })
 
       const create = Effect.fn("Codes.create")(function*(walletId: string, input: CreateTxCodeIn) {
-        const wallet = yield* db(findWallet(walletId))
+        const wallet = yield* db(walletById(walletId))
         if (wallet === undefined) return yield* new WalletNotFound({ message: "sid: the session's wallet no longer exists" })
-        if ((Number(wallet.flags) & sendBlockingFlags) !== 0) {
+        if ((wallet.flags & sendBlockingFlags) !== 0) {
           return yield* new WalletBlocked({ message: "wallet: blocked (WalletBlock, InnerTransferBlock or Deleted)" })
         }
         const currency = yield* currencies.require(input.currency, "currency")
         const amount = yield* currencies.toMinor(input.amount, currency, "amount")
         const quote = yield* tariffs.resolve({
           txClass: "InnerTransfer", currency: currency.code, decimals: currency.decimals, amount,
-          walletGroup: Number(wallet.wallet_group), typeTx: input.typeTx
+          walletGroup: wallet.walletGroup, typeTx: input.typeTx
         })
         if (quote.fee >= amount) return yield* new InvalidAmount({ message: "amount: must be greater than the fee" })
         const now = Date.now()

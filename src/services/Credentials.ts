@@ -8,7 +8,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import {
   deleteSession, findAppByKeyHash, findLiveSession, insertApp, insertServiceKey, insertSession, nextAppId, serviceKeyHashes, type SessionRow
 } from "../../sql/CredentialRepo.ts"
-import { findWallet } from "../../sql/WalletRepo.ts"
+import { walletById } from "../../sql/WalletRepo.ts"
 import { WalletNotFound } from "../../schema/Errors.ts"
 import { appId, type AppId, clientId, walletId, type WalletId } from "../../schema/Ids.ts"
 import { AppConfigService } from "../platform/Config.ts"
@@ -63,7 +63,7 @@ export class Credentials extends Context.Service<Credentials, {
       }
 
       const requireWallet = (wallet: WalletId) =>
-        Effect.flatMap(db(findWallet(wallet)), (row) =>
+        Effect.flatMap(db(walletById(wallet)), (row) =>
           row === undefined || row.id < 0n
             ? Effect.fail(new WalletNotFound({ message: `walletId: no wallet ${wallet}` }))
             : Effect.succeed(row))

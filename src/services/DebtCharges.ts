@@ -8,7 +8,7 @@ import { Context, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
 import { WalletEntity } from "../../actors/wallet/Protocol.ts"
 import { findTxByExternalId } from "../../sql/LedgerRepo.ts"
-import { findWallet } from "../../sql/WalletRepo.ts"
+import { walletById } from "../../sql/WalletRepo.ts"
 import { ExternalIdConflict, TooManyDecimals, UnknownCurrency, WalletNotFound } from "../../schema/Errors.ts"
 import { asTxId, asWalletId } from "../../schema/Ids.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
@@ -50,7 +50,7 @@ export class DebtCharges extends Context.Service<DebtCharges, {
         })
         const previous = yield* replay
         if (previous !== undefined) return previous
-        const wallet = yield* db(findWallet(input.walletId))
+        const wallet = yield* db(walletById(input.walletId))
         if (wallet === undefined || wallet.id < 0n) return yield* new WalletNotFound({ message: `walletId: no wallet ${input.walletId}` })
         const result = yield* walletActor(input.walletId).ChargeDebt({
           txId: asTxId(ticks.next()), externalId: input.externalId, requestHash, currency: currency.code,

@@ -4,7 +4,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { allTerminals, baseTerminalOf, findTerminal, insertTerminal, type TerminalRow, updateTerminal } from "../../sql/ReferenceRepo.ts"
-import { findWallet } from "../../sql/WalletRepo.ts"
+import { walletById } from "../../sql/WalletRepo.ts"
 import { BaseTerminalExists, FieldRuleViolated, TerminalNotFound, TerminalReadOnly, UnknownCurrency, WalletNotFound } from "../../schema/Errors.ts"
 import {
   ContractType, type TerminalAdminOut, type TerminalCreateIn, TerminalFlag, type TerminalUpdateIn, type WalletTerminalOut
@@ -68,7 +68,7 @@ export class Terminals extends Context.Service<Terminals, {
       const currencies = yield* Currencies
 
       const requireSystemWallet = (id: string | null) =>
-        id === null ? Effect.void : Effect.flatMap(db(findWallet(id)), (row) =>
+        id === null ? Effect.void : Effect.flatMap(db(walletById(id)), (row) =>
           row === undefined ? Effect.fail(new WalletNotFound({ message: `defaultSystemWalletId: no wallet ${id}` })) : Effect.void)
 
       const add = Effect.fn("Terminals.add")(function*(input: TerminalCreateIn) {
