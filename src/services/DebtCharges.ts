@@ -44,8 +44,8 @@ export class DebtCharges extends Context.Service<DebtCharges, {
         const toNumber = (minor: bigint) => Number(fromMinorUnits(minor, currency.decimals))
         const replay = Effect.flatMap(db(findTxByExternalId(input.externalId)), (previous) => {
           if (previous === undefined) return Effect.succeed(undefined)
-          if (previous.request_hash !== requestHash) return Effect.fail(new ExternalIdConflict({ message: "externalId: already used with a different body" }))
-          const charged = BigInt(previous.amount)
+          if (previous.requestHash !== requestHash) return Effect.fail(new ExternalIdConflict({ message: "externalId: already used with a different body" }))
+          const charged = previous.amount
           return Effect.succeed({ txId: String(previous.id), charged: toNumber(charged), outstanding: toNumber(amount - charged), replayed: true })
         })
         const previous = yield* replay

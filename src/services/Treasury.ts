@@ -38,7 +38,7 @@ export class Treasury extends Context.Service<Treasury, {
       const replay = (item: TreasuryPostingIn, requestHash: string) =>
         Effect.map(db(findTxByExternalId(item.externalId)), (stored): ExecuteItemOut | undefined => {
           if (stored === undefined) return undefined
-          if (stored.request_hash !== requestHash) {
+          if (stored.requestHash !== requestHash) {
             return failed(item.externalId, new ExternalIdConflict({ message: "externalId: already used with a different body" }))
           }
           return { externalId: item.externalId, txId: String(stored.id) as ExecuteItemOut["txId"], replayed: true, error: null }

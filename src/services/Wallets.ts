@@ -150,7 +150,7 @@ export class Wallets extends Context.Service<Wallets, {
             const table = yield* rates.table()
             return rows.map((row): BalanceOut => {
               const decimals = currencies.find(row.currency)?.decimals ?? 0
-              const free = BigInt(row.free), lockOut = BigInt(row.lock_out), lockIn = BigInt(row.lock_in), lockOrders = BigInt(row.lock_orders)
+              const { free, lockOut, lockIn, lockOrders } = row
               const total = free + lockOut + lockIn + lockOrders
               const number = (minor: bigint) => Number(fromMinorUnits(minor, decimals))
               return {
