@@ -127,7 +127,7 @@ export class Transfers extends Context.Service<Transfers, {
       const sweep = Effect.gen(function*() {
         const expired = yield* db(expiredConfirmations(sweepBatchMax))
         yield* Effect.forEach(expired, (row) =>
-          Effect.ignore(walletActor(String(row.wallet_id)).CancelTransfer({ txId: asTxId(row.tx_id), reason: "expired" })), { concurrency: 8, discard: true })
+          Effect.ignore(walletActor(String(row.walletId)).CancelTransfer({ txId: asTxId(row.txId), reason: "expired" })), { concurrency: 8, discard: true })
       })
       yield* Effect.forkScoped(sweep.pipe(Effect.ignore, Effect.repeat(Schedule.spaced(sweepIntervalMs))))
 
