@@ -1,25 +1,25 @@
 /** Transfer codes: lookups by the code's hash or by its transaction. */
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { decodeFirst, Int, Int8, MinorUnits, record, Text, Timestamp } from "./Decoding.ts"
+import { decodeFirst, Int, Int8, MinorUnits, Nullable, OneOf, record, Text, Timestamp } from "./Decoding.ts"
 
 /** A code with its transaction's state and money (minor units). */
 export const Code = record({
   txId: Int8,
-  kind: Schema.Literals(["transfer", "room"]),
+  kind: OneOf(["transfer", "room"]),
   creator: Int8,
-  counterparty: Schema.NullOr(Int8),
-  expiresAt: Schema.NullOr(Timestamp),
-  partnerInfo: Schema.NullOr(Text),
-  roomKey: Schema.NullOr(Int8),
+  counterparty: Nullable(Int8),
+  expiresAt: Nullable(Timestamp),
+  partnerInfo: Nullable(Text),
+  roomKey: Nullable(Int8),
   typeTx: Int,
   txState: Int,
   idUpdate: Int8,
   currency: Text,
   amount: MinorUnits,
   fee: MinorUnits,
-  profitWallet: Schema.NullOr(Int8),
-  tag: Schema.NullOr(Text),
+  profitWallet: Nullable(Int8),
+  tag: Nullable(Text),
   createdAt: Timestamp
 })
 export type Code = typeof Code.Type

@@ -1,7 +1,7 @@
 /** Reads of the journal: one transaction, history pages, the cross-wallet journal feed, events. */
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { decodeAll, decodeFirst, decodeOne, Int, Int8, Json, MinorUnits, record, Text, Timestamp } from "./Decoding.ts"
+import { decodeAll, decodeFirst, decodeOne, Int, Int8, Json, MinorUnits, Nullable, record, Text, Timestamp } from "./Decoding.ts"
 
 /** A transaction of the journal, money in minor units of its currency (amountTo: of currencyTo). */
 export const Tx = record({
@@ -14,11 +14,11 @@ export const Tx = record({
   currency: Text,
   amount: MinorUnits,
   fee: MinorUnits,
-  tag: Schema.NullOr(Text),
-  appId: Schema.NullOr(Int8),
-  profitWallet: Schema.NullOr(Int8),
-  currencyTo: Schema.NullOr(Text),
-  amountTo: Schema.NullOr(MinorUnits),
+  tag: Nullable(Text),
+  appId: Nullable(Int8),
+  profitWallet: Nullable(Int8),
+  currencyTo: Nullable(Text),
+  amountTo: Nullable(MinorUnits),
   createdAt: Timestamp
 })
 export type Tx = typeof Tx.Type

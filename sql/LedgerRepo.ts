@@ -2,9 +2,9 @@
  * The ledger's SQL: committing a batch of operations (transactions + postings + balance updates)
  * with multi-row statements, and the reads of balances and the journal.
  */
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { DecimalText, decodeAll, decodeFirst, decodeOne, Int, Int8, MinorUnits, record, Text, Timestamp } from "./Decoding.ts"
+import { DecimalText, decodeAll, decodeFirst, decodeOne, Int, Int8, MinorUnits, Nullable, record, Text, Timestamp } from "./Decoding.ts"
 
 /** One wallet's buckets in one currency, in minor units. */
 export const Balance = record({
@@ -55,7 +55,7 @@ export const StoredTx = record({
   walletFrom: Int8,
   currency: Text,
   amount: MinorUnits,
-  requestHash: Schema.NullOr(Text)
+  requestHash: Nullable(Text)
 })
 export type StoredTx = typeof StoredTx.Type
 
@@ -109,7 +109,7 @@ export const AppPayment = record({
   currency: Text,
   amount: MinorUnits,
   fee: MinorUnits,
-  tag: Schema.NullOr(Text),
+  tag: Nullable(Text),
   createdAt: Timestamp
 })
 export type AppPayment = typeof AppPayment.Type
@@ -139,7 +139,7 @@ export const Investment = record({
   profit: MinorUnits,
   ratePct: DecimalText,
   dateEnd: Timestamp,
-  tag: Schema.NullOr(Text)
+  tag: Nullable(Text)
 })
 export type Investment = typeof Investment.Type
 

@@ -1,7 +1,7 @@
 /** Reference data: currencies, terminals, rates, tariffs. */
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { Bool, DecimalText, decodeAll, decodeFirst, decodeOne, Int, Int8, record, Text } from "./Decoding.ts"
+import { ArrayOf, Bool, DecimalText, decodeAll, decodeFirst, decodeOne, Int, Int8, Nullable, record, Text } from "./Decoding.ts"
 
 export const CurrencyRecord = record({
   code: Text,
@@ -22,20 +22,20 @@ export const Terminal = record({
   id: Int8,
   typeNetwork: Int,
   typeContract: Int,
-  currency: Schema.NullOr(Text),
+  currency: Nullable(Text),
   decimals: Int,
-  addressContract: Schema.NullOr(Text),
-  name: Schema.NullOr(Text),
-  tag: Schema.NullOr(Text),
-  priority: Schema.NullOr(Int),
-  networkFee: Schema.NullOr(DecimalText),
-  displayName: Schema.NullOr(Text),
-  iconCode: Schema.NullOr(Text),
+  addressContract: Nullable(Text),
+  name: Nullable(Text),
+  tag: Nullable(Text),
+  priority: Nullable(Int),
+  networkFee: Nullable(DecimalText),
+  displayName: Nullable(Text),
+  iconCode: Nullable(Text),
   flags: Int,
-  defaultHotAddress: Schema.NullOr(Text),
-  defaultSystemWalletId: Schema.NullOr(Int8),
-  walletGroups: Schema.Array(Int),
-  lastBlock: Schema.NullOr(Int8),
+  defaultHotAddress: Nullable(Text),
+  defaultSystemWalletId: Nullable(Int8),
+  walletGroups: ArrayOf(Int),
+  lastBlock: Nullable(Int8),
   builtIn: Bool
 })
 export type Terminal = typeof Terminal.Type

@@ -1,15 +1,15 @@
 /** The second step of two-step operations: confirmations (hashed one-time codes) and signing keys. */
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { Bytes, decodeAll, decodeFirst, Int, Int8, record, Text, Timestamp } from "./Decoding.ts"
+import { Bytes, decodeAll, decodeFirst, Int, Int8, Nullable, OneOf, record, Timestamp } from "./Decoding.ts"
 import { Tx, txColumns } from "./JournalRepo.ts"
 
 /** The second step a pending transaction awaits. */
 export const Confirmation = record({
   txId: Int8,
   walletId: Int8,
-  channel: Schema.Literals(["Inline", "Code", "Sign"]),
-  codeHash: Schema.NullOr(Bytes),
+  channel: OneOf(["Inline", "Code", "Sign"]),
+  codeHash: Nullable(Bytes),
   attemptsLeft: Int,
   expiresAt: Timestamp
 })
