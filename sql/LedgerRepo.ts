@@ -123,11 +123,6 @@ export const appPayments = (appId: string, after: string, limit: number) =>
       FROM transactions WHERE app_id = ${appId} AND id_update > ${after}::bigint ORDER BY id_update LIMIT ${limit}`,
       appPaymentRecords))
 
-const clock = decodeOne(record({ tick: Int8 }))
-
-export const journalWatermark = SqlClient.SqlClient.use((sql) =>
-  Effect.map(sql`SELECT tick FROM journal_clock`, (rows) => clock(rows).tick))
-
 export const Investment = record({
   timetick: Int8,
   walletId: Int8,
