@@ -1,7 +1,32 @@
 /** Reads of the journal: one transaction, history pages, the cross-wallet journal feed, events. */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
+import { decodeAll, decodeFirst, decodeOne, Int, Int8, Json, MinorUnits, Nullable, record, Text, Timestamp } from "./Decoding.ts"
 
+/** A transaction of the journal, money in minor units of its currency (amountTo: of currencyTo). */
+export const Tx = record({
+  id: Int8,
+  idUpdate: Int8,
+  typeTx: Int,
+  txState: Int,
+  walletFrom: Int8,
+  walletTo: Int8,
+  currency: Text,
+  amount: MinorUnits,
+  fee: MinorUnits,
+  tag: Nullable(Text),
+  appId: Nullable(Int8),
+  profitWallet: Nullable(Int8),
+  currencyTo: Nullable(Text),
+  amountTo: Nullable(MinorUnits),
+  createdAt: Timestamp
+})
+export type Tx = typeof Tx.Type
+
+const txs = decodeAll(Tx)
+const firstTx = decodeFirst(Tx)
+
+/** The driver's row: only the exchange's services still read it (`findTx`), until their rewrite. */
 export interface TxDbRow {
   readonly id: bigint
   readonly id_update: bigint
@@ -23,6 +48,10 @@ export interface TxDbRow {
 export const txColumns = `id, id_update, type_tx, tx_state, wallet_from, wallet_to, currency, amount::text AS amount, fee::text AS fee,
   tag, app_id, profit_wallet, currency_to, amount_to::text AS amount_to, created_at`
 
+export const txById = (id: string | bigint) =>
+  SqlClient.SqlClient.use((sql) => Effect.map(sql`SELECT ${sql.literal(txColumns)} FROM transactions WHERE id = ${id}`, firstTx))
+
+/** @deprecated the raw row, for the exchange's services until their rewrite; use `txById`. */
 export const findTx = (id: string) =>
   SqlClient.SqlClient.use((sql) =>
     Effect.map(sql<TxDbRow>`SELECT ${sql.literal(txColumns)} FROM transactions WHERE id = ${id}`, (rows) => rows[0]))
@@ -30,8 +59,11 @@ export const findTx = (id: string) =>
 export const findTxs = (ids: ReadonlyArray<string>) =>
   SqlClient.SqlClient.use((sql) =>
     ids.length === 0
-      ? Effect.succeed([] as Array<TxDbRow>)
-      : sql<TxDbRow>`SELECT ${sql.literal(txColumns)} FROM transactions WHERE id = ANY(${"{" + ids.join(",") + "}"}::bigint[]) ORDER BY id`)
+      ? Effect.succeed([] as ReadonlyArray<Tx>)
+      : Effect.map(
+        sql`SELECT ${sql.literal(txColumns)} FROM transactions WHERE id = ANY(${"{" + ids.join(",") + "}"}::bigint[]) ORDER BY id`,
+        txs
+      ))
 
 export interface HistoryFilter {
   readonly walletId: string
@@ -53,7 +85,7 @@ export const history = (f: HistoryFilter) =>
   SqlClient.SqlClient.use((sql) => {
     const key = sql.literal(f.orderByUpdate ? "id_update" : "id")
     const direction = sql.literal(f.oldestFirst ? "ASC" : "DESC")
-    return withWatermark(sql<TxDbRow & { watermark: bigint }>`SELECT c.tick AS watermark, t.* FROM journal_clock c
+    return withWatermark(sql`SELECT c.tick AS watermark, t.* FROM journal_clock c
       LEFT JOIN LATERAL (SELECT ${sql.literal(txColumns)} FROM transactions
         WHERE (wallet_from = ${f.walletId} OR wallet_to = ${f.walletId})
           ${f.startTick !== undefined ? sql`AND ${key} >= ${f.startTick}::bigint` : sql``}
@@ -70,18 +102,20 @@ export const history = (f: HistoryFilter) =>
  * tick at or below the watermark is visible in it (ticks are allocated in commit order), which is
  * what makes a cursor built from it safe to resume from.
  */
-const withWatermark = <E, R>(query: Effect.Effect<ReadonlyArray<TxDbRow & { watermark: bigint }>, E, R>) =>
+const withWatermark = <E, R>(query: Effect.Effect<ReadonlyArray<any>, E, R>) =>
   Effect.map(query, (rows) => ({
-    watermark: rows.length > 0 ? BigInt(rows[0].watermark) : 0n,
-    rows: rows.filter((row) => row.id !== null) as ReadonlyArray<TxDbRow>
+    watermark: rows.length > 0 ? watermarkOf(rows).watermark : 0n,
+    rows: txs(rows.filter((row) => row.id !== null))
   }))
+
+const watermarkOf = decodeOne(record({ watermark: Int8 }))
 
 export const profitRows = (walletId: string, startTick: string | undefined, limit: number) =>
   SqlClient.SqlClient.use((sql) =>
-    sql<TxDbRow>`SELECT ${sql.literal(txColumns)} FROM transactions
+    Effect.map(sql`SELECT ${sql.literal(txColumns)} FROM transactions
       WHERE profit_wallet = ${walletId} AND fee > 0
         ${startTick !== undefined ? sql`AND id_update >= ${startTick}::bigint` : sql``}
-      ORDER BY id_update LIMIT ${limit}`)
+      ORDER BY id_update LIMIT ${limit}`, txs))
 
 export interface JournalFilter {
   readonly since: string
@@ -96,7 +130,7 @@ export interface JournalFilter {
 /** The journal after a cursor (exclusive), in update-tick order. Scope 2 (address side) arrives with deposits. */
 export const journalAfter = (f: JournalFilter) =>
   SqlClient.SqlClient.use((sql) =>
-    withWatermark(sql<TxDbRow & { watermark: bigint }>`SELECT c.tick AS watermark, t.* FROM journal_clock c
+    withWatermark(sql`SELECT c.tick AS watermark, t.* FROM journal_clock c
       LEFT JOIN LATERAL (SELECT ${sql.literal(txColumns)} FROM transactions
         WHERE id_update > ${f.since}::bigint
           ${f.intern !== null ? sql`AND app_id = ${f.intern}::bigint` : sql``}
@@ -108,23 +142,29 @@ export const journalAfter = (f: JournalFilter) =>
         ORDER BY id_update LIMIT ${f.limit}) t ON true
       ORDER BY t.id_update`))
 
-export const committedWatermark = SqlClient.SqlClient.use((sql) =>
-  Effect.map(sql<{ tick: bigint }>`SELECT tick FROM journal_clock`, ([row]) => BigInt(row.tick)))
+const clock = decodeOne(record({ tick: Int8 }))
 
-export interface EventRow {
-  readonly id: bigint
-  readonly kind: string
-  readonly wallet_id: bigint
-  readonly payload: unknown
-  readonly created_at: Date
-}
+export const committedWatermark = SqlClient.SqlClient.use((sql) =>
+  Effect.map(sql`SELECT tick FROM journal_clock`, (rows) => clock(rows).tick))
+
+/** A notification event; its payload is the JSON its kind wrote. */
+export const Event = record({
+  id: Int8,
+  kind: Text,
+  walletId: Int8,
+  payload: Json,
+  createdAt: Timestamp
+})
+export type Event = typeof Event.Type
+
+const events = decodeAll(Event)
 
 export const eventsAfter = (cursor: string, limit: number) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql<EventRow & { watermark: bigint }>`SELECT c.tick AS watermark, e.* FROM journal_clock c
+    Effect.map(sql`SELECT c.tick AS watermark, e.* FROM journal_clock c
       LEFT JOIN LATERAL (SELECT id, kind, wallet_id, payload, created_at FROM events WHERE id > ${cursor}::bigint
         ORDER BY id LIMIT ${limit}) e ON true
       ORDER BY e.id`, (rows) => ({
-      watermark: rows.length > 0 ? BigInt(rows[0].watermark) : 0n,
-      rows: rows.filter((row) => row.id !== null) as ReadonlyArray<EventRow>
+      watermark: rows.length > 0 ? watermarkOf(rows).watermark : 0n,
+      rows: events(rows.filter((row) => row.id !== null))
     })))

@@ -1,54 +1,66 @@
 /** Reference data: currencies, terminals, rates, tariffs. */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
+import { ArrayOf, Bool, DecimalText, decodeAll, decodeFirst, decodeOne, Int, Int8, Nullable, record, Text } from "./Decoding.ts"
 
-export interface CurrencyRow {
-  readonly code: string
-  readonly name: string
-  readonly decimals: number
-  readonly exchange_enabled: boolean
-  readonly is_base: boolean
-}
+export const CurrencyRecord = record({
+  code: Text,
+  name: Text,
+  decimals: Int,
+  exchangeEnabled: Bool,
+  isBase: Bool
+})
+export type CurrencyRecord = typeof CurrencyRecord.Type
+
+const currencyRecords = decodeAll(CurrencyRecord)
 
 export const allCurrencies = SqlClient.SqlClient.use((sql) =>
-  sql<CurrencyRow>`SELECT code, name, decimals, exchange_enabled, is_base FROM currencies ORDER BY sort_order, code`)
+  Effect.map(sql`SELECT code, name, decimals, exchange_enabled, is_base FROM currencies ORDER BY sort_order, code`, currencyRecords))
 
-export interface TerminalRow {
-  readonly id: bigint
-  readonly type_network: number
-  readonly type_contract: number
-  readonly currency: string | null
-  readonly decimals: number
-  readonly address_contract: string | null
-  readonly name: string | null
-  readonly tag: string | null
-  readonly priority: number | null
-  readonly network_fee: string | null
-  readonly display_name: string | null
-  readonly icon_code: string | null
-  readonly flags: number
-  readonly default_hot_address: string | null
-  readonly default_system_wallet_id: bigint | null
-  readonly wallet_groups: ReadonlyArray<number>
-  readonly last_block: bigint | null
-  readonly built_in: boolean
-}
+/** A deposit/withdrawal terminal; currency null only for the built-in internal one (any currency). */
+export const Terminal = record({
+  id: Int8,
+  typeNetwork: Int,
+  typeContract: Int,
+  currency: Nullable(Text),
+  decimals: Int,
+  addressContract: Nullable(Text),
+  name: Nullable(Text),
+  tag: Nullable(Text),
+  priority: Nullable(Int),
+  networkFee: Nullable(DecimalText),
+  displayName: Nullable(Text),
+  iconCode: Nullable(Text),
+  flags: Int,
+  defaultHotAddress: Nullable(Text),
+  defaultSystemWalletId: Nullable(Int8),
+  walletGroups: ArrayOf(Int),
+  lastBlock: Nullable(Int8),
+  builtIn: Bool
+})
+export type Terminal = typeof Terminal.Type
+
+const terminals = decodeAll(Terminal)
+const firstTerminal = decodeFirst(Terminal)
+const oneTerminal = decodeOne(Terminal)
 
 const terminalColumns = `id, type_network, type_contract, currency, decimals, address_contract, name, tag, priority,
   network_fee::text AS network_fee, display_name, icon_code, flags, default_hot_address, default_system_wallet_id,
   wallet_groups, last_block, built_in`
 
 export const allTerminals = SqlClient.SqlClient.use((sql) =>
-  sql<TerminalRow>`SELECT ${sql.literal(terminalColumns)} FROM terminals ORDER BY COALESCE(priority, 0) DESC, id`)
+  Effect.map(sql`SELECT ${sql.literal(terminalColumns)} FROM terminals ORDER BY COALESCE(priority, 0) DESC, id`, terminals))
 
 export const findTerminal = (id: string) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql<TerminalRow>`SELECT ${sql.literal(terminalColumns)} FROM terminals WHERE id = ${id}`, (rows) => rows[0]))
+    Effect.map(sql`SELECT ${sql.literal(terminalColumns)} FROM terminals WHERE id = ${id}`, firstTerminal))
 
 export const baseTerminalOf = (typeNetwork: number) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql<{ id: bigint }>`SELECT id FROM terminals WHERE type_network = ${typeNetwork} AND type_contract = 0 AND NOT built_in`,
-      (rows) => rows[0]))
+    Effect.map(sql`SELECT id FROM terminals WHERE type_network = ${typeNetwork} AND type_contract = 0 AND NOT built_in`,
+      firstTerminalId))
+
+const firstTerminalId = decodeFirst(record({ id: Int8 }))
 
 export interface TerminalValues {
   readonly typeNetwork: number
@@ -70,12 +82,12 @@ export interface TerminalValues {
 
 export const insertTerminal = (t: TerminalValues) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql<TerminalRow>`INSERT INTO terminals (type_network, type_contract, currency, decimals, address_contract, name, tag,
+    Effect.map(sql`INSERT INTO terminals (type_network, type_contract, currency, decimals, address_contract, name, tag,
         priority, network_fee, display_name, icon_code, flags, default_hot_address, default_system_wallet_id, wallet_groups)
       VALUES (${t.typeNetwork}, ${t.typeContract}, ${t.currency}, ${t.decimals}, ${t.addressContract}, ${t.name}, ${t.tag},
         ${t.priority}, ${t.networkFee}::numeric, ${t.displayName}, ${t.iconCode}, ${t.flags}, ${t.defaultHotAddress},
         ${t.defaultSystemWalletId}::bigint, ${"{" + t.walletGroups.join(",") + "}"}::integer[])
-      RETURNING ${sql.literal(terminalColumns)}`, ([row]) => row))
+      RETURNING ${sql.literal(terminalColumns)}`, oneTerminal))
 
 /**
  * The update_network write: nullable attributes arrive as "keep" (undefined/null), "clear" ("" or 0
@@ -99,7 +111,7 @@ export const updateTerminal = (id: string, p: TerminalPatch) =>
   SqlClient.SqlClient.use((sql) => {
     const set = <A>(column: string, field: { readonly keep: true } | { readonly keep: false; readonly value: A }, cast: string) =>
       field.keep ? sql`` : sql`, ${sql.literal(column)} = ${field.value as any}::${sql.literal(cast)}`
-    return Effect.map(sql<TerminalRow>`UPDATE terminals SET
+    return Effect.map(sql`UPDATE terminals SET
         flags = ${p.flags},
         default_hot_address = ${p.defaultHotAddress},
         default_system_wallet_id = ${p.defaultSystemWalletId}::bigint,
@@ -111,17 +123,17 @@ export const updateTerminal = (id: string, p: TerminalPatch) =>
         ${set("display_name", p.displayName, "text")}
         ${set("icon_code", p.iconCode, "text")}
       WHERE id = ${id}
-      RETURNING ${sql.literal(terminalColumns)}`, (rows) => rows[0])
+      RETURNING ${sql.literal(terminalColumns)}`, firstTerminal)
   })
 
-export interface RateRow {
-  readonly from_currency: string
-  readonly to_currency: string
-  readonly rate: string
-}
+/** A reference rate: one unit of fromCurrency in toCurrency, as exact decimal text. */
+export const Rate = record({ fromCurrency: Text, toCurrency: Text, rate: DecimalText })
+export type Rate = typeof Rate.Type
+
+const rates = decodeAll(Rate)
 
 export const allRates = SqlClient.SqlClient.use((sql) =>
-  sql<RateRow>`SELECT from_currency, to_currency, rate::text AS rate FROM rates ORDER BY from_currency, to_currency`)
+  Effect.map(sql`SELECT from_currency, to_currency, rate::text AS rate FROM rates ORDER BY from_currency, to_currency`, rates))
 
 export const upsertRates = (rates: ReadonlyArray<{ readonly from: string; readonly to: string; readonly rate: string }>) =>
   SqlClient.SqlClient.use((sql) =>
@@ -129,6 +141,11 @@ export const upsertRates = (rates: ReadonlyArray<{ readonly from: string; readon
       sql`INSERT INTO rates (from_currency, to_currency, rate, updated_at) VALUES (${r.from}, ${r.to}, ${r.rate}::numeric, now())
         ON CONFLICT (from_currency, to_currency) DO UPDATE SET rate = EXCLUDED.rate, updated_at = now()`, { discard: true })))
 
+/**
+ * Tariff rules stay the driver's row for now: the exchange's services (Swaps, MarketData) read
+ * `fee_fixed`/`fee_percent` of a rule through src/platform/Tariffs.ts's ruleFor, so a record here
+ * lands with the exchange rewrite.
+ */
 export interface TariffRow {
   readonly tx_class: string
   readonly currency: string

@@ -1,9 +1,12 @@
 /** Small system queries: runner numbering, health, catalogue seeding. */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
+import { decodeOne, Int8, record } from "./Decoding.ts"
+
+const nextId = decodeOne(record({ id: Int8 }))
 
 export const nextRunnerNumber = SqlClient.SqlClient.use((sql) =>
-  Effect.map(sql<{ id: bigint }>`SELECT nextval('runner_ids') AS id`, ([row]) => BigInt(row.id)))
+  Effect.map(sql`SELECT nextval('runner_ids') AS id`, (rows) => nextId(rows).id))
 
 export const ping = SqlClient.SqlClient.use((sql) => sql`SELECT 1`)
 

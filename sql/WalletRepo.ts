@@ -1,7 +1,27 @@
 /** Wallets and clients. */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
+import { Bool, decodeAll, decodeFirst, decodeOne, Int, Int8, record, Text } from "./Decoding.ts"
 
+/** A wallet as repositories hand it out. */
+export const Wallet = record({
+  id: Int8,
+  clientId: Int8,
+  project: Int,
+  walletGroup: Int,
+  flags: Int,
+  name: Text,
+  sortOrder: Int,
+  maxAddrCount: Int,
+  address: Text,
+  timetickUpdate: Int8
+})
+export type Wallet = typeof Wallet.Type
+
+/**
+ * The driver's row. Only the exchange's services still read it (through `findWallet`), until the
+ * exchange rewrite moves them to `walletById`; everything else takes `Wallet` records.
+ */
 export interface WalletRow {
   readonly id: bigint
   readonly client_id: bigint
@@ -14,6 +34,10 @@ export interface WalletRow {
   readonly address: string
   readonly timetick_update: bigint
 }
+
+const wallets = decodeAll(Wallet)
+const firstWallet = decodeFirst(Wallet)
+const oneWallet = decodeOne(Wallet)
 
 export interface WalletPatch {
   /** The whole bitfield (update_wallet), or null to keep it. */
@@ -30,24 +54,32 @@ export interface WalletPatch {
 
 const columns = "id, client_id, project, wallet_group, flags, name, sort_order, max_addr_count, address, timetick_update"
 
+export const walletById = (id: string | bigint) =>
+  SqlClient.SqlClient.use((sql) => Effect.map(sql`SELECT ${sql.literal(columns)} FROM wallets WHERE id = ${id}`, firstWallet))
+
+/** @deprecated the raw row, for the exchange's services until their rewrite; use `walletById`. */
 export const findWallet = (id: string) =>
   SqlClient.SqlClient.use((sql) =>
     Effect.map(sql<WalletRow>`SELECT ${sql.literal(columns)} FROM wallets WHERE id = ${id}`, (rows) => rows[0]))
 
 export const listWallets = (options: { readonly clientId?: string | undefined; readonly fromId?: string | undefined; readonly limit: number }) =>
   SqlClient.SqlClient.use((sql) =>
-    sql<WalletRow>`SELECT ${sql.literal(columns)} FROM wallets
+    Effect.map(sql`SELECT ${sql.literal(columns)} FROM wallets
       WHERE id > 0
         ${options.clientId !== undefined ? sql`AND client_id = ${options.clientId}` : sql``}
         ${options.fromId !== undefined ? sql`AND id > ${options.fromId}` : sql``}
-      ORDER BY id LIMIT ${options.limit}`)
+      ORDER BY id LIMIT ${options.limit}`, wallets))
 
-export const walletsOfClient = (clientId: string) =>
+export const walletsOfClient = (clientId: string | bigint) =>
   SqlClient.SqlClient.use((sql) =>
-    sql<WalletRow>`SELECT ${sql.literal(columns)} FROM wallets WHERE client_id = ${clientId} AND id > 0 ORDER BY sort_order, id`)
+    Effect.map(sql`SELECT ${sql.literal(columns)} FROM wallets WHERE client_id = ${clientId} AND id > 0 ORDER BY sort_order, id`,
+      wallets))
+
+const NextId = record({ id: Int8 })
+const nextId = decodeOne(NextId)
 
 export const nextWalletId = SqlClient.SqlClient.use((sql) =>
-  Effect.map(sql<{ id: bigint }>`SELECT nextval('wallet_ids') AS id`, ([row]) => BigInt(row.id)))
+  Effect.map(sql`SELECT nextval('wallet_ids') AS id`, (rows) => nextId(rows).id))
 
 export const upsertClient = (client: {
   readonly id: string
@@ -63,17 +95,19 @@ export const upsertClient = (client: {
         phone = COALESCE(EXCLUDED.phone, clients.phone),
         messenger_id = COALESCE(EXCLUDED.messenger_id, clients.messenger_id)`)
 
+const presence = decodeOne(record({ present: Bool }))
+
 export const clientHasDefault = (clientId: string) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql<{ n: bigint }>`SELECT count(*) AS n FROM wallets WHERE client_id = ${clientId} AND (flags & 16) <> 0`,
-      ([row]) => BigInt(row.n) > 0n))
+    Effect.map(sql`SELECT EXISTS (SELECT 1 FROM wallets WHERE client_id = ${clientId} AND (flags & 16) <> 0) AS present`,
+      (rows) => presence(rows).present))
 
-export const insertWallet = (wallet: Omit<WalletRow, "max_addr_count">) =>
+export const insertWallet = (wallet: Omit<Wallet, "maxAddrCount">) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql<WalletRow>`INSERT INTO wallets (id, client_id, project, wallet_group, flags, name, sort_order, address, timetick_update)
-      VALUES (${wallet.id}, ${wallet.client_id}, ${wallet.project}, ${wallet.wallet_group}, ${wallet.flags}, ${wallet.name},
-        ${wallet.sort_order}, ${wallet.address}, ${wallet.timetick_update})
-      RETURNING ${sql.literal(columns)}`, ([row]) => row))
+    Effect.map(sql`INSERT INTO wallets (id, client_id, project, wallet_group, flags, name, sort_order, address, timetick_update)
+      VALUES (${wallet.id}, ${wallet.clientId}, ${wallet.project}, ${wallet.walletGroup}, ${wallet.flags}, ${wallet.name},
+        ${wallet.sortOrder}, ${wallet.address}, ${wallet.timetickUpdate})
+      RETURNING ${sql.literal(columns)}`, oneWallet))
 
 /** Applies a null-keeps patch; a new IsDefault clears the flag on the owner's other wallets first. */
 export const patchWallet = (id: string, patch: WalletPatch, tick: bigint) =>
@@ -89,7 +123,7 @@ export const patchWallet = (id: string, patch: WalletPatch, tick: bigint) =>
         yield* sql`UPDATE wallets SET flags = flags & ~16, timetick_update = ${tick}
           WHERE client_id = ${target.client_id} AND id <> ${id} AND (flags & 16) <> 0`
       }
-      const [row] = yield* sql<WalletRow>`UPDATE wallets SET
+      const rows = yield* sql`UPDATE wallets SET
           flags = (COALESCE(${patch.flags}::integer, flags) | ${patch.flagsSet ?? 0}::integer) & ~${patch.flagsClear ?? 0}::integer,
           wallet_group = COALESCE(${patch.walletGroup}::smallint, wallet_group),
           project = COALESCE(${patch.project}::integer, project),
@@ -99,9 +133,12 @@ export const patchWallet = (id: string, patch: WalletPatch, tick: bigint) =>
           timetick_update = ${tick}
         WHERE id = ${id}
         RETURNING ${sql.literal(columns)}`
-      return row
+      return firstWallet(rows)
     })))
 
 export const findWalletByAddress = (address: string) =>
-  SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql<WalletRow>`SELECT ${sql.literal(columns)} FROM wallets WHERE address = ${address}`, (rows) => rows[0]))
+  SqlClient.SqlClient.use((sql) => Effect.map(sql`SELECT ${sql.literal(columns)} FROM wallets WHERE address = ${address}`, firstWallet))
+
+/** For RecipientRepo's joins: the wallet's columns and their decoder. */
+export const walletColumns = columns
+export const firstWalletOf = firstWallet

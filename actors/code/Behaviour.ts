@@ -7,7 +7,7 @@
 import { Effect } from "effect"
 import { Entity } from "effect/cluster"
 import { findCodeByTx } from "../../sql/CodeRepo.ts"
-import { type LedgerOperation, rowsOf } from "../../sql/Ledger.ts"
+import { type LedgerOperation, rowsOf, SystemWallet } from "../../sql/Ledger.ts"
 import { CodeBindings } from "../../sql/rows/CodeRows.ts"
 import {
   BalanceNotEnough, InvalidAmount, InvalidRequest, NonceExists, RateLimited, SameAccounts, TransactionNotPending, WrongSide
@@ -55,13 +55,13 @@ export const CodeEntityLayer = CodeEntity.toLayer(
     const load = (forApply: boolean): Effect.Effect<CodeState, TransactionNotPending> => Effect.gen(function*() {
       const row = yield* db(findCodeByTx(txId))
       if (row === undefined || row.kind !== "transfer") return yield* new TransactionNotPending({ message: "code: no such transfer code" })
-      if (forApply && row.expires_at !== null && row.expires_at.getTime() <= Date.now() && (Number(row.tx_state) & 24) === 0) {
+      if (forApply && row.expiresAt !== null && row.expiresAt.getTime() <= Date.now() && (row.txState & 24) === 0) {
         return yield* new TransactionNotPending({ message: "code: expired; only its creator may cancel it" })
       }
       const state: CodeState = {
-        typeTx: Number(row.type_tx) as CodeState["typeTx"], txState: Number(row.tx_state), creator: BigInt(row.creator),
-        counterparty: row.counterparty === null ? null : BigInt(row.counterparty), currency: row.currency,
-        amount: BigInt(row.amount), fee: BigInt(row.fee), profitWallet: row.profit_wallet === null ? -2n : BigInt(row.profit_wallet)
+        typeTx: row.typeTx as CodeState["typeTx"], txState: row.txState, creator: row.creator,
+        counterparty: row.counterparty, currency: row.currency,
+        amount: row.amount, fee: row.fee, profitWallet: row.profitWallet ?? SystemWallet.Fees
       }
       return state
     })

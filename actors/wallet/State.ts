@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import type { Posting } from "../../sql/Ledger.ts"
-import { balanceOf } from "../../sql/LedgerRepo.ts"
+import { balanceIn } from "../../sql/LedgerRepo.ts"
 import type { Db } from "../../src/platform/db/Sql.ts"
 import { applyPostings, type Buckets, emptyBuckets } from "./Engine.ts"
 
@@ -13,9 +13,9 @@ export const makeWalletState = (walletId: bigint, db: Db) => {
   const known = new Map<string, Buckets>()
 
   const load = Effect.fnUntraced(function*(currency: string) {
-    const row = yield* db(balanceOf(String(walletId), currency))
-    const buckets = row === undefined ? emptyBuckets() : {
-      free: BigInt(row.free), lockOut: BigInt(row.lock_out), lockIn: BigInt(row.lock_in), lockOrders: BigInt(row.lock_orders)
+    const balance = yield* db(balanceIn(walletId, currency))
+    const buckets = balance === undefined ? emptyBuckets() : {
+      free: balance.free, lockOut: balance.lockOut, lockIn: balance.lockIn, lockOrders: balance.lockOrders
     }
     known.set(currency, buckets)
     return buckets

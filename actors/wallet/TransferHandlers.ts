@@ -4,6 +4,7 @@
  * is the one that settles or releases it; every state change is a conditional transition in SQL.
  */
 import { Effect } from "effect"
+import { SystemWallet } from "../../sql/Ledger.ts"
 import { findPendingWithConfirmation, signingKeysOf, spendAttempt } from "../../sql/TransferRepo.ts"
 import {
   BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, NonceExists, TransactionNotPending
@@ -27,7 +28,7 @@ export const makeTransferHandlers = (
   state: WalletState, db: Db, commits: ReturnType<typeof makeCommits>, decimalsOf: (currency: string) => number
 ) => {
   const walletId = state.walletId
-  const units = (minor: string, currency: string) => fromMinorUnits(BigInt(minor), decimalsOf(currency))
+  const units = (minor: bigint, currency: string) => fromMinorUnits(minor, decimalsOf(currency))
 
   const notPending = (txId: string, field = "confirmationTimetick") => new TransactionNotPending({ message: `${field}: transaction ${txId} is not waiting for confirmation` })
 
@@ -36,9 +37,9 @@ export const makeTransferHandlers = (
   /** Releases a pending reservation back to free (cancel, expiry, attempts used up). */
   const release = (tx: NonNullable<Effect.Success<ReturnType<typeof loadPending>>>["tx"], reason: string) => {
     // A swap's fee is in its target currency and was never reserved.
-    const amount = BigInt(tx.amount), fee = tx.currency_to === null ? BigInt(tx.fee) : 0n
+    const amount = tx.amount, fee = tx.currencyTo === null ? tx.fee : 0n
     return commitApplied({
-      transition: { id: BigInt(tx.id), from: TxState.Created, to: TxState.Canceled },
+      transition: { id: tx.id, from: TxState.Created, to: TxState.Canceled },
       postings: releaseTransfer(walletId, tx.currency, amount, fee),
       dropConfirmation: true,
       events: [{ kind: "TransferCanceled", walletId, payload: { txId: String(tx.id), reason } }]
@@ -47,7 +48,7 @@ export const makeTransferHandlers = (
 
   const loadPending = Effect.fnUntraced(function*(txId: string) {
     const pending = yield* db(findPendingWithConfirmation(txId))
-    if (pending === undefined || BigInt(pending.tx.wallet_from) !== walletId || Number(pending.tx.tx_state) !== TxState.Created) return undefined
+    if (pending === undefined || pending.tx.walletFrom !== walletId || pending.tx.txState !== TxState.Created) return undefined
     return pending
   })
 
@@ -93,15 +94,15 @@ export const makeTransferHandlers = (
 
   const ConfirmTransferHandler = Effect.fnUntraced(function*({ payload }: { payload: Payload<typeof ConfirmTransfer> }) {
     const pending = yield* loadPending(payload.txId)
-    if (pending === undefined || (pending.tx.currency_to !== null) !== (payload.kind === "swap")) return yield* notPending(payload.txId)
+    if (pending === undefined || (pending.tx.currencyTo !== null) !== (payload.kind === "swap")) return yield* notPending(payload.txId)
     const { tx, confirmation } = pending
-    if (confirmation.expires_at.getTime() <= Date.now()) {
+    if (confirmation.expiresAt.getTime() <= Date.now()) {
       yield* release(tx, "expired")
       return yield* new ConfirmationExpired({ message: "confirmationCode: the confirmation expired; the reservation was released" })
     }
     const valid = confirmation.channel === "Sign"
       ? payload.signatureBase64 !== null && signatureMatches(yield* db(signingKeysOf(String(walletId))), payload.txId, payload.signatureBase64)
-      : payload.code !== null && confirmation.code_hash !== null && codeMatches(new Uint8Array(confirmation.code_hash), payload.code)
+      : payload.code !== null && confirmation.codeHash !== null && codeMatches(confirmation.codeHash, payload.code)
     if (!valid) {
       const left = yield* db(spendAttempt(payload.txId))
       if (left > 0) {
@@ -111,25 +112,25 @@ export const makeTransferHandlers = (
       yield* release(tx, "attempts exhausted")
       return yield* new ConfirmationExpired({ message: "confirmationCode: no attempts left; the reservation was released" })
     }
-    const amount = BigInt(tx.amount), fee = BigInt(tx.fee)
-    const recipient = BigInt(tx.wallet_to)
-    const profitWallet = tx.profit_wallet === null ? -2n : BigInt(tx.profit_wallet)
-    if (tx.currency_to !== null) {
-      const net = BigInt(tx.amount_to ?? "0")
+    const amount = tx.amount, fee = tx.fee
+    const recipient = tx.walletTo
+    const profitWallet = tx.profitWallet ?? SystemWallet.Fees
+    if (tx.currencyTo !== null) {
+      const net = tx.amountTo ?? 0n
       const idUpdate = yield* commitApplied({
-        transition: { id: BigInt(tx.id), from: TxState.Created, to: TxState.Finished },
-        postings: settleSwap(walletId, profitWallet, tx.currency, amount, tx.currency_to, net, fee),
+        transition: { id: tx.id, from: TxState.Created, to: TxState.Finished },
+        postings: settleSwap(walletId, profitWallet, tx.currency, amount, tx.currencyTo, net, fee),
         dropConfirmation: true,
         events: [{
           kind: "SwapExecuted", walletId,
-          payload: { txId: payload.txId, from: tx.currency, amount: units(tx.amount, tx.currency), to: tx.currency_to, received: units(String(net), tx.currency_to), fee: units(tx.fee, tx.currency_to) }
+          payload: { txId: payload.txId, from: tx.currency, amount: units(tx.amount, tx.currency), to: tx.currencyTo, received: units(net, tx.currencyTo), fee: units(tx.fee, tx.currencyTo) }
         }]
       }, tx.currency).pipe(Effect.catch(() => Effect.fail(notPending(payload.txId))))
-      state.forget(tx.currency_to)
-      return { idUpdate: String(idUpdate), fee: BigInt(tx.fee), currency: tx.currency_to }
+      state.forget(tx.currencyTo)
+      return { idUpdate: String(idUpdate), fee: tx.fee, currency: tx.currencyTo }
     }
     const idUpdate = yield* commitApplied({
-      transition: { id: BigInt(tx.id), from: TxState.Created, to: TxState.Finished },
+      transition: { id: tx.id, from: TxState.Created, to: TxState.Finished },
       postings: settleTransfer(walletId, recipient, profitWallet, tx.currency, amount, fee),
       dropConfirmation: true,
       events: [
@@ -143,7 +144,7 @@ export const makeTransferHandlers = (
         }
       ]
     }, tx.currency).pipe(Effect.catch(() => Effect.fail(notPending(payload.txId))))
-    return { idUpdate: String(idUpdate), fee: BigInt(tx.fee), currency: tx.currency }
+    return { idUpdate: String(idUpdate), fee: tx.fee, currency: tx.currency }
   })
 
   const CancelTransferHandler = Effect.fnUntraced(function*({ payload }: { payload: Payload<typeof CancelTransfer> }) {

@@ -61,7 +61,7 @@ const setup = (wallets: number) => Effect.gen(function*() {
   const ticks = yield* TimeTicks
   const ids = Array.from({ length: wallets }, (_, i) => FIRST_ID + BigInt(i))
   yield* Effect.forEach(ids, (id) => insertWallet({
-    id, client_id: id, project: 0, wallet_group: 0, flags: 0, name: "bench", sort_order: 0, address: `W-BENCH-${id}`, timetick_update: 0n
+    id, clientId: id, project: 0, walletGroup: 0, flags: 0, name: "bench", sortOrder: 0, address: `W-BENCH-${id}`, timetickUpdate: 0n
   }), { concurrency: 8, discard: true }).pipe(Effect.orDie)
   const amount = 10n ** 15n
   yield* Effect.forEach(ids, (id) => ledger.commit({

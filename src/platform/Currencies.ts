@@ -2,7 +2,7 @@
 import { Context, Effect, Layer } from "effect"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { allCurrencies, type CurrencyRow } from "../../sql/ReferenceRepo.ts"
+import { allCurrencies, type CurrencyRecord } from "../../sql/ReferenceRepo.ts"
 import { seedCurrencies, seedInternalTerminal, type CurrencySeed } from "../../sql/SystemRepo.ts"
 import { toMinorUnits } from "../../schema/Money.ts"
 import { CurrencyNotEnabled, TooManyDecimals, UnknownCurrency } from "../../schema/Errors.ts"
@@ -17,8 +17,8 @@ export interface Currency {
   readonly isBase: boolean
 }
 
-const fromRow = (row: CurrencyRow): Currency => ({
-  code: row.code, name: row.name, decimals: Number(row.decimals), exchangeEnabled: row.exchange_enabled, isBase: row.is_base
+const fromRow = (row: CurrencyRecord): Currency => ({
+  code: row.code, name: row.name, decimals: row.decimals, exchangeEnabled: row.exchangeEnabled, isBase: row.isBase
 })
 
 export class Currencies extends Context.Service<Currencies, {

@@ -8,8 +8,8 @@
 import { Context, Effect, Layer } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { CodeEntity } from "../../actors/code/Protocol.ts"
-import { type CodeRow, findCodeByHash, findCodeByTx } from "../../sql/CodeRepo.ts"
-import { findWallet } from "../../sql/WalletRepo.ts"
+import { type Code, findCodeByHash, findCodeByTx } from "../../sql/CodeRepo.ts"
+import { walletById } from "../../sql/WalletRepo.ts"
 import { type ApplyCodeOut, type CreateTxCodeIn, stateCodeOf, stateNameOf, type TxCodesOut } from "../../schema/Code.ts"
 import {
   BalanceNotEnough, InvalidAmount, InvalidRequest, NonceExists, RateLimited, SameAccounts, TooManyDecimals, TransactionNotFound,
@@ -44,10 +44,10 @@ export class Codes extends Context.Service<Codes, {
   readonly apply: (walletId: string, ref: CodeRef, amount: string | undefined, clientNonce: string) => Effect.Effect<ApplyCodeOut, CodeError>
   readonly cancel: (walletId: string, ref: CodeRef) => Effect.Effect<{ txId: string; idUpdate: string }, CodeError>
   /** The code record behind a reference, if the caller may see it. */
-  readonly find: (walletId: string, ref: CodeRef) => Effect.Effect<CodeRow | undefined>
+  readonly find: (walletId: string, ref: CodeRef) => Effect.Effect<Code | undefined>
   /** Whether a transaction id names a code at all (whoever may see it). */
   readonly isCode: (txId: string) => Effect.Effect<boolean>
-  readonly toOut: (row: CodeRow, walletId: string, code: string | null) => TxCodesOut
+  readonly toOut: (row: Code, walletId: string, code: string | null) => TxCodesOut
 }>()("core/Codes") {
   static readonly layer = Layer.effect(
     Codes,
@@ -60,13 +60,13 @@ export class Codes extends Context.Service<Codes, {
       const rooms = yield* Rooms
       const codeTtlMs = (yield* AppConfigService).codeTtlSeconds * 1000
 
-      const toOut = (row: CodeRow, walletId: string, code: string | null): TxCodesOut => {
-        const stateCode = stateCodeOf({ typeTx: Number(row.type_tx) as 11, txState: Number(row.tx_state) })
+      const toOut = (row: Code, walletId: string, code: string | null): TxCodesOut => {
+        const stateCode = stateCodeOf({ typeTx: row.typeTx as 11, txState: row.txState })
         return {
-          timetick: String(row.tx_id), code, currency: row.currency,
-          amount: Number(fromMinorUnits(BigInt(row.amount), currencies.find(row.currency)?.decimals ?? 0)),
-          typeTx: Number(row.type_tx), stateCode, state: stateNameOf(stateCode), isOwner: String(row.creator) === walletId,
-          dateTxUTC: row.created_at.toISOString()
+          timetick: String(row.txId), code, currency: row.currency,
+          amount: Number(fromMinorUnits(row.amount, currencies.find(row.currency)?.decimals ?? 0)),
+          typeTx: row.typeTx, stateCode, state: stateNameOf(stateCode), isOwner: String(row.creator) === walletId,
+          dateTxUTC: row.createdAt.toISOString()
         }
       }
 
@@ -85,16 +85,16 @@ export class Codes extends Context.Service<Codes, {
         })
 
       const create = Effect.fn("Codes.create")(function*(walletId: string, input: CreateTxCodeIn) {
-        const wallet = yield* db(findWallet(walletId))
+        const wallet = yield* db(walletById(walletId))
         if (wallet === undefined) return yield* new WalletNotFound({ message: "sid: the session's wallet no longer exists" })
-        if ((Number(wallet.flags) & sendBlockingFlags) !== 0) {
+        if ((wallet.flags & sendBlockingFlags) !== 0) {
           return yield* new WalletBlocked({ message: "wallet: blocked (WalletBlock, InnerTransferBlock or Deleted)" })
         }
         const currency = yield* currencies.require(input.currency, "currency")
         const amount = yield* currencies.toMinor(input.amount, currency, "amount")
         const quote = yield* tariffs.resolve({
           txClass: "InnerTransfer", currency: currency.code, decimals: currency.decimals, amount,
-          walletGroup: Number(wallet.wallet_group), typeTx: input.typeTx
+          walletGroup: wallet.walletGroup, typeTx: input.typeTx
         })
         if (quote.fee >= amount) return yield* new InvalidAmount({ message: "amount: must be greater than the fee" })
         const now = Date.now()
@@ -105,7 +105,7 @@ export class Codes extends Context.Service<Codes, {
           profitWallet: quote.profitWalletId, tag: input.tag ?? null, codeHash: hashOfCode(code),
           expiresAt: input.timeLimit === true ? new Date(now + codeTtlMs) : null, partnerInfo: input.partnerInfo ?? null
         }))
-        const row = yield* db(findCodeByTx(String(txId)))
+        const row = yield* db(findCodeByTx(txId))
         return toOut(row!, walletId, code)
       })
 
@@ -118,23 +118,23 @@ export class Codes extends Context.Service<Codes, {
         }
         const row = yield* resolve(walletId, ref)
         if (row.kind === "room") {
-          return { confirmationStatusCode: "Confirmed" as const, txId: String(row.tx_id), result: String(row.room_key ?? "0") }
+          return { confirmationStatusCode: "Confirmed" as const, txId: String(row.txId), result: String(row.roomKey ?? 0n) }
         }
         const currency = yield* currencies.require(row.currency, "currency")
         const amountMinor = amount === undefined ? null : yield* currencies.toMinor(amount, currency, "amount")
-        const outcome = yield* delivered(codeActor(String(row.tx_id)).ApplyCode({
+        const outcome = yield* delivered(codeActor(String(row.txId)).ApplyCode({
           by: asWalletId(walletId), amount: amountMinor, clientNonce: BigInt(clientNonce)
         }))
-        const stateCode = stateCodeOf({ typeTx: Number(row.type_tx) as 11, txState: outcome.txState })
-        return { confirmationStatusCode: outcome.confirmationStatusCode, txId: String(row.tx_id), result: stateNameOf(stateCode) }
+        const stateCode = stateCodeOf({ typeTx: row.typeTx as 11, txState: outcome.txState })
+        return { confirmationStatusCode: outcome.confirmationStatusCode, txId: String(row.txId), result: stateNameOf(stateCode) }
       })
 
       const cancel = Effect.fn("Codes.cancel")(function*(walletId: string, ref: CodeRef) {
         const row = yield* resolve(walletId, ref)
         if (row.kind === "room") return yield* new WrongSide({ message: "code: a room code is closed with its room" })
-        yield* delivered(codeActor(String(row.tx_id)).CancelCode({ by: asWalletId(walletId) }))
-        const after = yield* db(findCodeByTx(String(row.tx_id)))
-        return { txId: String(row.tx_id), idUpdate: String(after?.id_update ?? "") }
+        yield* delivered(codeActor(String(row.txId)).CancelCode({ by: asWalletId(walletId) }))
+        const after = yield* db(findCodeByTx(row.txId))
+        return { txId: String(row.txId), idUpdate: String(after?.idUpdate ?? "") }
       })
 
       return Codes.of({

@@ -6,9 +6,9 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import {
-  deleteSession, findAppByKeyHash, findLiveSession, insertApp, insertServiceKey, insertSession, nextAppId, serviceKeyHashes, type SessionRow
+  deleteSession, findAppByKeyHash, findLiveSession, insertApp, insertServiceKey, insertSession, nextAppId, serviceKeyHashes, type Session
 } from "../../sql/CredentialRepo.ts"
-import { findWallet } from "../../sql/WalletRepo.ts"
+import { walletById } from "../../sql/WalletRepo.ts"
 import { WalletNotFound } from "../../schema/Errors.ts"
 import { appId, type AppId, clientId, walletId, type WalletId } from "../../schema/Ids.ts"
 import { AppConfigService } from "../platform/Config.ts"
@@ -47,7 +47,7 @@ export class Credentials extends Context.Service<Credentials, {
       const notices = yield* ChangeNotices
       // Every wallet request starts with this lookup. Entries are dropped when any session or wallet
       // row changes (end_session, update_wallet, block flags), by any process; expiry is checked here.
-      const sessions = notices.cache<SessionRow>(["sessions", "wallets"], sessionCacheMs)
+      const sessions = notices.cache<Session | undefined>(["sessions", "wallets"], sessionCacheMs)
       const serviceHashes: Array<Uint8Array> = config.serviceKeys.map(hashSecret)
       if (serviceHashes.length === 0) {
         const stored = yield* db(serviceKeyHashes)
@@ -63,7 +63,7 @@ export class Credentials extends Context.Service<Credentials, {
       }
 
       const requireWallet = (wallet: WalletId) =>
-        Effect.flatMap(db(findWallet(wallet)), (row) =>
+        Effect.flatMap(db(walletById(wallet)), (row) =>
           row === undefined || row.id < 0n
             ? Effect.fail(new WalletNotFound({ message: `walletId: no wallet ${wallet}` }))
             : Effect.succeed(row))
@@ -82,9 +82,9 @@ export class Credentials extends Context.Service<Credentials, {
           if (sid.length === 0 || sid.length > 200) return Effect.succeed(Option.none())
           const hash = hashSecret(sid)
           return Effect.map(sessions.get(Buffer.from(hash).toString("base64"), db(findLiveSession(hash))), (row) =>
-              row === undefined || row.expires_at.getTime() <= Date.now() ? Option.none() : Option.some({
-                walletId: walletId(row.wallet_id), clientId: clientId(row.client_id), project: Number(row.project),
-                flags: Number(row.flags), walletGroup: Number(row.wallet_group)
+              row === undefined || row.expiresAt.getTime() <= Date.now() ? Option.none() : Option.some({
+                walletId: walletId(row.walletId), clientId: clientId(row.clientId), project: row.project,
+                flags: row.flags, walletGroup: row.walletGroup
               }))
         },
         createApp: (wallet, name) =>
@@ -99,7 +99,7 @@ export class Credentials extends Context.Service<Credentials, {
           pkey.length === 0 || pkey.length > 200
             ? Effect.succeed(Option.none())
             : Effect.map(db(findAppByKeyHash(hashSecret(pkey))), (row) =>
-              row === undefined ? Option.none() : Option.some({ appId: appId(row.id), walletId: walletId(row.wallet_id) })),
+              row === undefined ? Option.none() : Option.some({ appId: appId(row.id), walletId: walletId(row.walletId) })),
         isServiceKey: (key) => {
           if (key.length === 0 || key.length > 200) return false
           const hash = hashSecret(key)

@@ -8,7 +8,7 @@ import { Context, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
 import { WalletEntity } from "../../actors/wallet/Protocol.ts"
 import { findTxByExternalId } from "../../sql/LedgerRepo.ts"
-import { findWallet } from "../../sql/WalletRepo.ts"
+import { walletById } from "../../sql/WalletRepo.ts"
 import { ExternalIdConflict, TooManyDecimals, UnknownCurrency, WalletNotFound } from "../../schema/Errors.ts"
 import { asTxId, asWalletId } from "../../schema/Ids.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
@@ -44,13 +44,13 @@ export class DebtCharges extends Context.Service<DebtCharges, {
         const toNumber = (minor: bigint) => Number(fromMinorUnits(minor, currency.decimals))
         const replay = Effect.flatMap(db(findTxByExternalId(input.externalId)), (previous) => {
           if (previous === undefined) return Effect.succeed(undefined)
-          if (previous.request_hash !== requestHash) return Effect.fail(new ExternalIdConflict({ message: "externalId: already used with a different body" }))
-          const charged = BigInt(previous.amount)
+          if (previous.requestHash !== requestHash) return Effect.fail(new ExternalIdConflict({ message: "externalId: already used with a different body" }))
+          const charged = previous.amount
           return Effect.succeed({ txId: String(previous.id), charged: toNumber(charged), outstanding: toNumber(amount - charged), replayed: true })
         })
         const previous = yield* replay
         if (previous !== undefined) return previous
-        const wallet = yield* db(findWallet(input.walletId))
+        const wallet = yield* db(walletById(input.walletId))
         if (wallet === undefined || wallet.id < 0n) return yield* new WalletNotFound({ message: `walletId: no wallet ${input.walletId}` })
         const result = yield* walletActor(input.walletId).ChargeDebt({
           txId: asTxId(ticks.next()), externalId: input.externalId, requestHash, currency: currency.code,

@@ -3,7 +3,7 @@ import { Context, Effect, Layer } from "effect"
 import type { InvestmentOut } from "../../schema/api/InvestApi.ts"
 import { NotFound } from "../../schema/Errors.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
-import { findInvestment, type InvestmentRow, investmentsOf } from "../../sql/LedgerRepo.ts"
+import { findInvestment, type Investment, investmentsOf } from "../../sql/LedgerRepo.ts"
 import { Currencies } from "../platform/Currencies.ts"
 import { makeDb } from "../platform/db/Sql.ts"
 
@@ -17,20 +17,20 @@ export class Investments extends Context.Service<Investments, {
     Effect.gen(function*() {
       const db = yield* makeDb
       const currencies = yield* Currencies
-      const toOut = (row: InvestmentRow): InvestmentOut => {
+      const toOut = (row: Investment): InvestmentOut => {
         const decimals = currencies.find(row.currency)?.decimals ?? 0
         return {
-          timetick: String(row.timetick), walletId: String(row.wallet_id) as InvestmentOut["walletId"], currencyId: row.currency,
-          investmentType: Number(row.investment_type), state: Number(row.state), flags: Number(row.flags),
-          amount: Number(fromMinorUnits(BigInt(row.amount), decimals)), profit: Number(fromMinorUnits(BigInt(row.profit), decimals)),
-          ratePct: row.rate_pct, dateEnd: row.date_end.toISOString(), tag: row.tag
+          timetick: String(row.timetick), walletId: String(row.walletId) as InvestmentOut["walletId"], currencyId: row.currency,
+          investmentType: row.investmentType, state: row.state, flags: row.flags,
+          amount: Number(fromMinorUnits(row.amount, decimals)), profit: Number(fromMinorUnits(row.profit, decimals)),
+          ratePct: row.ratePct, dateEnd: row.dateEnd.toISOString(), tag: row.tag
         }
       }
       return Investments.of({
         ofWallet: (walletId, start, end, types) => Effect.map(db(investmentsOf(walletId, start, end, types)), (rows) => rows.map(toOut)),
         ofWalletById: (walletId, investmentId) =>
           Effect.flatMap(db(findInvestment(investmentId)), (row) =>
-            row === undefined || String(row.wallet_id) !== walletId
+            row === undefined || String(row.walletId) !== walletId
               ? Effect.fail(new NotFound({ message: `investment_id: no investment ${investmentId}` }))
               : Effect.succeed(toOut(row)))
       })

@@ -4,7 +4,7 @@
  * cursor comes from the same snapshot as its rows, so resuming from it skips nothing.
  */
 import { Context, Effect, Layer } from "effect"
-import { type EventRow, eventsAfter, findTx, findTxs, history, type HistoryFilter, journalAfter, type JournalFilter, profitRows, type TxDbRow } from "../../sql/JournalRepo.ts"
+import { type Event, eventsAfter, findTxs, history, type HistoryFilter, journalAfter, type JournalFilter, profitRows, type Tx, txById } from "../../sql/JournalRepo.ts"
 import { TransactionNotFound } from "../../schema/Errors.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { isActiveState, txStateName, type TxRow } from "../../schema/Transfer.ts"
@@ -17,7 +17,7 @@ export interface Page<A> {
 }
 
 export class Journal extends Context.Service<Journal, {
-  readonly toRow: (row: TxDbRow) => TxRow
+  readonly toRow: (row: Tx) => TxRow
   /** A transaction the wallet takes part in; anything else is "not found" (existence does not leak). */
   readonly txOfWallet: (walletId: string, txId: string) => Effect.Effect<TxRow, TransactionNotFound>
   readonly txsOfWallet: (walletId: string, txIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<TxRow>>
@@ -33,46 +33,46 @@ export class Journal extends Context.Service<Journal, {
       const db = yield* makeDb
       const currencies = yield* Currencies
 
-      const toRow = (row: TxDbRow): TxRow => {
+      const toRow = (row: Tx): TxRow => {
         const decimals = currencies.find(row.currency)?.decimals ?? 0
-        const toDecimals = row.currency_to === null ? decimals : currencies.find(row.currency_to)?.decimals ?? 0
-        const state = Number(row.tx_state)
+        const toDecimals = row.currencyTo === null ? decimals : currencies.find(row.currencyTo)?.decimals ?? 0
+        const state = row.txState
         return {
           id: String(row.id),
-          idUpdate: String(row.id_update),
-          typeTx: Number(row.type_tx),
+          idUpdate: String(row.idUpdate),
+          typeTx: row.typeTx,
           txState: state,
           state: isActiveState(state) ? "Processing" : txStateName(state),
-          walletFrom: String(row.wallet_from),
-          walletTo: String(row.wallet_to),
+          walletFrom: String(row.walletFrom),
+          walletTo: String(row.walletTo),
           currency: row.currency,
-          amount: Number(fromMinorUnits(BigInt(row.amount), decimals)),
-          fee: Number(fromMinorUnits(BigInt(row.fee), toDecimals)),
+          amount: Number(fromMinorUnits(row.amount, decimals)),
+          fee: Number(fromMinorUnits(row.fee, toDecimals)),
           tag: row.tag,
-          dateTxUTC: row.created_at.toISOString(),
-          ...(row.currency_to === null ? {} : {
-            currencyTo: row.currency_to,
-            amountTo: Number(fromMinorUnits(BigInt(row.amount_to ?? "0"), toDecimals))
+          dateTxUTC: row.createdAt.toISOString(),
+          ...(row.currencyTo === null ? {} : {
+            currencyTo: row.currencyTo,
+            amountTo: Number(fromMinorUnits(row.amountTo ?? 0n, toDecimals))
           })
         }
       }
-      const involves = (walletId: string) => (row: TxDbRow) => String(row.wallet_from) === walletId || String(row.wallet_to) === walletId
+      const involves = (walletId: string) => (row: Tx) => String(row.walletFrom) === walletId || String(row.walletTo) === walletId
 
       /** Next cursor for update-ordered reads: past the last row of a full page, else the snapshot's watermark. */
-      const nextCursor = (rows: ReadonlyArray<TxDbRow>, limit: number, watermark: bigint, inclusive: boolean) => {
-        const top = rows.length === limit ? BigInt(rows[rows.length - 1].id_update) : watermark
+      const nextCursor = (rows: ReadonlyArray<Tx>, limit: number, watermark: bigint, inclusive: boolean) => {
+        const top = rows.length === limit ? rows[rows.length - 1].idUpdate : watermark
         return String(inclusive ? top + 1n : top)
       }
 
       return Journal.of({
         toRow,
         txOfWallet: (walletId, txId) =>
-          Effect.flatMap(db(findTx(txId)), (row) =>
+          Effect.flatMap(db(txById(txId)), (row) =>
             row !== undefined && involves(walletId)(row)
               ? Effect.succeed(toRow(row))
               : Effect.fail(new TransactionNotFound({ message: `id: no transaction ${txId} for this wallet` }))),
         txsOfWallet: (walletId, txIds) => Effect.map(db(findTxs(txIds)), (rows) => rows.filter(involves(walletId)).map(toRow)),
-        tx: (txId) => Effect.map(db(findTx(txId)), (row) => (row === undefined ? null : toRow(row))),
+        tx: (txId) => Effect.map(db(txById(txId)), (row) => (row === undefined ? null : toRow(row))),
         history: (filter) =>
           Effect.map(db(history(filter)), ({ rows, watermark }) => {
             // With orderByUpdate + oldestFirst the cursor is the next inclusive startTick (SPEC recipe step 3).
@@ -85,7 +85,7 @@ export class Journal extends Context.Service<Journal, {
         profit: (walletId, startTick, limit) =>
           Effect.map(db(profitRows(walletId, startTick, limit)), (rows) => ({
             rows: rows.map(toRow),
-            cursor: rows.length > 0 ? String(BigInt(rows[rows.length - 1].id_update) + 1n) : (startTick ?? "0")
+            cursor: rows.length > 0 ? String(rows[rows.length - 1].idUpdate + 1n) : (startTick ?? "0")
           })),
         journal: (filter) =>
           Effect.map(db(journalAfter(filter)), ({ rows, watermark }) => ({
@@ -94,10 +94,10 @@ export class Journal extends Context.Service<Journal, {
           })),
         events: (cursor, limit) =>
           Effect.map(db(eventsAfter(cursor, limit)), ({ rows, watermark }) => {
-            const top = rows.length === limit ? BigInt(rows[rows.length - 1].id) : (watermark > BigInt(cursor) ? watermark : BigInt(cursor))
+            const top = rows.length === limit ? rows[rows.length - 1].id : (watermark > BigInt(cursor) ? watermark : BigInt(cursor))
             return {
-              rows: rows.map((row: EventRow) => ({
-                id: String(row.id), kind: row.kind, walletId: String(row.wallet_id), payload: row.payload, dateUTC: row.created_at.toISOString()
+              rows: rows.map((row: Event) => ({
+                id: String(row.id), kind: row.kind, walletId: String(row.walletId), payload: row.payload, dateUTC: row.createdAt.toISOString()
               })),
               cursor: String(top)
             }

@@ -41,7 +41,7 @@ export class LedgerAudit extends Context.Service<LedgerAudit, {
           Effect.map(db(snapshot), ({ sums, negative, orphans }) => ({
             sums: sums.map((row) => ({
               currency: row.currency,
-              total: fromMinorUnits(BigInt(row.total), currencies.find(row.currency)?.decimals ?? 0)
+              total: fromMinorUnits(row.total, currencies.find(row.currency)?.decimals ?? 0)
             })),
             negativeUserBuckets: negative,
             orphanRows: orphans

@@ -3,7 +3,8 @@ import { Context, Effect, Layer } from "effect"
 import { appPaymentsPageMax } from "../../schema/api/PayordersApi.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { txStateName } from "../../schema/Transfer.ts"
-import { appPayments, journalWatermark } from "../../sql/LedgerRepo.ts"
+import { committedWatermark } from "../../sql/JournalRepo.ts"
+import { appPayments } from "../../sql/LedgerRepo.ts"
 import { Currencies } from "../platform/Currencies.ts"
 import { makeDb } from "../platform/db/Sql.ts"
 
@@ -30,19 +31,19 @@ export class MerchantFeed extends Context.Service<MerchantFeed, {
       const currencies = yield* Currencies
       const page = Effect.fnUntraced(function*(appId: string, after: string | undefined) {
         const from = BigInt(after ?? "0")
-        const watermark = yield* db(journalWatermark)
+        const watermark = yield* db(committedWatermark)
         const rows = yield* db(appPayments(appId, String(from), appPaymentsPageMax))
         // A full page continues after its last row; a short one is the end, so the cursor is the watermark.
-        const cursor = rows.length > 0 ? String(rows[rows.length - 1].id_update) : String(from > watermark ? from : watermark)
+        const cursor = rows.length > 0 ? String(rows[rows.length - 1].idUpdate) : String(from > watermark ? from : watermark)
         return {
           cursor,
           rows: rows.map((row) => {
             const decimals = currencies.find(row.currency)?.decimals ?? 0
             return {
-              id: String(row.id), idUpdate: String(row.id_update), typeTx: Number(row.type_tx), txState: Number(row.tx_state),
-              state: txStateName(Number(row.tx_state)), currency: row.currency,
-              amount: Number(fromMinorUnits(BigInt(row.amount), decimals)), fee: Number(fromMinorUnits(BigInt(row.fee), decimals)),
-              tag: row.tag, dateTxUTC: row.created_at.toISOString()
+              id: String(row.id), idUpdate: String(row.idUpdate), typeTx: row.typeTx, txState: row.txState,
+              state: txStateName(row.txState), currency: row.currency,
+              amount: Number(fromMinorUnits(row.amount, decimals)), fee: Number(fromMinorUnits(row.fee, decimals)),
+              tag: row.tag, dateTxUTC: row.createdAt.toISOString()
             }
           })
         }

@@ -65,7 +65,7 @@ export class Rates extends Context.Service<Rates, {
       // process's set_rates drops the cache at once; another process's change shows within that time.
       let cached: { readonly at: number; readonly table: ReadonlyMap<string, BigNumber> } | undefined
       const load = Effect.map(Effect.all([db(allRates), db(lastTrades), db(publicMidPrices)]), ([rows, trades, mids]) => {
-        const table = new Map(rows.map((r) => [`${r.from_currency}/${r.to_currency}`, new BigNumber(r.rate)]))
+        const table = new Map(rows.map((r) => [`${r.fromCurrency}/${r.toCurrency}`, new BigNumber(r.rate)]))
         // The books fill in pairs without a reference rate: last trade of the public room, else its mid.
         for (const book of [...trades, ...mids]) {
           if (table.has(`${book.base}/${book.quote}`) || table.has(`${book.quote}/${book.base}`)) continue
@@ -82,7 +82,7 @@ export class Rates extends Context.Service<Rates, {
         setRates: (rates) => Effect.as(Effect.tap(db(upsertRates(rates)), () => Effect.sync(() => (cached = undefined))), rates.length),
         listSet: () =>
           Effect.map(db(allRates), (rows) =>
-            rows.map((r) => ({ from: r.from_currency, to: r.to_currency, rate: new BigNumber(r.rate), via: "direct" as const })))
+            rows.map((r) => ({ from: r.fromCurrency, to: r.toCurrency, rate: new BigNumber(r.rate), via: "direct" as const })))
       })
     })
   )

@@ -3,8 +3,8 @@
  * update_network with SPEC's preservation rules; the curated wallet view (WalletTerminalOut).
  */
 import { Context, Effect, Layer } from "effect"
-import { allTerminals, baseTerminalOf, findTerminal, insertTerminal, type TerminalRow, updateTerminal } from "../../sql/ReferenceRepo.ts"
-import { findWallet } from "../../sql/WalletRepo.ts"
+import { allTerminals, baseTerminalOf, findTerminal, insertTerminal, type Terminal, updateTerminal } from "../../sql/ReferenceRepo.ts"
+import { walletById } from "../../sql/WalletRepo.ts"
 import { BaseTerminalExists, FieldRuleViolated, TerminalNotFound, TerminalReadOnly, UnknownCurrency, WalletNotFound } from "../../schema/Errors.ts"
 import {
   ContractType, type TerminalAdminOut, type TerminalCreateIn, TerminalFlag, type TerminalUpdateIn, type WalletTerminalOut
@@ -12,38 +12,38 @@ import {
 import { isUniqueViolation, makeDb } from "../platform/db/Sql.ts"
 import { Currencies } from "../platform/Currencies.ts"
 
-export const toAdmin = (row: TerminalRow): TerminalAdminOut => ({
+export const toAdmin = (row: Terminal): TerminalAdminOut => ({
   id: String(row.id) as TerminalAdminOut["id"],
-  typeNetwork: Number(row.type_network),
-  typeContract: Number(row.type_contract),
+  typeNetwork: row.typeNetwork,
+  typeContract: row.typeContract,
   currencyId: row.currency ?? "*",
-  decimals: Number(row.decimals),
-  addressContract: row.address_contract,
+  decimals: row.decimals,
+  addressContract: row.addressContract,
   name: row.name,
   tag: row.tag,
-  priority: row.priority === null ? null : Number(row.priority),
-  networkFee: row.network_fee,
-  displayName: row.display_name,
-  iconCode: row.icon_code,
-  flags: Number(row.flags),
-  defaultHotAddress: row.default_hot_address,
-  defaultSystemWalletId: row.default_system_wallet_id === null ? null : String(row.default_system_wallet_id) as TerminalAdminOut["id"] as any,
-  walletGroups: row.wallet_groups.map(Number),
-  lastBlock: row.last_block === null ? null : String(row.last_block)
+  priority: row.priority,
+  networkFee: row.networkFee,
+  displayName: row.displayName,
+  iconCode: row.iconCode,
+  flags: row.flags,
+  defaultHotAddress: row.defaultHotAddress,
+  defaultSystemWalletId: row.defaultSystemWalletId === null ? null : String(row.defaultSystemWalletId) as TerminalAdminOut["id"] as any,
+  walletGroups: [...row.walletGroups],
+  lastBlock: row.lastBlock === null ? null : String(row.lastBlock)
 })
 
-export const toWalletTerminal = (row: TerminalRow): WalletTerminalOut => ({
+export const toWalletTerminal = (row: Terminal): WalletTerminalOut => ({
   id: String(row.id) as WalletTerminalOut["id"],
-  typeNetwork: Number(row.type_network),
-  typeContract: Number(row.type_contract),
+  typeNetwork: row.typeNetwork,
+  typeContract: row.typeContract,
   currency: row.currency ?? "*",
-  decimals: Number(row.decimals),
-  displayName: row.display_name ?? row.currency ?? "",
-  iconCode: row.icon_code,
-  networkFee: row.network_fee,
-  priority: row.priority === null ? 0 : Number(row.priority),
-  canDeposit: (Number(row.flags) & TerminalFlag.Deposit) !== 0,
-  canWithdraw: (Number(row.flags) & TerminalFlag.Withdraw) !== 0
+  decimals: row.decimals,
+  displayName: row.displayName ?? row.currency ?? "",
+  iconCode: row.iconCode,
+  networkFee: row.networkFee,
+  priority: row.priority ?? 0,
+  canDeposit: (row.flags & TerminalFlag.Deposit) !== 0,
+  canWithdraw: (row.flags & TerminalFlag.Withdraw) !== 0
 })
 
 /** null keeps; "" or 0 clears (stored as NULL); anything else is written. */
@@ -57,7 +57,7 @@ const nullableDecimal = (value: string | null | undefined) =>
 export class Terminals extends Context.Service<Terminals, {
   readonly add: (input: TerminalCreateIn) => Effect.Effect<TerminalAdminOut, UnknownCurrency | BaseTerminalExists | FieldRuleViolated | WalletNotFound>
   readonly update: (input: TerminalUpdateIn) => Effect.Effect<TerminalAdminOut, TerminalNotFound | TerminalReadOnly | WalletNotFound>
-  readonly all: () => Effect.Effect<ReadonlyArray<TerminalRow>>
+  readonly all: () => Effect.Effect<ReadonlyArray<Terminal>>
   /** Deposit/withdraw terminals a wallet of this group may use (empty walletGroups = every group). */
   readonly forWallet: (walletGroup: number | undefined) => Effect.Effect<ReadonlyArray<WalletTerminalOut>>
 }>()("core/Terminals") {
@@ -68,7 +68,7 @@ export class Terminals extends Context.Service<Terminals, {
       const currencies = yield* Currencies
 
       const requireSystemWallet = (id: string | null) =>
-        id === null ? Effect.void : Effect.flatMap(db(findWallet(id)), (row) =>
+        id === null ? Effect.void : Effect.flatMap(db(walletById(id)), (row) =>
           row === undefined ? Effect.fail(new WalletNotFound({ message: `defaultSystemWalletId: no wallet ${id}` })) : Effect.void)
 
       const add = Effect.fn("Terminals.add")(function*(input: TerminalCreateIn) {
@@ -98,7 +98,7 @@ export class Terminals extends Context.Service<Terminals, {
       const update = Effect.fn("Terminals.update")(function*(input: TerminalUpdateIn) {
         const existing = yield* db(findTerminal(input.id))
         if (existing === undefined) return yield* new TerminalNotFound({ message: `id: no terminal ${input.id}` })
-        if (existing.built_in) return yield* new TerminalReadOnly({ message: "id: the built-in internal terminal is read-only" })
+        if (existing.builtIn) return yield* new TerminalReadOnly({ message: "id: the built-in internal terminal is read-only" })
         yield* requireSystemWallet(input.defaultSystemWalletId)
         const row = yield* db(updateTerminal(input.id, {
           name: nullable(input.name),
@@ -123,9 +123,9 @@ export class Terminals extends Context.Service<Terminals, {
         forWallet: (walletGroup) =>
           Effect.map(db(allTerminals), (rows) =>
             rows
-              .filter((row) => row.built_in || (Number(row.flags) & TerminalFlag.Hidden) === 0)
-              .filter((row) => row.built_in || (Number(row.flags) & (TerminalFlag.Deposit | TerminalFlag.Withdraw)) !== 0)
-              .filter((row) => walletGroup === undefined || row.wallet_groups.length === 0 || row.wallet_groups.map(Number).includes(walletGroup))
+              .filter((row) => row.builtIn || (row.flags & TerminalFlag.Hidden) === 0)
+              .filter((row) => row.builtIn || (row.flags & (TerminalFlag.Deposit | TerminalFlag.Withdraw)) !== 0)
+              .filter((row) => walletGroup === undefined || row.walletGroups.length === 0 || row.walletGroups.includes(walletGroup))
               .map(toWalletTerminal))
       })
     })

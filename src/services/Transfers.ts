@@ -8,7 +8,7 @@ import { Context, Effect, Layer, Schedule } from "effect"
 import { WalletEntity } from "../../actors/wallet/Protocol.ts"
 import { ed25519PublicKey, newConfirmation } from "../platform/SecondFactor.ts"
 import { expiredConfirmations, insertSigningKey } from "../../sql/TransferRepo.ts"
-import { findWallet } from "../../sql/WalletRepo.ts"
+import { walletById } from "../../sql/WalletRepo.ts"
 import {
   BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, FieldRuleViolated, InvalidRequest, NonceExists, RateLimited, SameAccounts,
   TooManyDecimals, TransactionNotPending, UnknownCurrency, WalletBlocked, WalletNotFound
@@ -66,10 +66,10 @@ export class Transfers extends Context.Service<Transfers, {
         const amount = yield* currencies.toMinor(input.amount, currency, "amount")
         const recipient = yield* recipients.resolve(input.recipient, wallet.project)
         if (String(recipient.id) === wallet.walletId) return yield* new SameAccounts({ message: "recipient: is the active wallet itself" })
-        if ((Number(recipient.flags) & WalletFlag.Deleted) !== 0) {
+        if ((recipient.flags & WalletFlag.Deleted) !== 0) {
           return yield* new WalletBlocked({ message: "recipient: the wallet is deleted" })
         }
-        const self = String(recipient.client_id) === wallet.clientId
+        const self = String(recipient.clientId) === wallet.clientId
         const typeTx = self ? TxType.SelfWalletTransfer : TxType.InternalTx
         const quote = yield* tariffs.resolve({
           txClass: self ? "SelfTransfer" : "InnerTransfer", currency: currency.code, decimals: currency.decimals, amount,
@@ -112,7 +112,7 @@ export class Transfers extends Context.Service<Transfers, {
         )
 
       const registerKey = Effect.fn("Transfers.registerKey")(function*(walletId: string, publicKeyBase64: string) {
-        const wallet = yield* db(findWallet(walletId))
+        const wallet = yield* db(walletById(walletId))
         if (wallet === undefined || wallet.id < 0n) return yield* new WalletNotFound({ message: `walletId: no wallet ${walletId}` })
         const raw = Buffer.from(publicKeyBase64, "base64")
         const valid = raw.length === 32 && (() => {
@@ -127,7 +127,7 @@ export class Transfers extends Context.Service<Transfers, {
       const sweep = Effect.gen(function*() {
         const expired = yield* db(expiredConfirmations(sweepBatchMax))
         yield* Effect.forEach(expired, (row) =>
-          Effect.ignore(walletActor(String(row.wallet_id)).CancelTransfer({ txId: asTxId(row.tx_id), reason: "expired" })), { concurrency: 8, discard: true })
+          Effect.ignore(walletActor(String(row.walletId)).CancelTransfer({ txId: asTxId(row.txId), reason: "expired" })), { concurrency: 8, discard: true })
       })
       yield* Effect.forkScoped(sweep.pipe(Effect.ignore, Effect.repeat(Schedule.spaced(sweepIntervalMs))))
 

@@ -7,7 +7,7 @@
 import { Context, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
 import { findTxByExternalId } from "../../sql/LedgerRepo.ts"
-import { findWallet } from "../../sql/WalletRepo.ts"
+import { walletById } from "../../sql/WalletRepo.ts"
 import { WalletEntity } from "../../actors/wallet/Protocol.ts"
 import { codeOf, ExternalIdConflict, WalletNotFound } from "../../schema/Errors.ts"
 import { asTxId } from "../../schema/Ids.ts"
@@ -38,7 +38,7 @@ export class Treasury extends Context.Service<Treasury, {
       const replay = (item: TreasuryPostingIn, requestHash: string) =>
         Effect.map(db(findTxByExternalId(item.externalId)), (stored): ExecuteItemOut | undefined => {
           if (stored === undefined) return undefined
-          if (stored.request_hash !== requestHash) {
+          if (stored.requestHash !== requestHash) {
             return failed(item.externalId, new ExternalIdConflict({ message: "externalId: already used with a different body" }))
           }
           return { externalId: item.externalId, txId: String(stored.id) as ExecuteItemOut["txId"], replayed: true, error: null }
@@ -51,7 +51,7 @@ export class Treasury extends Context.Service<Treasury, {
           const requestHash = requestHashOf(item, amountMinor)
           const previous = yield* replay(item, requestHash)
           if (previous !== undefined) return previous
-          const wallet = yield* db(findWallet(item.walletId))
+          const wallet = yield* db(walletById(item.walletId))
           if (wallet === undefined || wallet.id < 0n) return yield* new WalletNotFound({ message: `walletId: no wallet ${item.walletId}` })
           const result = yield* clientFor(item.walletId).PostTreasury({
             txId: asTxId(ticks.next()),

@@ -8,7 +8,7 @@ import { Context, Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
 import { balancesOf } from "../../sql/LedgerRepo.ts"
 import {
-  clientHasDefault, findWallet, insertWallet, listWallets, nextWalletId, patchWallet, upsertClient, type WalletPatch, type WalletRow,
+  clientHasDefault, insertWallet, listWallets, nextWalletId, patchWallet, upsertClient, type Wallet, walletById, type WalletPatch,
   walletsOfClient
 } from "../../sql/WalletRepo.ts"
 import { FieldRuleViolated, WalletNotFound } from "../../schema/Errors.ts"
@@ -21,17 +21,17 @@ import { ChangeNotices } from "../platform/ChangeNotices.ts"
 import { Currencies } from "../platform/Currencies.ts"
 import { crossRate, Rates } from "./Rates.ts"
 
-export const toWalletInfo = (row: WalletRow): WalletInfo => ({
-  id: String(row.id) as WalletInfo["id"],
-  client_id: String(row.client_id) as WalletInfo["client_id"],
-  timetick_update: String(row.timetick_update),
-  flags: Number(row.flags),
-  wallet_group: Number(row.wallet_group),
-  project: Number(row.project),
-  max_addr_count: Number(row.max_addr_count),
-  name: row.name,
-  sort_order: Number(row.sort_order),
-  address: row.address
+export const toWalletInfo = (wallet: Wallet): WalletInfo => ({
+  id: String(wallet.id) as WalletInfo["id"],
+  client_id: String(wallet.clientId) as WalletInfo["client_id"],
+  timetick_update: String(wallet.timetickUpdate),
+  flags: wallet.flags,
+  wallet_group: wallet.walletGroup,
+  project: wallet.project,
+  max_addr_count: wallet.maxAddrCount,
+  name: wallet.name,
+  sort_order: wallet.sortOrder,
+  address: wallet.address
 })
 
 const newWalletAddress = () => "W" + randomBytes(12).toString("hex").toUpperCase()
@@ -67,7 +67,7 @@ export class Wallets extends Context.Service<Wallets, {
       const notices = yield* ChangeNotices
 
       const get = (id: WalletId) =>
-        Effect.flatMap(db(findWallet(id)), (row) =>
+        Effect.flatMap(db(walletById(id)), (row) =>
           row === undefined || row.id < 0n
             ? Effect.fail(new WalletNotFound({ message: `wallet ${id} not found` }))
             : Effect.succeed(row))
@@ -92,9 +92,9 @@ export class Wallets extends Context.Service<Wallets, {
         const id = yield* db(nextWalletId)
         const insert = (isDefault: boolean) =>
           db(insertWallet({
-            id, client_id: BigInt(input.clientId), project: input.project ?? 0, wallet_group: input.walletGroup ?? 0,
-            flags: isDefault ? WalletFlag.IsDefault : 0, name: input.name ?? "", sort_order: 0,
-            address: newWalletAddress(), timetick_update: ticks.next()
+            id, clientId: BigInt(input.clientId), project: input.project ?? 0, walletGroup: input.walletGroup ?? 0,
+            flags: isDefault ? WalletFlag.IsDefault : 0, name: input.name ?? "", sortOrder: 0,
+            address: newWalletAddress(), timetickUpdate: ticks.next()
           }).pipe(Effect.result))
         const first = !(yield* db(clientHasDefault(input.clientId)))
         let inserted = yield* insert(first)
@@ -130,7 +130,7 @@ export class Wallets extends Context.Service<Wallets, {
         withSiblings: (id) =>
           Effect.gen(function*() {
             const row = yield* get(id)
-            const all = yield* db(walletsOfClient(String(row.client_id)))
+            const all = yield* db(walletsOfClient(row.clientId))
             return { wallet: toWalletInfo(row), siblings: all.filter((w) => w.id !== row.id).map(toWalletInfo) }
           }),
         updateSettings: (id, settings) =>
@@ -150,7 +150,7 @@ export class Wallets extends Context.Service<Wallets, {
             const table = yield* rates.table()
             return rows.map((row): BalanceOut => {
               const decimals = currencies.find(row.currency)?.decimals ?? 0
-              const free = BigInt(row.free), lockOut = BigInt(row.lock_out), lockIn = BigInt(row.lock_in), lockOrders = BigInt(row.lock_orders)
+              const { free, lockOut, lockIn, lockOrders } = row
               const total = free + lockOut + lockIn + lockOrders
               const number = (minor: bigint) => Number(fromMinorUnits(minor, decimals))
               return {

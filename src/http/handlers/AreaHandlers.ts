@@ -48,7 +48,7 @@ export const PaymentHandlers = HttpApiBuilder.group(Api, "payment", Effect.fn(fu
   const currencies = yield* Currencies
   return handlers.handle("get_terminals", ({ query }) =>
     Effect.gen(function*() {
-      const rows = (yield* terminals.all()).filter((row) => !row.built_in && (Number(row.flags) & TerminalFlag.Hidden) === 0 && (Number(row.flags) & TerminalFlag.Deposit) !== 0)
+      const rows = (yield* terminals.all()).filter((row) => !row.builtIn && (row.flags & TerminalFlag.Hidden) === 0 && (row.flags & TerminalFlag.Deposit) !== 0)
       const rules = yield* tariffs.list()
       return yield* ok(rows.map((row) => {
         const rule = rules.find((r) => r.tx_class === "Payment" && r.currency === row.currency && r.wallet_group === null)
@@ -56,10 +56,10 @@ export const PaymentHandlers = HttpApiBuilder.group(Api, "payment", Effect.fn(fu
         const num = (text: string | null) => (text === null ? null : Number(new BigNumber(text).decimalPlaces(decimals).toFixed()))
         return {
           id: String(row.id) as any,
-          displayName: row.display_name ?? row.currency ?? "",
-          iconCode: row.icon_code,
+          displayName: row.displayName ?? row.currency ?? "",
+          iconCode: row.iconCode,
           currency: row.currency ?? "",
-          typeNetwork: Number(row.type_network),
+          typeNetwork: row.typeNetwork,
           feeFixed: num(rule?.fee_fixed ?? "0") ?? 0,
           feePercent: Number(rule?.fee_percent ?? 0),
           minAmount: num(rule?.min_amount ?? null),

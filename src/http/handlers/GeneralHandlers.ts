@@ -61,7 +61,7 @@ export const GeneralHandlers = HttpApiBuilder.group(Api, "general", Effect.fn(fu
         // With a recipient, a transfer to another wallet of the same client is priced as a self transfer (SPEC rule 3).
         if (txClass === "InnerTransfer" && query.recipient !== undefined) {
           const recipient = yield* recipients.resolve(query.recipient, wallet.project)
-          if (String(recipient.client_id) === wallet.client_id) {
+          if (String(recipient.clientId) === wallet.client_id) {
             txClass = "SelfTransfer"
             typeTx = TxType.SelfWalletTransfer
           }

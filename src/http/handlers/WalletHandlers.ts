@@ -56,7 +56,7 @@ export const WalletHandlers = HttpApiBuilder.group(Api, "wallet", Effect.fn(func
           yield* exactlyOne(query)
           const code = yield* codes.find(s.walletId, query)
           if (query.code !== undefined && code === undefined) return yield* new TransactionNotFound({ message: "code: no such code" })
-          const id = code !== undefined ? String(code.tx_id) : query.id!
+          const id = code !== undefined ? String(code.txId) : query.id!
           const row = code !== undefined ? yield* Effect.map(journal.tx(id), (tx) => tx!) : yield* journal.txOfWallet(s.walletId, id)
           if (code === undefined) return yield* ok(row)
           const face = codes.toOut(code, s.walletId, query.code ?? null)

@@ -1,0 +1,85 @@
+/**
+ * sql/Decoding.ts: every repository record decodes through the fast pass, and that pass gives
+ * exactly what the record's Schema gives (camelCase keys, bigint money and ids, excess columns
+ * dropped); a row the fast pass refuses goes to the Schema, which throws naming the column.
+ * No database is started: rows are what the driver returns (int8 → bigint, NUMERIC::text → string).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Schema } from "effect"
+import { Code } from "../../sql/CodeRepo.ts"
+import { App, Session } from "../../sql/CredentialRepo.ts"
+import { decodeAll, decodeFirst, hasFastPath, Int8, MinorUnits, Nullable, record } from "../../sql/Decoding.ts"
+import { Event, Tx } from "../../sql/JournalRepo.ts"
+import { AppPayment, Balance, Investment, StoredTx } from "../../sql/LedgerRepo.ts"
+import { CurrencyRecord, Rate, Terminal } from "../../sql/ReferenceRepo.ts"
+import { Confirmation, ExpiredConfirmation } from "../../sql/TransferRepo.ts"
+import { Wallet } from "../../sql/WalletRepo.ts"
+
+const at = new Date("2026-11-25T12:00:00Z")
+
+const samples: ReadonlyArray<readonly [string, Schema.Decoder<any>, Record<string, unknown>]> = [
+  ["Wallet", Wallet, {
+    id: 1000001n, client_id: 1001n, project: 0, wallet_group: 3, flags: 16, name: "main", sort_order: 0, max_addr_count: 10,
+    address: "WABC", timetick_update: 7n
+  }],
+  ["Balance", Balance, { currency: "USDT", free: "100500000", lock_out: "0", lock_in: "-3", lock_orders: "123456789012345678901234567890" }],
+  ["StoredTx", StoredTx, { id: 1n, id_update: 2n, wallet_to: 3n, wallet_from: -1n, currency: "USDT", amount: "5", request_hash: null }],
+  ["AppPayment", AppPayment, { id: 1n, id_update: 2n, type_tx: 7, tx_state: 8, currency: "EUR", amount: "10", fee: "0", tag: "t", created_at: at }],
+  ["Investment", Investment, {
+    timetick: 9n, wallet_id: 1n, currency: "USDT", investment_type: 1, state: 0, flags: 0, amount: "100", profit: "1",
+    rate_pct: "4.5", date_end: at, tag: null
+  }],
+  ["Tx", Tx, {
+    id: 1n, id_update: 2n, type_tx: 3, tx_state: 4, wallet_from: 5n, wallet_to: 6n, currency: "USDT", amount: "100", fee: "1",
+    tag: null, app_id: null, profit_wallet: -2n, currency_to: "EUR", amount_to: "90", created_at: at, watermark: 12n
+  }],
+  ["Event", Event, { id: 1n, kind: "TransferSent", wallet_id: 2n, payload: { txId: "1" }, created_at: at }],
+  ["Confirmation", Confirmation, {
+    tx_id: 1n, wallet_id: 2n, channel: "Code", code_hash: new Uint8Array([1, 2]), attempts_left: 5, expires_at: at
+  }],
+  ["ExpiredConfirmation", ExpiredConfirmation, { tx_id: 1n, wallet_id: 2n }],
+  ["Code", Code, {
+    tx_id: 1n, kind: "transfer", creator: 2n, counterparty: null, expires_at: null, partner_info: null, room_key: null, type_tx: 11,
+    tx_state: 1, id_update: 3n, currency: "USDT", amount: "10", fee: "0", profit_wallet: null, tag: null, created_at: at
+  }],
+  ["Session", Session, { wallet_id: 1n, client_id: 2n, project: 0, flags: 0, wallet_group: 0, expires_at: at }],
+  ["App", App, { id: 5001n, wallet_id: 1n, pkey_hash: new Uint8Array([9]) }],
+  ["CurrencyRecord", CurrencyRecord, { code: "USDT", name: "Tether", decimals: 6, exchange_enabled: true, is_base: false }],
+  ["Terminal", Terminal, {
+    id: 1n, type_network: 240, type_contract: 234, currency: null, decimals: 0, address_contract: null, name: "x", tag: null,
+    priority: 0, network_fee: "0.5", display_name: null, icon_code: null, flags: 0, default_hot_address: null,
+    default_system_wallet_id: -1n, wallet_groups: [1, 2], last_block: null, built_in: true
+  }],
+  ["Rate", Rate, { from_currency: "USDT", to_currency: "EUR", rate: "0.92" }]
+]
+
+describe("repository records", () => {
+  for (const [name, schema, row] of samples) {
+    it(`${name}: the fast pass and the Schema agree`, () => {
+      assert.isTrue(hasFastPath(schema), `${name} has a field outside sql/Decoding.ts's codecs`)
+      const [fast] = decodeAll(schema)([row])
+      assert.deepStrictEqual(fast, Schema.decodeUnknownSync(schema)(row))
+      assert.notProperty(fast, "watermark")
+    })
+  }
+
+  it("money is exact: NUMERIC text becomes a bigint, wider than a double", () => {
+    const [balance] = decodeAll(Balance)([samples[1][2]])
+    assert.strictEqual(balance.lockOrders, 123456789012345678901234567890n)
+    assert.strictEqual(balance.lockIn, -3n)
+  })
+
+  it("a row the record does not describe throws, naming the column", () => {
+    const balances = decodeAll(Balance)
+    assert.throws(() => balances([{ ...samples[1][2], lock_out: "1.5" }]), /lockOut|lock_out/)
+    assert.throws(() => balances([{ ...samples[1][2], free: 5 }]), /free/)
+    assert.throws(() => decodeAll(Wallet)([{ ...samples[0][2], id: "1000001" }]), /id/)
+  })
+
+  it("a field outside the codecs still decodes, through the Schema", () => {
+    const Mixed = record({ id: Int8, amount: MinorUnits, note: Schema.NullOr(Schema.String), ref: Nullable(Int8) })
+    assert.isFalse(hasFastPath(Mixed))
+    assert.deepStrictEqual(decodeFirst(Mixed)([{ id: 1n, amount: "2", note: null, ref: 3n }]), { id: 1n, amount: 2n, note: null, ref: 3n })
+    assert.strictEqual(decodeFirst(Mixed)([]), undefined)
+  })
+})
