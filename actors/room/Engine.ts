@@ -97,6 +97,7 @@ export const REMOVED_SELF_TRADE = 1
 export const REMOVED_DUST = 2
 
 const TWO_53 = 2 ** 53
+const MAX_SAFE = Number.MAX_SAFE_INTEGER
 
 const isSafeCount = (n: number): boolean => Number.isSafeInteger(n) && n >= 0
 const isPositiveSafeInt = (n: number): boolean => Number.isSafeInteger(n) && n > 0
@@ -169,8 +170,10 @@ export class Engine {
       if (buy ? c <= 0 : c >= 0) return RAW_REJECT_WOULD_MATCH
     }
 
-    let lots = quantity > 0 ? quantity : Infinity
-    let funds = budget > 0 ? budget : Infinity
+    // Unbounded lots / budget are 2^53 − 1 (never reached), so every figure stays a safe integer.
+    const byBudget = budget > 0
+    let lots = quantity > 0 ? quantity : MAX_SAFE
+    let funds = byBudget ? budget : MAX_SAFE
     const oQty = s.oQty, oId = s.oId, oNext = s.oNext, oOwner = s.oOwner, lHead = s.lHead, lTotal = s.lTotal, ids = s.ids
     let stop = false
     while (opp.len > 0) {
@@ -183,7 +186,7 @@ export class Engine {
       let slot: number
       while ((slot = lHead[lvl]) !== NONE) {
         let cap = lots
-        if (funds !== Infinity) {
+        if (byBudget) {
           const affordable = lotsForBudget(funds, ln, ld)
           if (affordable < cap) cap = affordable
           if (cap === 0) {
@@ -219,7 +222,7 @@ export class Engine {
         }
         this.pushFill(oId[slot], fill, q, ln, ld)
         lots -= fill
-        if (funds !== Infinity) funds -= q
+        if (byBudget) funds -= q
         lTotal[lvl] -= fill
         if (fill === mq) {
           // The maker is consumed: unlink it (it is the head).
@@ -249,7 +252,7 @@ export class Engine {
       return RAW_DONE
     }
     let rest = lots
-    if (buy && funds !== Infinity) {
+    if (buy && byBudget) {
       const affordable = lotsForBudget(funds, num, den)
       if (affordable < rest) rest = affordable
     }
