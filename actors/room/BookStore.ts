@@ -6,6 +6,7 @@
  * comparison decides whenever two approximations are too close to tell. Numbers stored in
  * Float64Array are integers below 2^53 (lApprox aside), so they are exact.
  */
+import { IdIndex } from "./IdIndex.ts"
 import { cmpRatio, gcd as gcdOf } from "./Ratio.ts"
 
 export const NONE = -1
@@ -48,7 +49,7 @@ const growU8 = (a: Uint8Array, n: number) => {
 
 export class BookStore {
   /** External order id → slot. */
-  readonly ids = new Map<number, number>()
+  readonly ids = new IdIndex()
 
   // Order slots.
   oId = new Float64Array(1024)
@@ -216,9 +217,8 @@ export class BookStore {
 
   /** Removes a resting order; returns its remaining quantity, or -1 when unknown. */
   remove(id: number): number {
-    const slot = this.ids.get(id)
-    if (slot === undefined) return -1
-    this.ids.delete(id)
+    const slot = this.ids.delete(id)
+    if (slot < 0) return -1
     const lvl = this.oLevel[slot]
     const qty = this.oQty[slot]
     const prev = this.oPrev[slot]

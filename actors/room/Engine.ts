@@ -334,7 +334,7 @@ export class Engine {
   /** A resting order (its level's reduced ratio and its remaining lots), or undefined. */
   order(id: number): { readonly side: Side; readonly num: number; readonly den: number; readonly remaining: number } | undefined {
     const slot = this.store.ids.get(id)
-    if (slot === undefined) return undefined
+    if (slot < 0) return undefined
     const s = this.store
     const lvl = s.oLevel[slot]
     return { side: s.lSide[lvl] === SIDE_BUY ? "buy" : "sell", num: s.lNum[lvl], den: s.lDen[lvl], remaining: s.oQty[slot] }
