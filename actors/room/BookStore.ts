@@ -6,6 +6,7 @@
  * comparison decides whenever two approximations are too close to tell. Numbers stored in
  * Float64Array are integers below 2^53 (lApprox aside), so they are exact.
  */
+import { IdIndex } from "./IdIndex.ts"
 import { cmpRatio, gcd as gcdOf } from "./Ratio.ts"
 
 export const NONE = -1
@@ -48,7 +49,7 @@ const growU8 = (a: Uint8Array, n: number) => {
 
 export class BookStore {
   /** External order id → slot. */
-  readonly ids = new Map<number, number>()
+  readonly ids = new IdIndex()
 
   // Order slots.
   oId = new Float64Array(1024)
@@ -125,30 +126,40 @@ export class BookStore {
     return cmpLevel(this.lApprox[lvl], this.lNum[lvl], this.lDen[lvl], a, n, d)
   }
 
+  /** As `cmp`, with the float band [lo, hi] around n/d precomputed (the float decides outside it). */
+  private sgn(lvl: number, lo: number, hi: number, n: number, d: number): number {
+    const p = this.lApprox[lvl]
+    if (p > hi) return 1
+    if (p < lo) return -1
+    const ln = this.lNum[lvl], ld = this.lDen[lvl]
+    return ln === n && ld === d ? 0 : cmpRatio(ln, ld, n, d)
+  }
+
   /**
    * Index in `side.levels` of the level at the reduced ratio n/d (≈ a), or, when absent,
    * -(insertion index) - 1. Bids are ascending and asks descending, so in both the best price is last.
    */
   find(side: SideLevels, a: number, n: number, d: number): number {
     const levels = side.levels
+    const hi = a * (1 + DECISIVE), lo = a * (1 - DECISIVE)
     // Fast path: at or beyond the best level (new orders cluster near the top of the book).
     const len = side.len
     if (len > 0) {
-      const c = this.cmp(levels[len - 1], a, n, d)
+      const c = this.sgn(levels[len - 1], lo, hi, n, d)
       if (c === 0) return len - 1
       if (side.buy ? c < 0 : c > 0) return -len - 1
     } else return -1
-    let lo = 0
-    let hi = len - 1
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      const c = this.cmp(levels[mid], a, n, d)
+    let l = 0
+    let h = len - 1
+    while (l < h) {
+      const mid = (l + h) >>> 1
+      const c = this.sgn(levels[mid], lo, hi, n, d)
       if (c === 0) return mid
-      if (side.buy ? c < 0 : c > 0) lo = mid + 1
-      else hi = mid
+      if (side.buy ? c < 0 : c > 0) l = mid + 1
+      else h = mid
     }
-    // lo === hi, levels[hi] is the first entry "after" the ratio (exists: it is not beyond the top).
-    return this.cmp(levels[lo], a, n, d) === 0 ? lo : -lo - 1
+    // l === h, levels[h] is the first entry "after" the ratio (exists: it is not beyond the top).
+    return this.sgn(levels[l], lo, hi, n, d) === 0 ? l : -l - 1
   }
 
   /** Appends an order at the tail of its price level, creating the level when needed. */
@@ -206,9 +217,8 @@ export class BookStore {
 
   /** Removes a resting order; returns its remaining quantity, or -1 when unknown. */
   remove(id: number): number {
-    const slot = this.ids.get(id)
-    if (slot === undefined) return -1
-    this.ids.delete(id)
+    const slot = this.ids.delete(id)
+    if (slot < 0) return -1
     const lvl = this.oLevel[slot]
     const qty = this.oQty[slot]
     const prev = this.oPrev[slot]

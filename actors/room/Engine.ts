@@ -96,6 +96,9 @@ export const KIND_MARKET = 2
 export const REMOVED_SELF_TRADE = 1
 export const REMOVED_DUST = 2
 
+const TWO_53 = 2 ** 53
+const MAX_SAFE = Number.MAX_SAFE_INTEGER
+
 const isSafeCount = (n: number): boolean => Number.isSafeInteger(n) && n >= 0
 const isPositiveSafeInt = (n: number): boolean => Number.isSafeInteger(n) && n > 0
 
@@ -167,9 +170,11 @@ export class Engine {
       if (buy ? c <= 0 : c >= 0) return RAW_REJECT_WOULD_MATCH
     }
 
-    let lots = quantity > 0 ? quantity : Infinity
-    let funds = budget > 0 ? budget : Infinity
-    const oQty = s.oQty
+    // Unbounded lots / budget are 2^53 − 1 (never reached), so every figure stays a safe integer.
+    const byBudget = budget > 0
+    let lots = quantity > 0 ? quantity : MAX_SAFE
+    let funds = byBudget ? budget : MAX_SAFE
+    const oQty = s.oQty, oId = s.oId, oNext = s.oNext, oOwner = s.oOwner, lHead = s.lHead, lTotal = s.lTotal, ids = s.ids
     let stop = false
     while (opp.len > 0) {
       const lvl = opp.levels[opp.len - 1]
@@ -179,55 +184,62 @@ export class Engine {
         if (buy ? c > 0 : c < 0) break
       }
       let slot: number
-      while ((slot = s.lHead[lvl]) !== NONE) {
+      while ((slot = lHead[lvl]) !== NONE) {
         let cap = lots
-        if (funds !== Infinity) {
+        if (byBudget) {
           const affordable = lotsForBudget(funds, ln, ld)
           if (affordable < cap) cap = affordable
-        }
-        if (cap === 0) {
-          stop = true // the budget pays for no lot here, nor at any worse level
-          break
+          if (cap === 0) {
+            stop = true // the budget pays for no lot here, nor at any worse level
+            break
+          }
         }
         const mq = oQty[slot]
-        if (owner !== 0 && s.oOwner[slot] === owner) {
-          this.pushRemoved(s.oId[slot], mq, REMOVED_SELF_TRADE)
-          s.popHead(lvl)
+        if (owner !== 0 && oOwner[slot] === owner) {
+          this.removeHead(lvl, REMOVED_SELF_TRADE)
           continue
         }
         let fill = mq < cap ? mq : cap
+        let q: number
         // A whole-number maker ratio moves exactly fill·ln, within any crossing taker's bound.
-        const whole = ld === 1 && fill * ln < 2 ** 53
-        let q = whole ? fill * ln : fillQuote(buy, fill, ln, ld)
-        if (!whole && (q === 0 || (!market && !withinTakerBound(buy, q, fill, num, den)))) {
-          const granules = granuleFloor(fill, ld)
-          if (granules === 0) {
-            if (mq < cap) {
-              this.pushRemoved(s.oId[slot], mq, REMOVED_DUST)
-              s.popHead(lvl)
-              continue
-            }
-            this.takerDust = true
-            stop = true
-            break
-          }
-          fill = granules
-          q = (granules / ld) * ln
-        }
-        this.pushFill(s.oId[slot], fill, q, ln, ld)
-        lots -= fill
-        if (funds !== Infinity) funds -= q
-        if (fill === mq) s.popHead(lvl)
+        if (ld === 1 && fill * ln < TWO_53) q = fill * ln
         else {
-          oQty[slot] = mq - fill
-          s.lTotal[lvl] -= fill
+          q = fillQuote(buy, fill, ln, ld)
+          if (q === 0 || (!market && !withinTakerBound(buy, q, fill, num, den))) {
+            const granules = granuleFloor(fill, ld)
+            if (granules === 0) {
+              if (mq < cap) {
+                this.removeHead(lvl, REMOVED_DUST)
+                continue
+              }
+              this.takerDust = true
+              stop = true
+              break
+            }
+            fill = granules
+            q = (granules / ld) * ln
+          }
         }
+        this.pushFill(oId[slot], fill, q, ln, ld)
+        lots -= fill
+        if (byBudget) funds -= q
+        lTotal[lvl] -= fill
+        if (fill === mq) {
+          // The maker is consumed: unlink it (it is the head).
+          const next = oNext[slot]
+          ids.delete(oId[slot])
+          s.freeSlot(slot)
+          s.lCount[lvl]--
+          lHead[lvl] = next
+          if (next === NONE) s.lTail[lvl] = NONE
+          else s.oPrev[next] = NONE
+        } else oQty[slot] = mq - fill
         if (lots === 0) {
           stop = true
           break
         }
       }
-      if (s.lHead[lvl] === NONE) {
+      if (lHead[lvl] === NONE) {
         opp.len--
         s.freeLevel(lvl)
       }
@@ -240,7 +252,7 @@ export class Engine {
       return RAW_DONE
     }
     let rest = lots
-    if (buy && funds !== Infinity) {
+    if (buy && byBudget) {
       const affordable = lotsForBudget(funds, num, den)
       if (affordable < rest) rest = affordable
     }
@@ -322,7 +334,7 @@ export class Engine {
   /** A resting order (its level's reduced ratio and its remaining lots), or undefined. */
   order(id: number): { readonly side: Side; readonly num: number; readonly den: number; readonly remaining: number } | undefined {
     const slot = this.store.ids.get(id)
-    if (slot === undefined) return undefined
+    if (slot < 0) return undefined
     const s = this.store
     const lvl = s.oLevel[slot]
     return { side: s.lSide[lvl] === SIDE_BUY ? "buy" : "sell", num: s.lNum[lvl], den: s.lDen[lvl], remaining: s.oQty[slot] }
@@ -391,6 +403,14 @@ export class Engine {
     this.fillNum[n] = num
     this.fillDen[n] = den
     this.fillCount = n + 1
+  }
+
+  /** Takes the head order of level `lvl` off the book without a fill (self-trade, dust): a cold path. */
+  private removeHead(lvl: number, reason: number): void {
+    const s = this.store
+    const slot = s.lHead[lvl]
+    this.pushRemoved(s.oId[slot], s.oQty[slot], reason)
+    s.popHead(lvl)
   }
 
   private pushRemoved(id: number, remaining: number, reason: number): void {
