@@ -369,7 +369,7 @@ const runStream = async (regime: Regime) => {
     return { wallet, side: "buy", kind: "limit", fromAmount: n * k, toAmount: d * k, body }
   }
 
-  const placeOrder = async (input: OrderInput, where: string) => {
+  const placeOrder = async (input: OrderInput, where: string, mirror = false) => {
     const expected = model.plan(input)
     const reply = await within(client.call("POST", "/core/v1/market/create_order", {
       sid: wallets[input.wallet].sid, body: { ...input.body, roomKey, clientNonce: nonce++ }
@@ -402,6 +402,7 @@ const runStream = async (regime: Regime) => {
     saw(`${input.side} ${input.kind} ${order.state}${fills.length > 0 ? " with fills" : ""}`)
     for (const [, , reason] of expected.result!.removed) saw(reason === "selfTrade" ? "self-trade cancelled a maker" : "dust maker left")
     if (expected.result!.takerDust) saw("dust taker released")
+    if (mirror && fills.length > 0) saw("a mirrored ratio traded")
   }
 
   const cancelOrder = async (wallet: number, target: string, expected: ModelOrder | 10091 | 10092, where: string) => {
@@ -444,7 +445,7 @@ const runStream = async (regime: Regime) => {
       return placeOrder({ wallet, side, kind: "limit", fromAmount: over, toAmount: null, body }, `${where} over balance`)
     } else if (r < 0.33) {
       const mirror = mirrorInput(wallet)
-      if (mirror !== undefined) return placeOrder(mirror, `${where} mirror`)
+      if (mirror !== undefined) return placeOrder(mirror, `${where} mirror`, true)
     }
     const side: Side = random.next() < 0.5 ? "sell" : "buy"
     const away = side === "sell" ? 1n : -1n
@@ -536,7 +537,9 @@ const runStream = async (regime: Regime) => {
   console.log(`exchange stream ${regime.name}, seed ${seed}: ${steps} steps in ${((Date.now() - started) / 1000).toFixed(1)} s; ${summary}`)
   // A full-length stream must have reached the interesting paths (a short EXCHANGE_STEPS run is a smoke run).
   if (steps < 150) return
-  for (const path of ["refused 10002", "post-only refused 10090", "cancel", "cancel refused 10092"]) assert.isTrue(seen.has(path), `stream never hit: ${path}`)
+  for (const path of ["refused 10002", "post-only refused 10090", "cancel", "cancel refused 10092", "self-trade cancelled a maker", "a mirrored ratio traded"]) {
+    assert.isTrue(seen.has(path), `stream never hit: ${path}`)
+  }
   assert.isTrue([...seen.keys()].some((k) => k.startsWith("sell limit Active with fills")), "a partially filled sell that rests")
   assert.isTrue([...seen.keys()].some((k) => k.startsWith("buy limit Completed with fills")), "a buy that completes")
   assert.isTrue([...seen.keys()].some((k) => k.startsWith("buy market")), "market buys")

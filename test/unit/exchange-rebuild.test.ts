@@ -1,0 +1,44 @@
+/**
+ * A room rebuilt from rows placed before exact ratios (migration 0014): such rows rested on decimal
+ * ticks, so two of them can now cross (the mirror case: 10 USDT for 9 EUR beside 4.5 EUR for 5 USDT).
+ * Restoring never crosses the book: the crossing row is refused by `restore` and matched as a taker
+ * (the room actor does so before anything else), and rows without a stored ratio take it from their amounts.
+ */
+import { describe, expect, it } from "vitest"
+import { makeBook, ratioOfRow } from "../../actors/room/Matching.ts"
+import { makePair } from "../../actors/room/Pair.ts"
+import { OrderState } from "../../actors/room/Settlement.ts"
+import type { OrderRow } from "../../sql/OrderRepo.ts"
+
+// EUR/USDT: USDT is the quote (6 decimals), EUR the base (2 decimals: a lot is one cent).
+const pair = makePair("EUR", "USDT", 2, 6)
+
+const row = (o: Partial<OrderRow> & Pick<OrderRow, "id" | "wallet_id" | "side" | "from_amount" | "to_amount" | "seq">): OrderRow => {
+  const sell = o.side === 1
+  const lots = sell ? BigInt(o.from_amount) : BigInt(o.to_amount!)
+  return {
+    wallet_group: 0, type_tx: sell ? 16 : 17, room_key: 0n, base: "EUR", quote: "USDT", order_type: 1, price_ticks: null,
+    price_num: null, price_den: null, quantity_lots: lots, remaining_lots: lots, from_currency: sell ? "EUR" : "USDT",
+    to_currency: sell ? "USDT" : "EUR", locked: o.from_amount, given: "0", received: "0", fee: "0", state: 1, tag: null,
+    created_at: new Date(0), updated_at: new Date(0), ...o
+  } as OrderRow
+}
+
+describe("rebuilding a room from rows rested on ticks", () => {
+  it("derives the ratio from the amounts, refuses the crossing row on restore, and matches it as a taker", () => {
+    // A buy: 10 USDT (10,000,000 units) for 9 EUR (900 lots); a sell: 4.5 EUR (450 lots) for 5 USDT.
+    const buy = row({ id: 1n, wallet_id: 11n, side: 0, from_amount: "10000000", to_amount: "900", seq: 1n })
+    const sell = row({ id: 2n, wallet_id: 12n, side: 1, from_amount: "450", to_amount: "5000000", seq: 2n })
+    expect(ratioOfRow(pair, buy)).toEqual([100000, 9])
+    expect(ratioOfRow(pair, sell)).toEqual([100000, 9])
+    const book = makeBook(pair, 0n, "0:EUR:USDT", 2)
+    expect(book.restore(buy)).toBe(true)
+    expect(book.restore(sell)).toBe(false)
+    book.validate()
+    let trade = 100n
+    const decision = book.place(sell, false, () => ({ fee: 0n, profitWalletId: -2n }), () => trade++)
+    expect(decision.figures).toMatchObject({ state: OrderState.Completed, given: "450", received: "5000000", locked: "0" })
+    expect(book.resting("1")).toMatchObject({ remainingLots: 450n, given: 5_000_000n, received: 450n })
+    book.validate()
+  })
+})
