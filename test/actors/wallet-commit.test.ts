@@ -55,6 +55,8 @@ interface Row {
   readonly inject?: readonly [failure: () => CommitFailure, times: number]
   /** Success, or the rejection's tag and message. */
   readonly reply: "ok" | readonly [tag: string, message: RegExp]
+  /** Fields the successful reply must carry. */
+  readonly value?: Record<string, unknown>
   /** Commits the actor asked the writer for (retries included). */
   readonly attempts: number
   /** The wallet's USDT buckets and the message's transaction state afterwards (null: no transaction). */
@@ -134,7 +136,8 @@ const rows: ReadonlyArray<Row> = [
   { name: "treasury credit: a state conflict → BalanceNotEnough", send: treasury(30, "credit"), inject: [conflict, 1], reply: ["BalanceNotEnough", changed], attempts: 1, ledger: { free: 100, lockOut: 0, txState: null } },
   { name: "treasury debit beyond free → BalanceNotEnough, no commit", send: treasury(101, "debit"), reply: ["BalanceNotEnough", /does not cover the debit/], attempts: 0, ledger: { free: 100, lockOut: 0, txState: null } },
   // ChargeDebt: min(free, amount) decided on fresh figures.
-  { name: "debt charge above free takes the free balance (decided on fresh figures)", send: chargeDebt(150), reply: "ok", attempts: 1, ledger: { free: 0, lockOut: 0, txState: Finished } },
+  { name: "debt charge above free takes the free balance (decided on fresh figures)", send: chargeDebt(150), reply: "ok", value: { charged: usdt(100), outstanding: usdt(50) }, attempts: 1, ledger: { free: 0, lockOut: 0, txState: Finished } },
+  { name: "debt charge takes credits another actor just brought in (no stale figure)", setup: behind(5.5), send: chargeDebt(200), reply: "ok", value: { charged: usdt(105.5), outstanding: usdt(94.5) }, attempts: 1, ledger: { free: 0, lockOut: 0, txState: Finished } },
   { name: "debt charge: four CHECK refusals → ExternalIdConflict", send: chargeDebt(20), inject: [check, 4], reply: ["ExternalIdConflict", /could not be charged; retry/], attempts: 4, ledger: { free: 100, lockOut: 0, txState: null } },
   { name: "debt charge: a state conflict → ExternalIdConflict", send: chargeDebt(20), inject: [conflict, 1], reply: ["ExternalIdConflict", /could not be charged; retry/], attempts: 1, ledger: { free: 100, lockOut: 0, txState: null } },
   // CommitWithDebit: an operation prepared by a code actor, decided and committed here.
@@ -166,6 +169,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: 120_000 })("wallet actor:
       yield* faults.reset
       if (row.reply === "ok") {
         assert.isTrue(Exit.isSuccess(exit), `expected success, got ${String(exit)}`)
+        if (Exit.isSuccess(exit)) for (const [key, value] of Object.entries(row.value ?? {})) assert.deepStrictEqual((exit.value as any)[key], value, key)
       } else {
         const [tag, message] = row.reply
         assert.isTrue(Exit.isFailure(exit), "expected a rejection")

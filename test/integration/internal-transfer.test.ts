@@ -8,62 +8,43 @@
  * ledger audit must show every currency summing to "0" and no user bucket below zero.
  */
 import { generateKeyPairSync, type KeyObject, sign } from "node:crypto"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Redacted } from "effect"
-import { SqlClient } from "effect/sql"
-import { afterAll, afterEach, assert, beforeAll, describe, it } from "@effect/vitest"
-import { makeClient, type Reply, type TestClient } from "../support/Client.ts"
+import { assert, describe, it } from "@effect/vitest"
+import { type EventItem, makeClient, type Party } from "../support/Client.ts"
+import { assertRejected, exact, serviceForFile, TxState, TxType, WalletFlag } from "../support/Fixtures.ts"
+import { withDatabase } from "../support/Postgres.ts"
 import { itWithServer, type RunningService, startService } from "../support/Service.ts"
 
-const WalletBlock = 1
-const InnerTransferBlock = 2
-const Deleted = 4
-const IsDefault = 16
-const InternalTx = 11
-const SelfWalletTransfer = 15
-const Canceled = 16
-const Finished = 8
+const { WalletBlock, InnerTransferBlock, Deleted, IsDefault } = WalletFlag
+const { InternalTx, SelfWalletTransfer } = TxType
+const { Canceled, Finished } = TxState
 
 // Tariffs of this file: a plain transfer of USDT costs 0.5 + 1 %, a self wallet transfer 0.1 flat;
 // EUR transfers cost 0.25 and the fee goes to a user wallet named as the profit wallet.
-const innerFee = (amount: number) => Math.round((0.5 + amount / 100) * 1e6) / 1e6
+const innerFee = (amount: number) => exact(0.5 + amount / 100)
 const selfFee = 0.1
 const eurFee = 0.25
 
-let service: RunningService
-let client: TestClient
 let eurProfit: Party
+const { service, client } = serviceForFile({
+  setup: async (c) => {
+    eurProfit = await c.party()
+    await c.setTariffs([
+      { txClass: "InnerTransfer", currency: "USDT", feeFixed: "0.5", feePercent: "1" },
+      { txClass: "SelfTransfer", currency: "USDT", feeFixed: "0.1", feePercent: "0" },
+      { txClass: "InnerTransfer", currency: "EUR", feeFixed: "0.25", feePercent: "0", profitWalletId: eurProfit.id }
+    ])
+  }
+})
 
-interface Party {
-  readonly clientId: string
-  readonly id: string
-  readonly address: string
-  readonly flags: number
-  readonly sid: string
-}
-
-let nextClient = 710_000
-const newClientId = () => String(nextClient++)
+const newClientId = client.newClientId
 let unique = 0
 const suffix = () => `${String(Date.now()).slice(-6)}${String(unique++).padStart(3, "0")}`
 
 /** A wallet with its own session, funded with `fund` USDT (default 100). */
-const party = async (options: { clientId?: string; fund?: string; extra?: Record<string, unknown> } = {}): Promise<Party> => {
-  const clientId = options.clientId ?? newClientId()
-  const wallet = await client.createWallet(clientId, options.extra ?? {})
-  const sid = await client.createSession(wallet.id)
-  const fund = options.fund ?? "100"
-  if (fund !== "0") await client.fund(wallet.id, "USDT", fund)
-  return { clientId, id: wallet.id, address: wallet.address, flags: wallet.flags, sid }
-}
+const party = (options: { clientId?: string; fund?: string; extra?: Record<string, unknown> } = {}) =>
+  client.party({ ...options, fund: options.fund ?? "100" })
 
-interface Buckets { readonly free: number; readonly lockOut: number; readonly lockIn: number }
-const bucketsOf = async (who: Party, currency = "USDT"): Promise<Buckets> => {
-  const row = await client.balance(who.sid, currency)
-  return row === undefined ? { free: 0, lockOut: 0, lockIn: 0 } : { free: row.freeBalance, lockOut: row.lockOutBalance, lockIn: row.lockInBalance }
-}
-/** Expected figures are written as sums; the service answers the exact decimal as a JSON number. */
-const exact = (n: number) => Math.round(n * 1e6) / 1e6
+const bucketsOf = client.bucketsOf
 const assertBuckets = async (who: Party, free: number, lockOut: number, currency = "USDT", label = "") => {
   const b = await bucketsOf(who, currency)
   assert.strictEqual(b.free, exact(free), `${label} free`)
@@ -103,12 +84,6 @@ const sendAndSettle = async (from: Party, body: TransferBody) => {
   return one
 }
 
-const assertRejected = (reply: Reply, status: number, code: number, label = "") => {
-  assert.strictEqual(reply.status, status, `${label} ${JSON.stringify(reply.body)}`)
-  assert.isNull(reply.body.result, label)
-  assert.strictEqual(reply.body.error?.code, code, `${label} ${JSON.stringify(reply.body)}`)
-}
-
 const txInfo = (who: Party, id: string) => client.call("GET", `/core/v1/wallet/get_tx_info?id=${id}`, { sid: who.sid })
 const txOf = async (who: Party, id: string) => {
   const reply = await txInfo(who, id)
@@ -116,21 +91,7 @@ const txOf = async (who: Party, id: string) => {
   return reply.body.result
 }
 
-interface EventItem { id: string; kind: string; walletId: string; payload: any; dateUTC: string }
-/** Every events item so far, paged through the private feed from the start. */
-const allEvents = async (): Promise<Array<EventItem>> => {
-  const items: Array<EventItem> = []
-  let cursor = "0"
-  for (;;) {
-    const reply = await client.call("GET", `/private/v1/events?cursor=${cursor}&limit=1000`, { bearer: service.key })
-    assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-    const page = reply.body.result as Array<EventItem>
-    items.push(...page)
-    if (page.length === 0 || reply.body.cursor === cursor) return items
-    cursor = reply.body.cursor!
-  }
-}
-const eventsOfTx = async (txId: string) => (await allEvents()).filter((e) => e.payload?.txId === txId)
+const eventsOfTx = async (txId: string) => (await client.allEvents()).filter((e) => e.payload?.txId === txId)
 
 /** The one-time code the service sent through the notification channel (C12). */
 const codeEventOf = async (txId: string) => {
@@ -139,25 +100,7 @@ const codeEventOf = async (txId: string) => {
   return found[0]
 }
 
-const assertLedgerSound = (on: RunningService = service) => makeClient(on).assertLedgerSound()
-
-beforeAll(async () => {
-  service = await startService()
-  client = makeClient(service)
-  eurProfit = await party({ fund: "0" })
-  const tariffs = await client.priv("POST", "set_tariffs", [
-    { txClass: "InnerTransfer", currency: "USDT", feeFixed: "0.5", feePercent: "1" },
-    { txClass: "SelfTransfer", currency: "USDT", feeFixed: "0.1", feePercent: "0" },
-    { txClass: "InnerTransfer", currency: "EUR", feeFixed: "0.25", feePercent: "0", profitWalletId: eurProfit.id }
-  ])
-  assert.strictEqual(tariffs.status, 200, JSON.stringify(tariffs.body))
-})
-afterEach(async () => {
-  await assertLedgerSound()
-})
-afterAll(async () => {
-  await service?.stop()
-})
+const assertLedgerSound = (on: RunningService = service()) => makeClient(on).assertLedgerSound()
 
 describe("rule 1: the recipient forms (C12)", () => {
   it("a CRM id (digits or text) resolves to that client's IsDefault wallet", async () => {
@@ -366,7 +309,7 @@ describe("rule 5: atomic, with the tariff's fee", () => {
   // The Fees wallet (-2) has no session; on a real server its balance is read straight from SQL.
   itWithServer("without a profitWalletId the fee goes to the Fees wallet (-2)", async () => {
     const feesFree = async () => {
-      const rows = await withDatabase((sql) => sql<{ free: string }>`SELECT free::text AS free FROM balances WHERE wallet_id = -2 AND currency = 'USDT'`)
+      const rows = await withDatabase(service().databaseUrl!, (sql) => sql<{ free: string }>`SELECT free::text AS free FROM balances WHERE wallet_id = -2 AND currency = 'USDT'`)
       return rows.length === 0 ? 0n : BigInt(rows[0].free)
     }
     const sender = await party()
@@ -805,20 +748,13 @@ describe("amount validation", () => {
   })
 })
 
-// Helpers that need node:crypto and SQL -----------------------------------------------------------
+// Helpers that need node:crypto -----------------------------------------------------------
 
 /** The raw 32-byte Ed25519 public key (the last 32 bytes of its SPKI DER), base64. */
 const rawPublicKey = (publicKey: KeyObject) => publicKey.export({ format: "der", type: "spki" }).subarray(-32).toString("base64")
 
 /** The base64 Ed25519 signature of the txId's decimal string (X-SignResult). */
 const signTx = (privateKey: KeyObject, txId: string) => sign(null, Buffer.from(txId), privateKey).toString("base64")
-
-/** Runs one statement on the service's own database (real PostgreSQL only). */
-const withDatabase = <A>(statement: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>): Promise<A> =>
-  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    return yield* statement(sql)
-  }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(service.databaseUrl!), maxConnections: 1 })))) as Effect.Effect<A>)
 
 describe("estimate_fee for transfers", () => {
   it("prices a plain transfer by the InnerTransfer tariff and, given a recipient of the same client, by SelfTransfer", async () => {
