@@ -3,6 +3,7 @@
  * failures left), one table row each: the message, a failure the ledger writer returns on cue for
  * the next N commits (or money moved behind the actor's back, so its cached figures understate or
  * overstate), the reply or rejection, how many commits the actor asked for, and the ledger after.
+ * Step two's own refusals (a wrong code, the last attempt, expiry, the wrong kind) are rows too.
  * The actor runs through its entity test client against a real database (embedded, or a fresh one
  * on DATABASE_URL); after every row the ledger audit must be sound.
  */
@@ -53,26 +54,29 @@ interface Row {
   readonly send: (p: Parties) => Effect.Effect<unknown, unknown, R>
   /** The writer fails the next `times` commits with this failure. */
   readonly inject?: readonly [failure: () => CommitFailure, times: number]
-  /** Success, or the rejection's tag and message. */
-  readonly reply: "ok" | readonly [tag: string, message: RegExp]
+  /** Success, a defect (a broken invariant), or the rejection's tag and message. */
+  readonly reply: "ok" | "defect" | readonly [tag: string, message: RegExp]
   /** Fields the successful reply must carry. */
   readonly value?: Record<string, unknown>
   /** Commits the actor asked the writer for (retries included). */
   readonly attempts: number
   /** The wallet's USDT buckets and the message's transaction state afterwards (null: no transaction). */
-  readonly ledger: { readonly free: number; readonly lockOut: number; readonly txState: number | null }
+  readonly ledger: { readonly free: number; readonly lockOut: number; readonly lockOrders?: number; readonly txState: number | null }
 }
 
 // Messages --------------------------------------------------------------------------------------
 
 const code = "123456"
-const reserve = (amount: number, fee = 1) => (p: Parties) =>
+const reserve = (amount: number, options: { readonly attempts?: number; readonly expiresInMs?: number } = {}) => (p: Parties) =>
   p.actor.ReserveTransfer({
     txId: asTxId(p.txId), typeTx: TxType.InternalTx, recipientId: asWalletId(p.other), profitWalletId: asWalletId(SystemWallet.Fees),
-    currency: USDT, amount: usdt(amount), fee: usdt(fee), tag: null, clientNonce: null, channel: "Code",
-    codeHash: hashCode(code), expiresAt: new Date(Date.now() + 600_000), attempts: 5, codeForEvent: null
+    currency: USDT, amount: usdt(amount), fee: usdt(1), tag: null, clientNonce: null, channel: "Code",
+    codeHash: hashCode(code), expiresAt: new Date(Date.now() + (options.expiresInMs ?? 600_000)), attempts: options.attempts ?? 5,
+    codeForEvent: null
   })
-const confirm = (p: Parties) => p.actor.ConfirmTransfer({ txId: asTxId(p.txId), code, signatureBase64: null, kind: "transfer" })
+const confirmWith = (proof: string, kind: "transfer" | "swap" = "transfer") => (p: Parties) =>
+  p.actor.ConfirmTransfer({ txId: asTxId(p.txId), code: proof, signatureBase64: null, kind })
+const confirm = confirmWith(code)
 const cancel = (p: Parties) => p.actor.CancelTransfer({ txId: asTxId(p.txId), reason: "sender" })
 const treasury = (amount: number, direction: "credit" | "debit") => (p: Parties) =>
   p.actor.PostTreasury({
@@ -109,6 +113,25 @@ const behind = (delta: number) => (p: Parties) =>
 
 /** A reservation of 10 + 1 fee made first (then confirmed or cancelled by the row's message). */
 const reserved = (p: Parties) => reserve(10)(p)
+/** The same with one attempt left, or already expired. */
+const reservedLastAttempt = (p: Parties) => reserve(10, { attempts: 1 })(p)
+const reservedExpired = (p: Parties) => reserve(10, { expiresInMs: -1_000 })(p)
+/** An order's placement: 10 USDT free → lock_orders (its order row is the exchange's; only the money matters here). */
+const lockForOrder = (amount: number) => (p: Parties) =>
+  p.actor.LockForOrder({
+    currency: USDT, debit: usdt(amount), maxActive: 50,
+    operation: {
+      tx: {
+        id: p.txId, typeTx: TxType.ExchangeToBroker, txState: TxState.Created, walletFrom: p.wallet, walletTo: SystemWallet.Broker,
+        currency: USDT, amount: 0n, fee: 0n, tag: null, appId: null, externalId: null, requestHash: null, clientNonce: p.txId,
+        currencyTo: "BTC", amountTo: 0n
+      },
+      postings: [
+        { walletId: p.wallet, currency: USDT, bucket: Bucket.free, delta: -usdt(amount) },
+        { walletId: p.wallet, currency: USDT, bucket: Bucket.lockOrders, delta: usdt(amount) }
+      ]
+    }
+  })
 
 const { Created, Finished, Canceled } = TxState
 const changed = /^amount: the balance changed; retry/
@@ -128,6 +151,11 @@ const rows: ReadonlyArray<Row> = [
   { name: "confirm: settles", setup: reserved, send: confirm, reply: "ok", attempts: 1, ledger: { free: 89, lockOut: 0, txState: Finished } },
   { name: "confirm: a state conflict (settled elsewhere) → TransactionNotPending, reservation kept", setup: reserved, send: confirm, inject: [conflict, 1], reply: ["TransactionNotPending", /is not waiting for confirmation/], attempts: 1, ledger: { free: 89, lockOut: 11, txState: Created } },
   { name: "confirm: a CHECK refusal → TransactionNotPending, reservation kept", setup: reserved, send: confirm, inject: [check, 1], reply: ["TransactionNotPending", /is not waiting for confirmation/], attempts: 1, ledger: { free: 89, lockOut: 11, txState: Created } },
+  { name: "confirm: a wrong code spends an attempt, no commit", setup: reserved, send: confirmWith("000000"), reply: ["ConfirmationFailed", /^confirmationCode: does not match; 4 attempt\(s\) left/], attempts: 0, ledger: { free: 89, lockOut: 11, txState: Created } },
+  { name: "confirm: a wrong code on the last attempt releases", setup: reservedLastAttempt, send: confirmWith("000000"), reply: ["ConfirmationExpired", /no attempts left; the reservation was released/], attempts: 1, ledger: { free: 100, lockOut: 0, txState: Canceled } },
+  { name: "confirm after expiry releases", setup: reservedExpired, send: confirm, reply: ["ConfirmationExpired", /the confirmation expired; the reservation was released/], attempts: 1, ledger: { free: 100, lockOut: 0, txState: Canceled } },
+  { name: "confirm after expiry: the release meets a state conflict → TransactionNotPending, reservation kept", setup: reservedExpired, send: confirm, inject: [conflict, 1], reply: ["TransactionNotPending", /is not waiting for confirmation/], attempts: 1, ledger: { free: 89, lockOut: 11, txState: Created } },
+  { name: "confirm a transfer as a swap → TransactionNotPending, no commit", setup: reserved, send: confirmWith(code, "swap"), reply: ["TransactionNotPending", /is not waiting for confirmation/], attempts: 0, ledger: { free: 89, lockOut: 11, txState: Created } },
   { name: "cancel: releases", setup: reserved, send: cancel, reply: "ok", attempts: 1, ledger: { free: 100, lockOut: 0, txState: Canceled } },
   { name: "cancel: a state conflict → TransactionNotPending, reservation kept", setup: reserved, send: cancel, inject: [conflict, 1], reply: ["TransactionNotPending", /is not waiting for confirmation/], attempts: 1, ledger: { free: 89, lockOut: 11, txState: Created } },
   // PostTreasury.
@@ -144,6 +172,11 @@ const rows: ReadonlyArray<Row> = [
   { name: "commit with debit: a CHECK refusal is retried", send: commitWithDebit(10), inject: [check, 2], reply: "ok", attempts: 3, ledger: { free: 90, lockOut: 10, txState: 1 } },
   { name: "commit with debit: a state conflict → TransactionNotPending", send: commitWithDebit(10), inject: [conflict, 1], reply: ["TransactionNotPending", /changed state meanwhile/], attempts: 1, ledger: { free: 100, lockOut: 0, txState: null } },
   { name: "commit with debit: a duplicate → NonceExists", send: commitWithDebit(10), inject: [duplicate, 1], reply: ["NonceExists", /^client_nonce: already used/], attempts: 1, ledger: { free: 100, lockOut: 0, txState: null } },
+  // LockForOrder: an order's placement, decided and committed here.
+  { name: "lock for order: a CHECK refusal is retried", send: lockForOrder(10), inject: [check, 1], reply: "ok", attempts: 2, ledger: { free: 90, lockOut: 0, lockOrders: 10, txState: Created } },
+  { name: "lock for order: a duplicate (reused nonce) → NonceExists", send: lockForOrder(10), inject: [duplicate, 1], reply: ["NonceExists", /^clientNonce: already used/], attempts: 1, ledger: { free: 100, lockOut: 0, txState: null } },
+  { name: "lock for order: a state conflict breaks an invariant (a new order cannot conflict) → defect", send: lockForOrder(10), inject: [conflict, 1], reply: "defect", attempts: 1, ledger: { free: 100, lockOut: 0, txState: null } },
+  { name: "lock for order beyond free → BalanceNotEnough, no commit", send: lockForOrder(100.5), reply: ["BalanceNotEnough", /^fromAmount: free USDT balance does not cover the order/], attempts: 0, ledger: { free: 100, lockOut: 0, txState: null } },
   { name: "commit with debit beyond free → BalanceNotEnough, no commit", send: commitWithDebit(100.5), reply: ["BalanceNotEnough", /does not cover the payment/], attempts: 0, ledger: { free: 100, lockOut: 0, txState: null } }
 ]
 
@@ -167,7 +200,9 @@ layer(TestLayer, { excludeTestServices: true, timeout: 120_000 })("wallet actor:
       const exit = yield* Effect.exit(row.send(p))
       const attempts = faults.attempts()
       yield* faults.reset
-      if (row.reply === "ok") {
+      if (row.reply === "defect") {
+        assert.isTrue(Exit.isFailure(exit) && exit.cause.reasons.some((r) => r._tag === "Die"), `expected a defect, got ${String(exit)}`)
+      } else if (row.reply === "ok") {
         assert.isTrue(Exit.isSuccess(exit), `expected success, got ${String(exit)}`)
         if (Exit.isSuccess(exit)) for (const [key, value] of Object.entries(row.value ?? {})) assert.deepStrictEqual((exit.value as any)[key], value, key)
       } else {
@@ -182,8 +217,8 @@ layer(TestLayer, { excludeTestServices: true, timeout: 120_000 })("wallet actor:
       assert.strictEqual(attempts, row.attempts, "commits asked for")
       const ledger = yield* ledgerOf(p.wallet, USDT, p.txId)
       assert.deepStrictEqual(
-        { free: ledger.free, lockOut: ledger.lockOut, txState: ledger.txState },
-        { free: usdt(row.ledger.free), lockOut: usdt(row.ledger.lockOut), txState: row.ledger.txState }
+        { free: ledger.free, lockOut: ledger.lockOut, lockOrders: ledger.lockOrders, txState: ledger.txState },
+        { free: usdt(row.ledger.free), lockOut: usdt(row.ledger.lockOut), lockOrders: usdt(row.ledger.lockOrders ?? 0), txState: row.ledger.txState }
       )
       yield* auditLedger(row.name)
     }))

@@ -115,12 +115,13 @@ export const newTxId = () => nextTx++
 /** A wallet's buckets of one currency and a transaction's state, read straight from SQL. */
 export const ledgerOf = Effect.fnUntraced(function*(walletId: bigint, currency: string, txId?: bigint) {
   const sql = yield* SqlClient.SqlClient
-  const rows = yield* sql<{ free: string; lock_out: string }>`SELECT free::text AS free, lock_out::text AS lock_out
-    FROM balances WHERE wallet_id = ${String(walletId)} AND currency = ${currency}`.pipe(Effect.orDie)
+  const rows = yield* sql<{ free: string; lock_out: string; lock_orders: string }>`SELECT free::text AS free,
+      lock_out::text AS lock_out, lock_orders::text AS lock_orders FROM balances WHERE wallet_id = ${String(walletId)} AND currency = ${currency}`.pipe(Effect.orDie)
   const tx = txId === undefined ? [] : yield* sql<{ tx_state: number }>`SELECT tx_state FROM transactions WHERE id = ${String(txId)}`.pipe(Effect.orDie)
   return {
     free: BigInt(rows[0]?.free ?? "0"),
     lockOut: BigInt(rows[0]?.lock_out ?? "0"),
+    lockOrders: BigInt(rows[0]?.lock_orders ?? "0"),
     txState: tx.length === 0 ? null : Number(tx[0].tx_state)
   }
 })
