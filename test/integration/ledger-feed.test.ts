@@ -102,7 +102,7 @@ const runWriters = async (clients: ReadonlyArray<TestClient>, wallets: ReadonlyA
       let recipient = pick(wallets)
       while (recipient === sender) recipient = pick(wallets)
       const body = { recipient: recipient.id, currency: "USDT", amount: `0.${random.digits(2)}1` }
-      const first = await on.call("POST", "/core/v1/wallet/internal_transfer", { sid: sender.sid, body })
+      const first = await on.transfer(sender.sid, body)
       if (first.status !== 200) {
         assertRejected(first, 400, 10002, JSON.stringify(first.body))
         continue
@@ -110,10 +110,10 @@ const runWriters = async (clients: ReadonlyArray<TestClient>, wallets: ReadonlyA
       const { txId, confirmationCode } = first.body.result
       record(txId, sender.id, recipient.id)
       if (roll < 0.8) {
-        const second = await pick(clients).call("POST", `/core/v1/wallet/internal_transfer?confirmationTimetick=${txId}&confirmationCode=${confirmationCode}`, { sid: sender.sid, body })
+        const second = await pick(clients).confirmTransfer(sender.sid, body, txId, confirmationCode)
         assert.strictEqual(second.status, 200, JSON.stringify(second.body))
       } else if (roll < 0.92) {
-        const cancelled = await pick(clients).call("POST", `/core/v1/wallet/cancel_tx?id=${txId}`, { sid: sender.sid })
+        const cancelled = await pick(clients).cancelTx(sender.sid, txId)
         assert.strictEqual(cancelled.status, 200, JSON.stringify(cancelled.body))
       }
     }
@@ -473,7 +473,7 @@ describe("create_debt_charge: idempotent by externalId, never below zero", () =>
     const recipient = await wallet()
     await client.fund(w.id, "USDT", "10")
     // 3 of the 10 are reserved by a pending transfer: only the 7 free ones may be charged.
-    const pending = await client.call("POST", "/core/v1/wallet/internal_transfer", { sid: w.sid, body: { recipient: recipient.id, currency: "USDT", amount: "3" } })
+    const pending = await client.transfer(w.sid, { recipient: recipient.id, currency: "USDT", amount: "3" })
     assert.strictEqual(pending.status, 200)
     const reply = await charge({ externalId: `debt-over-${Date.now()}`, walletId: w.id, currency: "USDT", amount: "12.5" })
     assert.deepInclude(reply.body.result, { charged: 7, outstanding: 5.5, replayed: false })
@@ -503,7 +503,7 @@ describe("create_debt_charge: idempotent by externalId, never below zero", () =>
     const replies = await Promise.all(Array.from({ length: 30 }, (_, i) =>
       i % 2 === 0
         ? charge({ externalId: `debt-mix-${Date.now()}-${i}`, walletId: w.id, currency: "USDT", amount: "1.5" })
-        : client.call("POST", "/core/v1/wallet/internal_transfer", { sid: w.sid, body: { recipient: recipient.id, currency: "USDT", amount: "1.5" } })))
+        : client.transfer(w.sid, { recipient: recipient.id, currency: "USDT", amount: "1.5" })))
     const charged = replies.filter((_, i) => i % 2 === 0).reduce((sum, r) => sum + Math.round(r.body.result.charged * 1e6), 0)
     const reserved = replies.filter((r, i) => i % 2 === 1 && r.status === 200).length * 1_500_000
     const balance = await client.balance(w.sid, "USDT")

@@ -211,17 +211,15 @@ const send = (run: Run, op: Op): Promise<Reply> => {
         recipient: wallets[op.recipient].id, currency: op.currency, amount: toDecimal(op.amount, currencies[op.currency])
       }
       if (op.nonce !== null) body.clientNonce = op.nonce
-      return on.call("POST", "/core/v1/wallet/internal_transfer", { sid: wallets[op.sender].sid, body })
+      return on.transfer(wallets[op.sender].sid, body)
     }
     case "confirm":
     case "wrongCode": {
       const code = op.kind === "confirm" ? op.pending.code : wrongCodeFor(op.pending.code)
-      return on.call("POST", `/core/v1/wallet/internal_transfer?confirmationTimetick=${op.pending.txId}&confirmationCode=${code}`, {
-        sid: wallets[op.pending.sender].sid, body: op.pending.body
-      })
+      return on.confirmTransfer(wallets[op.pending.sender].sid, op.pending.body, op.pending.txId, code)
     }
     case "cancel":
-      return on.call("POST", `/core/v1/wallet/cancel_tx?id=${op.pending.txId}`, { sid: wallets[op.pending.sender].sid })
+      return on.cancelTx(wallets[op.pending.sender].sid, op.pending.txId)
     case "charge":
       return on.priv("POST", "create_debt_charge", chargeBody(run, op))
     case "chargeReplay":
@@ -463,7 +461,7 @@ const runBatch = async (run: Run, batch: number) => {
 const drain = async (run: Run) => {
   const left = [...run.model.pending.values()]
   const replies = await Promise.all(left.map((p) =>
-    run.on().call("POST", `/core/v1/wallet/cancel_tx?id=${p.txId}`, { sid: run.wallets[p.sender].sid })))
+    run.on().cancelTx(run.wallets[p.sender].sid, p.txId)))
   replies.forEach((reply, i) => {
     assert.strictEqual(reply.status, 200, `drain ${left[i].txId}: ${JSON.stringify(reply.body)}`)
     run.model.apply(release(left[i]))

@@ -83,6 +83,15 @@ export const makeClient = (running: RunningService | (() => RunningService)) => 
     const reply = await call("GET", "/core/v1/wallet/get_balance", { sid })
     return (reply.body.result as Array<any>).find((row) => row.currency === currency)
   }
+  /** internal_transfer: step one without `query`, step two with the confirmation in it. */
+  const transfer = (sid: string, body: Record<string, unknown>, options: { query?: Record<string, string>; headers?: Record<string, string> } = {}) =>
+    call("POST", `/core/v1/wallet/internal_transfer${options.query === undefined ? "" : "?" + new URLSearchParams(options.query)}`,
+      { sid, body, headers: options.headers })
+  /** Step two with a code. */
+  const confirmTransfer = (sid: string, body: Record<string, unknown>, txId: string, code: string, headers?: Record<string, string>) =>
+    transfer(sid, body, { query: { confirmationTimetick: txId, confirmationCode: code }, headers })
+  /** The sender's cancel of a pending transfer. */
+  const cancelTx = (sid: string, txId: string) => call("POST", `/core/v1/wallet/cancel_tx?id=${txId}`, { sid })
   /** A new client id (a file's own database: unique within it). */
   let nextClient = 700_000
   const newClientId = () => String(nextClient++)
@@ -131,7 +140,7 @@ export const makeClient = (running: RunningService | (() => RunningService)) => 
   }
   return {
     call, priv, createWallet, createSession, walletWithSession, fund, balance, assertLedgerSound, newClientId, party, bucketsOf, setTariffs,
-    allEvents
+    allEvents, transfer, confirmTransfer, cancelTx
   }
 }
 

@@ -29,6 +29,8 @@ export interface FileService {
 export const serviceForFile = (options: StartOptions & {
   readonly setup?: (client: TestClient) => Promise<void>
   readonly audit?: boolean
+  /** false: no service for this run (a file whose every test needs a real server, without one). */
+  readonly enabled?: boolean
 } = {}): FileService => {
   let running: RunningService | undefined
   const service = () => {
@@ -36,11 +38,13 @@ export const serviceForFile = (options: StartOptions & {
     return running
   }
   const client = makeClient(service)
+  const enabled = options.enabled ?? true
   beforeAll(async () => {
+    if (!enabled) return
     running = await startService(options)
     await options.setup?.(client)
   }, 120_000)
-  if (options.audit !== false) afterEach(() => client.assertLedgerSound())
+  if (enabled && options.audit !== false) afterEach(() => client.assertLedgerSound())
   afterAll(async () => {
     await running?.stop()
   })
