@@ -50,10 +50,10 @@ interface Parties {
 
 /** A code of 10 USDT with a fee of 1 (the recipient gets 9). */
 const amount = 10, fee = 1
-const create = (typeTx: CodeType) => (p: Parties) =>
+const create = (typeTx: CodeType, expiresAt: Date | null = null) => (p: Parties) =>
   p.code.CreateCode({
     creator: p.creator, typeTx, currency: USDT, amount: usdt(amount), fee: usdt(fee), profitWallet: SystemWallet.Fees, tag: null,
-    codeHash: hashCode(`code-${p.txId}`), expiresAt: null, partnerInfo: null
+    codeHash: hashCode(`code-${p.txId}`), expiresAt, partnerInfo: null
   })
 let nonce = 1n
 const applyBy = (who: "creator" | "other", withAmount: boolean) => (p: Parties) =>
@@ -67,6 +67,8 @@ interface Row {
   readonly name: string
   /** The code's type; it is created before the cue unless the row's message is its creation. */
   readonly typeTx: CodeType
+  /** Created with a time limit already past (CODE_TTL_SECONDS elapsed). */
+  readonly expired?: boolean
   readonly send: "create" | ((p: Parties) => Effect.Effect<unknown, unknown>)
   /** Steps before the cue after creation (a join, a first payment). */
   readonly before?: (p: Parties) => Effect.Effect<unknown, unknown>
@@ -99,6 +101,10 @@ const rows: ReadonlyArray<Row> = [
   { name: "apply 11: a CHECK refusal is not retried → TransactionNotPending, still held", typeTx: InternalTx, send: apply, inject: [check, 1], reply: ["TransactionNotPending", changed], attempts: 1, ledger: { creator: held, other: untouched, txState: Created } },
   { name: "cancel 11 by the creator: released", typeTx: InternalTx, send: cancelBy("creator"), reply: { ok: { txState: Canceled } }, attempts: 1, ledger: { creator: untouched, other: untouched, txState: Canceled } },
   { name: "cancel 11: a state conflict → TransactionNotPending, still held", typeTx: InternalTx, send: cancelBy("creator"), inject: [conflict, 1], reply: ["TransactionNotPending", changed], attempts: 1, ledger: { creator: held, other: untouched, txState: Created } },
+  // An expired code can no longer be applied; its creator may still cancel it and take the money back.
+  { name: "apply 11 after its time limit → TransactionNotPending, no commit, still held", typeTx: InternalTx, expired: true, send: apply, reply: ["TransactionNotPending", /^code: expired; only its creator may cancel it/], attempts: 0, ledger: { creator: held, other: untouched, txState: Created } },
+  { name: "cancel 11 after its time limit by the creator: released", typeTx: InternalTx, expired: true, send: cancelBy("creator"), reply: { ok: { txState: Canceled } }, attempts: 1, ledger: { creator: untouched, other: untouched, txState: Canceled } },
+  { name: "pay 13 after its time limit → TransactionNotPending, nothing paid", typeTx: InvoiceTx, expired: true, send: pay, reply: ["TransactionNotPending", /^code: expired/], attempts: 0, ledger: { creator: untouched, other: untouched, txState: Created } },
   // Type 12: the join moves nothing (the code commits it); the sender's apply settles.
   { name: "apply 12 by the recipient: joins", typeTx: InternalTxConfirm, send: apply, reply: settled("NeedCodeConfirm", Joined), attempts: 1, ledger: { creator: held, other: untouched, txState: Joined } },
   { name: "apply 12: a state conflict on the join → TransactionNotPending, unbound", typeTx: InternalTxConfirm, send: apply, inject: [conflict, 1], reply: ["TransactionNotPending", changed], attempts: 1, ledger: { creator: held, other: untouched, txState: Created } },
@@ -134,7 +140,8 @@ layer(TestLayer, { excludeTestServices: true, timeout: 120_000 })("code actor: c
       const clients = yield* Clients
       const txId = newTxId()
       const p: Parties = { creator: yield* funded, other: yield* funded, txId, code: clients.code(String(txId)) }
-      if (row.send !== "create") yield* create(row.typeTx)(p)
+      const expiresAt = row.expired === true ? new Date(Date.now() - 1_000) : null
+      if (row.send !== "create") yield* create(row.typeTx, expiresAt)(p)
       if (row.before !== undefined) yield* row.before(p)
       yield* faults.reset
       if (row.inject !== undefined) yield* faults.failNext(row.inject[0](), row.inject[1])
