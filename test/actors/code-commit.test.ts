@@ -29,10 +29,13 @@ const check = () => new ConstraintViolated({ constraint: "user_balance_not_negat
 const duplicate = () => new Duplicate({ constraint: "unique" })
 const conflict = () => new StateConflict({ txIds: [] })
 
-class Clients extends Context.Service<Clients, {
-  readonly code: Effect.Success<typeof CodeEntity.client>
-  readonly wallet: Effect.Success<typeof WalletEntity.client>
-}>()("test/CodeActorClients") {}
+class Clients extends Context.Service<
+  Clients,
+  {
+    readonly code: Effect.Success<typeof CodeEntity.client>
+    readonly wallet: Effect.Success<typeof WalletEntity.client>
+  }
+>()("test/CodeActorClients") {}
 
 const TestLayer = Layer.effect(Clients, Effect.all({ code: CodeEntity.client, wallet: WalletEntity.client })).pipe(
   Layer.provideMerge(Layer.mergeAll(WalletEntityLayer, CodeEntityLayer)),
@@ -49,12 +52,23 @@ interface Parties {
 }
 
 /** A code of 10 USDT with a fee of 1 (the recipient gets 9). */
-const amount = 10, fee = 1
-const create = (typeTx: CodeType, expiresAt: Date | null = null) => (p: Parties) =>
-  p.code.CreateCode({
-    creator: p.creator, typeTx, currency: USDT, amount: usdt(amount), fee: usdt(fee), profitWallet: SystemWallet.Fees, tag: null,
-    codeHash: hashCode(`code-${p.txId}`), expiresAt, partnerInfo: null
-  })
+const amount = 10,
+  fee = 1
+const create =
+  (typeTx: CodeType, expiresAt: Date | null = null) =>
+  (p: Parties) =>
+    p.code.CreateCode({
+      creator: p.creator,
+      typeTx,
+      currency: USDT,
+      amount: usdt(amount),
+      fee: usdt(fee),
+      profitWallet: SystemWallet.Fees,
+      tag: null,
+      codeHash: hashCode(`code-${p.txId}`),
+      expiresAt,
+      partnerInfo: null
+    })
 let nonce = 1n
 const applyBy = (who: "creator" | "other", withAmount: boolean) => (p: Parties) =>
   p.code.ApplyCode({ by: asWalletId(p[who]), amount: withAmount ? usdt(amount) : null, clientNonce: nonce++ })
@@ -88,6 +102,8 @@ const changed = /^code: the code changed state meanwhile/
 const nonceUsed = /^client_nonce: already used by this wallet/
 const settled = (confirmationStatusCode: string, txState: number) => ({ ok: { confirmationStatusCode, txState } })
 
+// One line a row.
+// prettier-ignore
 const rows: ReadonlyArray<Row> = [
   // Creating a held code (11, 12): the creator's wallet actor takes the amount (free → lock_out).
   { name: "create 11: the creator's wallet actor holds the amount", typeTx: InternalTx, send: "create", reply: { ok: undefined }, attempts: 1, ledger: { creator: held, other: untouched, txState: Created } },
@@ -123,19 +139,25 @@ const rows: ReadonlyArray<Row> = [
 ]
 
 /** A wallet funded with 100 USDT through its own actor. */
-const funded = Effect.gen(function*() {
+const funded = Effect.gen(function* () {
   const clients = yield* Clients
   const id = yield* newWallet()
   const txId = newTxId()
   yield* clients.wallet(String(id)).PostTreasury({
-    txId: asTxId(txId), externalId: `fund-${txId}`, requestHash: "h", currency: USDT, amount: usdt(100), tag: null, direction: "credit"
+    txId: asTxId(txId),
+    externalId: `fund-${txId}`,
+    requestHash: "h",
+    currency: USDT,
+    amount: usdt(100),
+    tag: null,
+    direction: "credit"
   })
   return id
 })
 
 layer(TestLayer, { excludeTestServices: true, timeout: 120_000 })("code actor: commit paths", (it) => {
   it.effect.each(rows)("$name", (row) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const faults = yield* LedgerFaults
       const clients = yield* Clients
       const txId = newTxId()
@@ -165,9 +187,12 @@ layer(TestLayer, { excludeTestServices: true, timeout: 120_000 })("code actor: c
       assert.deepStrictEqual(
         { creator: [creator.free, creator.lockOut], other: [other.free, other.lockOut], txState: creator.txState },
         {
-          creator: row.ledger.creator.map(usdt), other: row.ledger.other.map(usdt), txState: row.ledger.txState
+          creator: row.ledger.creator.map(usdt),
+          other: row.ledger.other.map(usdt),
+          txState: row.ledger.txState
         }
       )
       yield* auditLedger(row.name)
-    }))
+    })
+  )
 })

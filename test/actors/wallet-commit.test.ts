@@ -61,39 +61,79 @@ interface Row {
   /** Commits the actor asked the writer for (retries included). */
   readonly attempts: number
   /** The wallet's USDT buckets and the message's transaction state afterwards (null: no transaction). */
-  readonly ledger: { readonly free: number; readonly lockOut: number; readonly lockOrders?: number; readonly txState: number | null }
+  readonly ledger: {
+    readonly free: number
+    readonly lockOut: number
+    readonly lockOrders?: number
+    readonly txState: number | null
+  }
 }
 
 // Messages --------------------------------------------------------------------------------------
 
 const code = "123456"
-const reserve = (amount: number, options: { readonly attempts?: number; readonly expiresInMs?: number } = {}) => (p: Parties) =>
-  p.actor.ReserveTransfer({
-    txId: asTxId(p.txId), typeTx: TxType.InternalTx, recipientId: asWalletId(p.other), profitWalletId: asWalletId(SystemWallet.Fees),
-    currency: USDT, amount: usdt(amount), fee: usdt(1), tag: null, clientNonce: null, channel: "Code",
-    codeHash: hashCode(code), expiresAt: new Date(Date.now() + (options.expiresInMs ?? 600_000)), attempts: options.attempts ?? 5,
-    codeForEvent: null
-  })
-const confirmWith = (proof: string, kind: "transfer" | "swap" = "transfer") => (p: Parties) =>
-  p.actor.ConfirmTransfer({ txId: asTxId(p.txId), code: proof, signatureBase64: null, kind })
+const reserve =
+  (amount: number, options: { readonly attempts?: number; readonly expiresInMs?: number } = {}) =>
+  (p: Parties) =>
+    p.actor.ReserveTransfer({
+      txId: asTxId(p.txId),
+      typeTx: TxType.InternalTx,
+      recipientId: asWalletId(p.other),
+      profitWalletId: asWalletId(SystemWallet.Fees),
+      currency: USDT,
+      amount: usdt(amount),
+      fee: usdt(1),
+      tag: null,
+      clientNonce: null,
+      channel: "Code",
+      codeHash: hashCode(code),
+      expiresAt: new Date(Date.now() + (options.expiresInMs ?? 600_000)),
+      attempts: options.attempts ?? 5,
+      codeForEvent: null
+    })
+const confirmWith =
+  (proof: string, kind: "transfer" | "swap" = "transfer") =>
+  (p: Parties) =>
+    p.actor.ConfirmTransfer({ txId: asTxId(p.txId), code: proof, signatureBase64: null, kind })
 const confirm = confirmWith(code)
 const cancel = (p: Parties) => p.actor.CancelTransfer({ txId: asTxId(p.txId), reason: "sender" })
 const treasury = (amount: number, direction: "credit" | "debit") => (p: Parties) =>
   p.actor.PostTreasury({
-    txId: asTxId(p.txId), externalId: `ext-${p.txId}`, requestHash: "h", currency: USDT, amount: usdt(amount), tag: null, direction
+    txId: asTxId(p.txId),
+    externalId: `ext-${p.txId}`,
+    requestHash: "h",
+    currency: USDT,
+    amount: usdt(amount),
+    tag: null,
+    direction
   })
 const chargeDebt = (amount: number) => (p: Parties) =>
   p.actor.ChargeDebt({
-    txId: asTxId(p.txId), externalId: `debt-${p.txId}`, requestHash: "h", currency: USDT, amount: usdt(amount), tag: null,
+    txId: asTxId(p.txId),
+    externalId: `debt-${p.txId}`,
+    requestHash: "h",
+    currency: USDT,
+    amount: usdt(amount),
+    tag: null,
     profitWalletId: asWalletId(SystemWallet.Fees)
   })
 /** A code actor's creation of a type-11 code holding `amount`: an operation that debits this wallet's free balance. */
 const commitWithDebit = (amount: number) => (p: Parties) =>
   p.actor.CommitWithDebit({
-    currency: USDT, debit: usdt(amount),
+    currency: USDT,
+    debit: usdt(amount),
     operation: creationOperation({
-      txId: p.txId, creator: p.wallet, typeTx: CodeType.InternalTx, currency: USDT, amount: usdt(amount), fee: 0n,
-      profitWallet: SystemWallet.Fees, tag: null, codeHash: hashCode(`code-${p.txId}`), expiresAt: null, partnerInfo: null
+      txId: p.txId,
+      creator: p.wallet,
+      typeTx: CodeType.InternalTx,
+      currency: USDT,
+      amount: usdt(amount),
+      fee: 0n,
+      profitWallet: SystemWallet.Fees,
+      tag: null,
+      codeHash: hashCode(`code-${p.txId}`),
+      expiresAt: null,
+      partnerInfo: null
     })
   })
 
@@ -102,14 +142,25 @@ const behind = (delta: number) => (p: Parties) =>
   LedgerWriter.use((writer) =>
     writer.commit({
       tx: {
-        id: newTxId(), typeTx: TxType.Adjustment, txState: TxState.Finished, walletFrom: SystemWallet.Treasury, walletTo: p.wallet,
-        currency: USDT, amount: usdt(Math.abs(delta)), fee: 0n, tag: null, appId: null, externalId: null, requestHash: null
+        id: newTxId(),
+        typeTx: TxType.Adjustment,
+        txState: TxState.Finished,
+        walletFrom: SystemWallet.Treasury,
+        walletTo: p.wallet,
+        currency: USDT,
+        amount: usdt(Math.abs(delta)),
+        fee: 0n,
+        tag: null,
+        appId: null,
+        externalId: null,
+        requestHash: null
       },
       postings: [
         { walletId: p.wallet, currency: USDT, bucket: Bucket.free, delta: usdt(delta) },
         { walletId: SystemWallet.Treasury, currency: USDT, bucket: Bucket.free, delta: -usdt(delta) }
       ]
-    }))
+    })
+  )
 
 /** A reservation of 10 + 1 fee made first (then confirmed or cancelled by the row's message). */
 const reserved = (p: Parties) => reserve(10)(p)
@@ -119,12 +170,26 @@ const reservedExpired = (p: Parties) => reserve(10, { expiresInMs: -1_000 })(p)
 /** An order's placement: 10 USDT free → lock_orders (its order row is the exchange's; only the money matters here). */
 const lockForOrder = (amount: number) => (p: Parties) =>
   p.actor.LockForOrder({
-    currency: USDT, debit: usdt(amount), maxActive: 50,
+    currency: USDT,
+    debit: usdt(amount),
+    maxActive: 50,
     operation: {
       tx: {
-        id: p.txId, typeTx: TxType.ExchangeToBroker, txState: TxState.Created, walletFrom: p.wallet, walletTo: SystemWallet.Broker,
-        currency: USDT, amount: 0n, fee: 0n, tag: null, appId: null, externalId: null, requestHash: null, clientNonce: p.txId,
-        currencyTo: "BTC", amountTo: 0n
+        id: p.txId,
+        typeTx: TxType.ExchangeToBroker,
+        txState: TxState.Created,
+        walletFrom: p.wallet,
+        walletTo: SystemWallet.Broker,
+        currency: USDT,
+        amount: 0n,
+        fee: 0n,
+        tag: null,
+        appId: null,
+        externalId: null,
+        requestHash: null,
+        clientNonce: p.txId,
+        currencyTo: "BTC",
+        amountTo: 0n
       },
       postings: [
         { walletId: p.wallet, currency: USDT, bucket: Bucket.free, delta: -usdt(amount) },
@@ -136,6 +201,8 @@ const lockForOrder = (amount: number) => (p: Parties) =>
 const { Created, Finished, Canceled } = TxState
 const changed = /^amount: the balance changed; retry/
 
+// One line a row.
+// prettier-ignore
 const rows: ReadonlyArray<Row> = [
   // ReserveTransfer (step one): commitPlanned with its CHECK retries.
   { name: "reserve: commits", send: reserve(10), reply: "ok", attempts: 1, ledger: { free: 89, lockOut: 11, txState: Created } },
@@ -180,7 +247,7 @@ const rows: ReadonlyArray<Row> = [
   { name: "commit with debit beyond free → BalanceNotEnough, no commit", send: commitWithDebit(100.5), reply: ["BalanceNotEnough", /does not cover the payment/], attempts: 0, ledger: { free: 100, lockOut: 0, txState: null } }
 ]
 
-const parties = Effect.gen(function*() {
+const parties = Effect.gen(function* () {
   const wallet = yield* newWallet()
   const other = yield* newWallet()
   const actor = yield* (yield* WalletActor)(String(wallet))
@@ -191,7 +258,7 @@ const parties = Effect.gen(function*() {
 
 layer(TestLayer, { excludeTestServices: true, timeout: 120_000 })("wallet actor: commit paths", (it) => {
   it.effect.each(rows)("$name", (row) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const faults = yield* LedgerFaults
       const p = yield* parties
       if (row.setup !== undefined) yield* row.setup(p)
@@ -201,10 +268,15 @@ layer(TestLayer, { excludeTestServices: true, timeout: 120_000 })("wallet actor:
       const attempts = faults.attempts()
       yield* faults.reset
       if (row.reply === "defect") {
-        assert.isTrue(Exit.isFailure(exit) && exit.cause.reasons.some((r) => r._tag === "Die"), `expected a defect, got ${String(exit)}`)
+        assert.isTrue(
+          Exit.isFailure(exit) && exit.cause.reasons.some((r) => r._tag === "Die"),
+          `expected a defect, got ${String(exit)}`
+        )
       } else if (row.reply === "ok") {
         assert.isTrue(Exit.isSuccess(exit), `expected success, got ${String(exit)}`)
-        if (Exit.isSuccess(exit)) for (const [key, value] of Object.entries(row.value ?? {})) assert.deepStrictEqual((exit.value as any)[key], value, key)
+        if (Exit.isSuccess(exit))
+          for (const [key, value] of Object.entries(row.value ?? {}))
+            assert.deepStrictEqual((exit.value as any)[key], value, key)
       } else {
         const [tag, message] = row.reply
         assert.isTrue(Exit.isFailure(exit), "expected a rejection")
@@ -218,13 +290,19 @@ layer(TestLayer, { excludeTestServices: true, timeout: 120_000 })("wallet actor:
       const ledger = yield* ledgerOf(p.wallet, USDT, p.txId)
       assert.deepStrictEqual(
         { free: ledger.free, lockOut: ledger.lockOut, lockOrders: ledger.lockOrders, txState: ledger.txState },
-        { free: usdt(row.ledger.free), lockOut: usdt(row.ledger.lockOut), lockOrders: usdt(row.ledger.lockOrders ?? 0), txState: row.ledger.txState }
+        {
+          free: usdt(row.ledger.free),
+          lockOut: usdt(row.ledger.lockOut),
+          lockOrders: usdt(row.ledger.lockOrders ?? 0),
+          txState: row.ledger.txState
+        }
       )
       yield* auditLedger(row.name)
-    }))
+    })
+  )
 
   it.effect("after a failed commit the actor forgets its figures: the next message decides on what SQL holds", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const faults = yield* LedgerFaults
       const p = yield* parties
       yield* faults.failNext(conflict(), 1)
@@ -238,5 +316,6 @@ layer(TestLayer, { excludeTestServices: true, timeout: 120_000 })("wallet actor:
       assert.strictEqual(faults.attempts(), 0, "refused on what SQL holds, without a commit")
       yield* faults.reset
       yield* auditLedger("forget")
-    }))
+    })
+  )
 })

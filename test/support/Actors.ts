@@ -30,9 +30,20 @@ const TestConfig = Layer.effect(
       const dataDir = mkdtempSync(join(tmpdir(), "core-actors-"))
       return AppConfigService.of({
         databaseUrl: databaseUrl === undefined ? Option.none() : Option.some(Redacted.make(databaseUrl)),
-        dataDir, host: "127.0.0.1", port: 0, monitoringHost: "127.0.0.1", monitoringPort: 0, serviceKeys: [],
-        logLevel: "warn", poolSize: 4, maxResidentEntities: 100_000, confirmationTtlSeconds: 600, codeTtlSeconds: 86_400,
-        maxActiveOrdersPerWallet: 50, chargebackDays: 0, swapDriftPct: "0.5"
+        dataDir,
+        host: "127.0.0.1",
+        port: 0,
+        monitoringHost: "127.0.0.1",
+        monitoringPort: 0,
+        serviceKeys: [],
+        logLevel: "warn",
+        poolSize: 4,
+        maxResidentEntities: 100_000,
+        confirmationTtlSeconds: 600,
+        codeTtlSeconds: 86_400,
+        maxActiveOrdersPerWallet: 50,
+        chargebackDays: 0,
+        swapDriftPct: "0.5"
       })
     }),
     (config) =>
@@ -44,44 +55,66 @@ const TestConfig = Layer.effect(
 )
 
 /** Cues for the wrapped ledger writer: fail the next commits, and count what actors asked for. */
-export class LedgerFaults extends Context.Service<LedgerFaults, {
-  /** The next `times` commits fail with `failure` (nothing is written); later ones go through. */
-  readonly failNext: (failure: CommitFailure, times: number) => Effect.Effect<void>
-  /** Commits asked for since the last `reset` (failed ones included). */
-  readonly attempts: () => number
-  /** Clears the cue and the count. */
-  readonly reset: Effect.Effect<void>
-}>()("test/LedgerFaults") {}
+export class LedgerFaults extends Context.Service<
+  LedgerFaults,
+  {
+    /** The next `times` commits fail with `failure` (nothing is written); later ones go through. */
+    readonly failNext: (failure: CommitFailure, times: number) => Effect.Effect<void>
+    /** Commits asked for since the last `reset` (failed ones included). */
+    readonly attempts: () => number
+    /** Clears the cue and the count. */
+    readonly reset: Effect.Effect<void>
+  }
+>()("test/LedgerFaults") {}
 
 const faultState = () => ({ failure: undefined as CommitFailure | undefined, left: 0, attempts: 0 })
 
-const FaultyLedger = Layer.unwrap(Effect.sync(() => {
-  const state = faultState()
-  const faults = Layer.succeed(LedgerFaults)(LedgerFaults.of({
-    failNext: (failure, times) => Effect.sync(() => { state.failure = failure; state.left = times }),
-    attempts: () => state.attempts,
-    reset: Effect.sync(() => { state.failure = undefined; state.left = 0; state.attempts = 0 })
-  }))
-  /** An injected failure for this commit, if one is cued. */
-  const cued = (): CommitFailure | undefined => {
-    state.attempts += 1
-    if (state.left === 0 || state.failure === undefined) return undefined
-    state.left -= 1
-    return state.failure
-  }
-  const writer = Layer.effect(LedgerWriter, LedgerWriter.useSync((real) => LedgerWriter.of({
-    commits: real.commits,
-    commit: (operation: LedgerOperation) => Effect.suspend(() => {
-      const failure = cued()
-      return failure === undefined ? real.commit(operation) : Effect.fail(failure)
-    }),
-    enqueue: (operation: LedgerOperation) => Effect.suspend(() => {
-      const failure = cued()
-      return failure === undefined ? real.enqueue(operation) : Effect.succeed(Effect.fail(failure))
-    })
-  }))).pipe(Layer.provide(LedgerWriter.layer))
-  return Layer.merge(writer, faults)
-}))
+const FaultyLedger = Layer.unwrap(
+  Effect.sync(() => {
+    const state = faultState()
+    const faults = Layer.succeed(LedgerFaults)(
+      LedgerFaults.of({
+        failNext: (failure, times) =>
+          Effect.sync(() => {
+            state.failure = failure
+            state.left = times
+          }),
+        attempts: () => state.attempts,
+        reset: Effect.sync(() => {
+          state.failure = undefined
+          state.left = 0
+          state.attempts = 0
+        })
+      })
+    )
+    /** An injected failure for this commit, if one is cued. */
+    const cued = (): CommitFailure | undefined => {
+      state.attempts += 1
+      if (state.left === 0 || state.failure === undefined) return undefined
+      state.left -= 1
+      return state.failure
+    }
+    const writer = Layer.effect(
+      LedgerWriter,
+      LedgerWriter.useSync((real) =>
+        LedgerWriter.of({
+          commits: real.commits,
+          commit: (operation: LedgerOperation) =>
+            Effect.suspend(() => {
+              const failure = cued()
+              return failure === undefined ? real.commit(operation) : Effect.fail(failure)
+            }),
+          enqueue: (operation: LedgerOperation) =>
+            Effect.suspend(() => {
+              const failure = cued()
+              return failure === undefined ? real.enqueue(operation) : Effect.succeed(Effect.fail(failure))
+            })
+        })
+      )
+    ).pipe(Layer.provide(LedgerWriter.layer))
+    return Layer.merge(writer, faults)
+  })
+)
 
 /**
  * What the actors stand on: migrated database (SqlClient), currencies, metrics, the ledger writer
@@ -102,10 +135,12 @@ let nextWallet = 2_000_000n
 let nextTx = 9_000_000_000_000_000n
 
 /** A user wallet row (ids of their own, far from the service's sequence); its actor loads it on first use. */
-export const newWallet = Effect.fnUntraced(function*() {
+export const newWallet = Effect.fnUntraced(function* () {
   const sql = yield* SqlClient.SqlClient
   const id = nextWallet++
-  yield* sql`INSERT INTO wallets (id, client_id, address, timetick_update) VALUES (${String(id)}, ${String(id)}, ${"Wtest" + id}, 0)`.pipe(Effect.orDie)
+  yield* sql`INSERT INTO wallets (id, client_id, address, timetick_update) VALUES (${String(id)}, ${String(id)}, ${"Wtest" + id}, 0)`.pipe(
+    Effect.orDie
+  )
   return id
 })
 
@@ -113,11 +148,18 @@ export const newWallet = Effect.fnUntraced(function*() {
 export const newTxId = () => nextTx++
 
 /** A wallet's buckets of one currency and a transaction's state, read straight from SQL. */
-export const ledgerOf = Effect.fnUntraced(function*(walletId: bigint, currency: string, txId?: bigint) {
+export const ledgerOf = Effect.fnUntraced(function* (walletId: bigint, currency: string, txId?: bigint) {
   const sql = yield* SqlClient.SqlClient
   const rows = yield* sql<{ free: string; lock_out: string; lock_orders: string }>`SELECT free::text AS free,
-      lock_out::text AS lock_out, lock_orders::text AS lock_orders FROM balances WHERE wallet_id = ${String(walletId)} AND currency = ${currency}`.pipe(Effect.orDie)
-  const tx = txId === undefined ? [] : yield* sql<{ tx_state: number }>`SELECT tx_state FROM transactions WHERE id = ${String(txId)}`.pipe(Effect.orDie)
+      lock_out::text AS lock_out, lock_orders::text AS lock_orders FROM balances WHERE wallet_id = ${String(walletId)} AND currency = ${currency}`.pipe(
+    Effect.orDie
+  )
+  const tx =
+    txId === undefined
+      ? []
+      : yield* sql<{ tx_state: number }>`SELECT tx_state FROM transactions WHERE id = ${String(txId)}`.pipe(
+          Effect.orDie
+        )
   return {
     free: BigInt(rows[0]?.free ?? "0"),
     lockOut: BigInt(rows[0]?.lock_out ?? "0"),

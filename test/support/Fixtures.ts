@@ -13,7 +13,9 @@ export { TxState, TxType } from "../../schema/Transfer.ts"
 export { WalletFlag } from "../../schema/Wallet.ts"
 
 /** Each error's wire code by its name in schema/Errors.ts (`errorCode.BalanceNotEnough` is 10002). */
-export const errorCode = Object.fromEntries(Object.entries(errorCodes).map(([tag, [code]]) => [tag, code])) as { readonly [K in ErrorTag]: number }
+export const errorCode = Object.fromEntries(Object.entries(errorCodes).map(([tag, [code]]) => [tag, code])) as {
+  readonly [K in ErrorTag]: number
+}
 
 export interface FileService {
   /** The running service (after the file's beforeAll). */
@@ -26,12 +28,14 @@ export interface FileService {
  * Starts one service for this test file. `setup` runs once it answers (tariffs, rates); after each
  * test the ledger audit must be sound (`audit: false` only for files that plant unsound rows).
  */
-export const serviceForFile = (options: StartOptions & {
-  readonly setup?: (client: TestClient) => Promise<void>
-  readonly audit?: boolean
-  /** false: no service for this run (a file whose every test needs a real server, without one). */
-  readonly enabled?: boolean
-} = {}): FileService => {
+export const serviceForFile = (
+  options: StartOptions & {
+    readonly setup?: (client: TestClient) => Promise<void>
+    readonly audit?: boolean
+    /** false: no service for this run (a file whose every test needs a real server, without one). */
+    readonly enabled?: boolean
+  } = {}
+): FileService => {
   let running: RunningService | undefined
   const service = () => {
     if (running === undefined) throw new Error("the file's service has not started")
@@ -59,7 +63,11 @@ export const assertRejected = (reply: Reply, status: number, code: number, label
   assert.strictEqual(reply.status, status, `${label} ${JSON.stringify(reply.body)}`)
   assert.isNull(reply.body.result, label)
   assert.strictEqual(reply.body.error?.code, code, `${label} ${JSON.stringify(reply.body)}`)
-  if (field !== undefined) assert.isTrue(reply.body.error!.message.startsWith(`${field}:`), `${label}: names ${field}: ${reply.body.error!.message}`)
+  if (field !== undefined)
+    assert.isTrue(
+      reply.body.error!.message.startsWith(`${field}:`),
+      `${label}: names ${field}: ${reply.body.error!.message}`
+    )
 }
 
 /** Expected figures are written as sums; the service answers the exact decimal as a JSON number. */
@@ -67,4 +75,8 @@ export const exact = (n: number, decimals = 6): number => Math.round(n * 10 ** d
 
 /** A query string of the defined entries. */
 export const qs = (query: Record<string, string | number | undefined>): string =>
-  new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined).map(([k, v]): [string, string] => [k, String(v)])).toString()
+  new URLSearchParams(
+    Object.entries(query)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]): [string, string] => [k, String(v)])
+  ).toString()
