@@ -125,8 +125,8 @@ describe("creation rules (SPEC code creation rules 1-5)", () => {
   it("types 11/12 need free balance: 10002 when short, nothing moves; invoices need none", async () => {
     const creator = await party("5")
     const before = await bucketsOf(creator)
-    assertRejected(await createCode(creator, { amount: 6, typeTx: 11 }), 400, E.BalanceNotEnough, "11 short")
-    assertRejected(await createCode(creator, { amount: 6, typeTx: 12 }), 400, E.BalanceNotEnough, "12 short")
+    assertRejected(await createCode(creator, { amount: 6, typeTx: 11 }), 400, E.BalanceNotEnough, "11 short", "amount")
+    assertRejected(await createCode(creator, { amount: 6, typeTx: 12 }), 400, E.BalanceNotEnough, "12 short", "amount")
     await assertMoved(creator, before, 0, 0, "after 10002")
     await newCode(creator, 13, 1000)
     await newCode(creator, 14, 1000)
@@ -362,6 +362,9 @@ const rows: ReadonlyArray<Row> = [
   }
 ]
 
+/** The field a transition's rejection names first: the code itself, or its amount. */
+const fieldOf: Record<number, string> = { [E.SameAccounts]: "code", [E.WrongSide]: "code", [E.NotPending]: "code", [E.InvalidAmount]: "amount" }
+
 describe("SPEC code transfer transitions, row by row", () => {
   for (const row of rows) {
     it(row.name, async () => {
@@ -373,7 +376,7 @@ describe("SPEC code transfer transitions, row by row", () => {
         const who = parties[step.by]
         const reply = step.op === "apply" ? await apply(who, { code: code.code }, { amount: step.amount }) : await cancelTx(who, { code: code.code })
         if (typeof step.expect === "number") {
-          assertRejected(reply, step.expect === E.NotFound ? 404 : 400, step.expect, label)
+          assertRejected(reply, step.expect === E.NotFound ? 404 : 400, step.expect, label, fieldOf[step.expect])
         } else {
           assert.strictEqual(reply.status, 200, `${label} ${JSON.stringify(reply.body)}`)
           if (step.op === "apply") {
@@ -501,8 +504,8 @@ describe("client_nonce (CONTRACT C13)", () => {
     const first = await apply(payer, { code: one.code }, { amount: A, nonce: n })
     assert.strictEqual(first.status, 200, JSON.stringify(first.body))
     await assertMoved(payer, before, -A, A, "first")
-    assertRejected(await apply(payer, { code: two.code }, { amount: A, nonce: n }), 400, E.NonceExists, "reuse on another code")
-    assertRejected(await apply(payer, { code: one.code }, { amount: A, nonce: n }), 400, E.NonceExists, "reuse on the same code")
+    assertRejected(await apply(payer, { code: two.code }, { amount: A, nonce: n }), 400, E.NonceExists, "reuse on another code", "client_nonce")
+    assertRejected(await apply(payer, { code: one.code }, { amount: A, nonce: n }), 400, E.NonceExists, "reuse on the same code", "client_nonce")
     await assertMoved(payer, before, -A, A, "after reuse")
     assert.strictEqual((await stateOf(creator, one.code)).stateCode, NeedConfirm)
     assert.strictEqual((await stateOf(creator, two.code)).stateCode, InvoiceCreated)
