@@ -17,11 +17,7 @@ let unique = 0
 const ext = (label: string) => `${label}-${Date.now()}-${unique++}`
 
 /** A new wallet of a new client with a session on it. */
-const freshWallet = async () => {
-  const wallet = await client.createWallet(String(880_000 + unique++))
-  const sid = await client.createSession(wallet.id)
-  return { id: wallet.id, sid }
-}
+const freshWallet = () => client.party({ clientId: String(880_000 + unique++) })
 
 const free = async (sid: string, currency: string): Promise<number> => (await client.balance(sid, currency))?.freeBalance ?? 0
 
