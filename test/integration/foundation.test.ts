@@ -10,7 +10,6 @@ import { serviceForFile } from "../support/Fixtures.ts"
 import { dropDatabase } from "../support/Postgres.ts"
 import { startService, usingRealPostgres } from "../support/Service.ts"
 
-
 const { service, client } = serviceForFile()
 
 describe("envelope and statuses (C4)", () => {

@@ -10,7 +10,6 @@ import { serviceForFile } from "../support/Fixtures.ts"
 import { withDatabase } from "../support/Postgres.ts"
 import { itWithServer } from "../support/Service.ts"
 
-
 const { service, client } = serviceForFile()
 
 let unique = 0

@@ -55,7 +55,6 @@ const transactGet = async (on: TestClient, id: string): Promise<Row | null> => {
   return reply.body.result
 }
 
-
 // Writers ------------------------------------------------------------------------------------
 
 interface Written {

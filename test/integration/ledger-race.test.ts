@@ -11,13 +11,9 @@ import { twoProcessClients, type Reply, type TestClient } from "../support/Clien
 import { serviceForFile } from "../support/Fixtures.ts"
 import { itWithServer } from "../support/Service.ts"
 
-
+// EUR transfers carry a fee (0.5 + 1 %); USDT transfers are free (no rule, default fee 0).
 const { service, client } = serviceForFile({
-  setup: async (client) => {
-    // EUR transfers carry a fee (0.5 + 1 %); USDT transfers are free (no rule, default fee 0).
-    const tariffs = await client.priv("POST", "set_tariffs", [{ txClass: "InnerTransfer", currency: "EUR", feeFixed: "0.5", feePercent: "1" }])
-    assert.strictEqual(tariffs.status, 200, JSON.stringify(tariffs.body))
-  }
+  setup: (c) => c.setTariffs([{ txClass: "InnerTransfer", currency: "EUR", feeFixed: "0.5", feePercent: "1" }])
 })
 
 let unique = 0

@@ -10,7 +10,6 @@ import { twoProcessClients } from "../support/Client.ts"
 import { serviceForFile } from "../support/Fixtures.ts"
 import { itWithServer, usingRealPostgres } from "../support/Service.ts"
 
-
 const { service, client } = serviceForFile({
   enabled: usingRealPostgres()
 })
