@@ -229,10 +229,12 @@ const rows: ReadonlyArray<Row> = [
   { name: "treasury debit: a CHECK refusal is retried", send: treasury(30, "debit"), inject: [check, 1], reply: "ok", attempts: 2, ledger: { free: 70, lockOut: 0, txState: Finished } },
   { name: "treasury debit: a duplicate external id → ExternalIdConflict", send: treasury(30, "debit"), inject: [duplicate, 1], reply: ["ExternalIdConflict", /^externalId: already used/], attempts: 1, ledger: { free: 100, lockOut: 0, txState: null } },
   { name: "treasury credit: a state conflict → BalanceNotEnough", send: treasury(30, "credit"), inject: [conflict, 1], reply: ["BalanceNotEnough", changed], attempts: 1, ledger: { free: 100, lockOut: 0, txState: null } },
+  { name: "treasury debit on overstated figures (spent meanwhile): the real CHECK refuses, fresh figures refuse", setup: behind(-95), send: treasury(30, "debit"), reply: ["BalanceNotEnough", /does not cover the debit/], attempts: 1, ledger: { free: 5, lockOut: 0, txState: null } },
   { name: "treasury debit beyond free → BalanceNotEnough, no commit", send: treasury(101, "debit"), reply: ["BalanceNotEnough", /does not cover the debit/], attempts: 0, ledger: { free: 100, lockOut: 0, txState: null } },
   // ChargeDebt: min(free, amount) decided on fresh figures.
   { name: "debt charge above free takes the free balance (decided on fresh figures)", send: chargeDebt(150), reply: "ok", value: { charged: usdt(100), outstanding: usdt(50) }, attempts: 1, ledger: { free: 0, lockOut: 0, txState: Finished } },
   { name: "debt charge takes credits another actor just brought in (no stale figure)", setup: behind(5.5), send: chargeDebt(200), reply: "ok", value: { charged: usdt(105.5), outstanding: usdt(94.5) }, attempts: 1, ledger: { free: 0, lockOut: 0, txState: Finished } },
+  { name: "debt charge on overstated figures: the real CHECK refuses, the retry charges what is there", setup: behind(-95), send: chargeDebt(50), reply: "ok", value: { charged: usdt(5), outstanding: usdt(45) }, attempts: 2, ledger: { free: 0, lockOut: 0, txState: Finished } },
   { name: "debt charge: four CHECK refusals → ExternalIdConflict", send: chargeDebt(20), inject: [check, 4], reply: ["ExternalIdConflict", /could not be charged; retry/], attempts: 4, ledger: { free: 100, lockOut: 0, txState: null } },
   { name: "debt charge: a state conflict → ExternalIdConflict", send: chargeDebt(20), inject: [conflict, 1], reply: ["ExternalIdConflict", /could not be charged; retry/], attempts: 1, ledger: { free: 100, lockOut: 0, txState: null } },
   // CommitWithDebit: an operation prepared by a code actor, decided and committed here.
@@ -244,6 +246,7 @@ const rows: ReadonlyArray<Row> = [
   { name: "lock for order: a duplicate (reused nonce) → NonceExists", send: lockForOrder(10), inject: [duplicate, 1], reply: ["NonceExists", /^clientNonce: already used/], attempts: 1, ledger: { free: 100, lockOut: 0, txState: null } },
   { name: "lock for order: a state conflict breaks an invariant (a new order cannot conflict) → defect", send: lockForOrder(10), inject: [conflict, 1], reply: "defect", attempts: 1, ledger: { free: 100, lockOut: 0, txState: null } },
   { name: "lock for order beyond free → BalanceNotEnough, no commit", send: lockForOrder(100.5), reply: ["BalanceNotEnough", /^fromAmount: free USDT balance does not cover the order/], attempts: 0, ledger: { free: 100, lockOut: 0, txState: null } },
+  { name: "commit with debit on overstated figures: the real CHECK refuses, fresh figures refuse", setup: behind(-95), send: commitWithDebit(10), reply: ["BalanceNotEnough", /does not cover the payment/], attempts: 1, ledger: { free: 5, lockOut: 0, txState: null } },
   { name: "commit with debit beyond free → BalanceNotEnough, no commit", send: commitWithDebit(100.5), reply: ["BalanceNotEnough", /does not cover the payment/], attempts: 0, ledger: { free: 100, lockOut: 0, txState: null } }
 ]
 
