@@ -369,6 +369,13 @@ describe("sessions that no longer hold", () => {
     const updated = await withDatabase(service().databaseUrl!, (sql) =>
       sql`UPDATE sessions SET expires_at = now() - interval '1 second' WHERE sid_hash = ${hash} RETURNING wallet_id`)
     assert.strictEqual(updated.length, 1)
+    // A change made in SQL reaches the process with its notification (DESIGN "Caches that every
+    // process drops at once": milliseconds, and a cached session lives at most a second), not before
+    // the next request: wait for it, then check every route.
+    const deadline = Date.now() + 2_000
+    while ((await client.call("GET", "/core/v1/wallet/get_balance", { sid: expiring })).status === 200 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20))
+    }
     await expectRefused(ofKind("session"), () => [{ label: "expired sid", sid: expiring }], 401, 10401)
   })
 })
