@@ -8,77 +8,34 @@
  * code, and the obsolete cancel_code alias. After every test the ledger audit must show every
  * currency summing to "0" and no user bucket below zero.
  */
-import { afterAll, afterEach, assert, beforeAll, describe, it } from "@effect/vitest"
-import { makeClient, type Reply, type TestClient } from "../support/Client.ts"
-import { type RunningService, startService } from "../support/Service.ts"
+import { assert, describe, it } from "@effect/vitest"
+import type { Buckets, Party } from "../support/Client.ts"
+import { assertRejected, CodeStateCode, errorCode, exact, qs, serviceForFile, WalletFlag } from "../support/Fixtures.ts"
 
-const WalletBlock = 1
-const InnerTransferBlock = 2
-const Deleted = 4
-const IsDefault = 16
-
-const FundsHolded = 1
-const InvoiceCreated = 2
-const NeedConfirm = 3
-const Finished = 7
-const Cancelled = 8
-
-const E = {
-  InvalidRequest: 10001,
-  BalanceNotEnough: 10002,
-  SameAccounts: 10008,
-  InvalidAmount: 10014,
-  UnknownCurrency: 10020,
-  TooManyDecimals: 10021,
-  WalletBlocked: 10031,
-  NotPending: 10082,
-  NotFound: 10083,
-  WrongSide: 10084,
-  NonceExists: 10130
-} as const
+const { WalletBlock, InnerTransferBlock, Deleted, IsDefault } = WalletFlag
+const { FundsHolded, InvoiceCreated, NeedConfirm, Finished, Cancelled } = CodeStateCode
+const E = { ...errorCode, NotPending: errorCode.TransactionNotPending, NotFound: errorCode.TransactionNotFound }
 
 // Tariff of this file: every InnerTransfer-class USDT operation (codes included) costs 0.5 flat.
 const fee = 0.5
 
-let service: RunningService
-let client: TestClient
+const { client } = serviceForFile({
+  setup: (c) => c.setTariffs([{ txClass: "InnerTransfer", currency: "USDT", feeFixed: "0.5", feePercent: "0" }])
+})
 
-interface Party { readonly id: string; readonly sid: string }
-
-let nextClient = 760_000
-const newClientId = () => String(nextClient++)
 let nonce = Date.now() * 10
 
 /** A wallet with its own session, funded with `fund` USDT (default 100). */
-const party = async (fund = "100", clientId = newClientId()): Promise<Party> => {
-  const wallet = await client.createWallet(clientId)
-  const sid = await client.createSession(wallet.id)
-  if (fund !== "0") await client.fund(wallet.id, "USDT", fund)
-  return { id: wallet.id, sid }
-}
+const party = (fund = "100", clientId?: string) => client.party({ fund, clientId })
 
-interface Buckets { readonly free: number; readonly lockOut: number; readonly lockIn: number }
-const bucketsOf = async (who: Party): Promise<Buckets> => {
-  const row = await client.balance(who.sid, "USDT")
-  return row === undefined ? { free: 0, lockOut: 0, lockIn: 0 } : { free: row.freeBalance, lockOut: row.lockOutBalance, lockIn: row.lockInBalance }
-}
-const exact = (n: number) => Math.round(n * 1e6) / 1e6
+const bucketsOf = (who: Party) => client.bucketsOf(who)
 /** Asserts `who` moved by exactly (free, lockOut) since `before`, with lock_in untouched. */
-const assertMoved = async (who: Party, before: Buckets, free: number, lockOut: number, label: string) => {
+const assertMoved = async (who: Party, before: Omit<Buckets, "lockOrders">, free: number, lockOut: number, label: string) => {
   const now = await bucketsOf(who)
   assert.strictEqual(exact(now.free - before.free), exact(free), `${label}: free delta`)
   assert.strictEqual(exact(now.lockOut - before.lockOut), exact(lockOut), `${label}: lockOut delta`)
   assert.strictEqual(now.lockIn, before.lockIn, `${label}: lockIn`)
 }
-
-const assertRejected = (reply: Reply, status: number, code: number, label = "") => {
-  assert.strictEqual(reply.status, status, `${label} ${JSON.stringify(reply.body)}`)
-  assert.isNull(reply.body.result, label)
-  assert.strictEqual(reply.body.error?.code, code, `${label} ${JSON.stringify(reply.body)}`)
-}
-
-const qs = (query: Record<string, string | number | undefined>) =>
-  new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined).map(([k, v]): [string, string] => [k, String(v)])).toString()
 
 const createCode = (who: Party, body: Record<string, unknown>) =>
   client.call("POST", "/core/v1/create_tx_code", { sid: who.sid, body: { currency: "USDT", ...body } })
@@ -106,21 +63,6 @@ const stateOf = async (who: Party, code: string) => {
   assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
   return reply.body.result
 }
-
-const assertLedgerSound = () => client.assertLedgerSound()
-
-beforeAll(async () => {
-  service = await startService()
-  client = makeClient(service)
-  const tariffs = await client.priv("POST", "set_tariffs", [{ txClass: "InnerTransfer", currency: "USDT", feeFixed: "0.5", feePercent: "0" }])
-  assert.strictEqual(tariffs.status, 200, JSON.stringify(tariffs.body))
-}, 120_000)
-afterEach(async () => {
-  await assertLedgerSound()
-})
-afterAll(async () => {
-  await service?.stop()
-})
 
 describe("creation rules (SPEC code creation rules 1-5)", () => {
   it("TxCodesOut: types 11/12 hold the amount (FundsHolded), 13/14 move nothing (InvoiceCreated)", async () => {
@@ -183,8 +125,8 @@ describe("creation rules (SPEC code creation rules 1-5)", () => {
   it("types 11/12 need free balance: 10002 when short, nothing moves; invoices need none", async () => {
     const creator = await party("5")
     const before = await bucketsOf(creator)
-    assertRejected(await createCode(creator, { amount: 6, typeTx: 11 }), 400, E.BalanceNotEnough, "11 short")
-    assertRejected(await createCode(creator, { amount: 6, typeTx: 12 }), 400, E.BalanceNotEnough, "12 short")
+    assertRejected(await createCode(creator, { amount: 6, typeTx: 11 }), 400, E.BalanceNotEnough, "11 short", "amount")
+    assertRejected(await createCode(creator, { amount: 6, typeTx: 12 }), 400, E.BalanceNotEnough, "12 short", "amount")
     await assertMoved(creator, before, 0, 0, "after 10002")
     await newCode(creator, 13, 1000)
     await newCode(creator, 14, 1000)
@@ -420,6 +362,9 @@ const rows: ReadonlyArray<Row> = [
   }
 ]
 
+/** The field a transition's rejection names first: the code itself, or its amount. */
+const fieldOf: Record<number, string> = { [E.SameAccounts]: "code", [E.WrongSide]: "code", [E.NotPending]: "code", [E.InvalidAmount]: "amount" }
+
 describe("SPEC code transfer transitions, row by row", () => {
   for (const row of rows) {
     it(row.name, async () => {
@@ -431,7 +376,7 @@ describe("SPEC code transfer transitions, row by row", () => {
         const who = parties[step.by]
         const reply = step.op === "apply" ? await apply(who, { code: code.code }, { amount: step.amount }) : await cancelTx(who, { code: code.code })
         if (typeof step.expect === "number") {
-          assertRejected(reply, step.expect === E.NotFound ? 404 : 400, step.expect, label)
+          assertRejected(reply, step.expect === E.NotFound ? 404 : 400, step.expect, label, fieldOf[step.expect])
         } else {
           assert.strictEqual(reply.status, 200, `${label} ${JSON.stringify(reply.body)}`)
           if (step.op === "apply") {
@@ -559,8 +504,8 @@ describe("client_nonce (CONTRACT C13)", () => {
     const first = await apply(payer, { code: one.code }, { amount: A, nonce: n })
     assert.strictEqual(first.status, 200, JSON.stringify(first.body))
     await assertMoved(payer, before, -A, A, "first")
-    assertRejected(await apply(payer, { code: two.code }, { amount: A, nonce: n }), 400, E.NonceExists, "reuse on another code")
-    assertRejected(await apply(payer, { code: one.code }, { amount: A, nonce: n }), 400, E.NonceExists, "reuse on the same code")
+    assertRejected(await apply(payer, { code: two.code }, { amount: A, nonce: n }), 400, E.NonceExists, "reuse on another code", "client_nonce")
+    assertRejected(await apply(payer, { code: one.code }, { amount: A, nonce: n }), 400, E.NonceExists, "reuse on the same code", "client_nonce")
     await assertMoved(payer, before, -A, A, "after reuse")
     assert.strictEqual((await stateOf(creator, one.code)).stateCode, NeedConfirm)
     assert.strictEqual((await stateOf(creator, two.code)).stateCode, InvoiceCreated)

@@ -4,21 +4,13 @@
  * idempotently across restarts, and a clean SIGTERM with nothing acknowledged lost.
  */
 import { rmSync } from "node:fs"
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { isEnvelope, makeClient, type TestClient } from "../support/Client.ts"
+import { assert, describe, it } from "@effect/vitest"
+import { isEnvelope, makeClient } from "../support/Client.ts"
+import { serviceForFile } from "../support/Fixtures.ts"
 import { dropDatabase } from "../support/Postgres.ts"
-import { type RunningService, startService, usingRealPostgres } from "../support/Service.ts"
+import { startService, usingRealPostgres } from "../support/Service.ts"
 
-let service: RunningService
-let client: TestClient
-
-beforeAll(async () => {
-  service = await startService()
-  client = makeClient(service)
-})
-afterAll(async () => {
-  await service?.stop()
-})
+const { service, client } = serviceForFile()
 
 describe("envelope and statuses (C4)", () => {
   it("public get_info answers 200 in the envelope with a request id header", async () => {
@@ -46,7 +38,7 @@ describe("envelope and statuses (C4)", () => {
   })
 
   it("malformed JSON is 400 with code 10001", async () => {
-    const reply = await client.call("POST", "/private/v1/create_wallet", { bearer: service.key, raw: "{oops" })
+    const reply = await client.call("POST", "/private/v1/create_wallet", { bearer: service().key, raw: "{oops" })
     assert.strictEqual(reply.status, 400)
     assert.strictEqual(reply.body.error?.code, 10001)
     assert.isNull(reply.body.result)
@@ -55,7 +47,7 @@ describe("envelope and statuses (C4)", () => {
 
 describe("API reference (/core/swagger/)", () => {
   it("serves Swagger UI with the document inline (works offline)", async () => {
-    const response = await fetch(service.base + "/core/swagger/")
+    const response = await fetch(service().base + "/core/swagger/")
     const html = await response.text()
     assert.strictEqual(response.status, 200)
     assert.include(html, "SwaggerUIBundle")
@@ -65,7 +57,7 @@ describe("API reference (/core/swagger/)", () => {
   })
 
   it("the OpenAPI document lists every area and shows errors as envelopes with their codes", async () => {
-    const spec = await (await fetch(service.base + "/core/openapi.json")).json() as any
+    const spec = await (await fetch(service().base + "/core/openapi.json")).json() as any
     assert.strictEqual(spec.openapi.startsWith("3.1"), true)
     for (const path of ["/core/v1/get_info", "/core/v1/wallet/get_balance", "/core/v1/market/get_rates", "/core/v1/invest/get_investments", "/payorders/v1/get_app_payments", "/payment/v1/get_terminals", "/private/v1/execute_transactions"]) {
       assert.isDefined(spec.paths[path], path)
@@ -81,14 +73,14 @@ describe("API reference (/core/swagger/)", () => {
 describe("monitoring (C9)", () => {
   it("serves /metrics and /health on the monitoring port only", async () => {
     await client.call("GET", "/core/v1/get_info")
-    const metrics = await fetch(service.monitoring + "/metrics")
+    const metrics = await fetch(service().monitoring + "/metrics")
     const text = await metrics.text()
     assert.strictEqual(metrics.status, 200)
     assert.include(text, "http_request_duration_ms_bucket")
     assert.include(text, 'route="/core/v1/get_info"')
     assert.include(text, "ledger_commit_batch_size")
     assert.include(text, "nodejs_eventloop_delay_p99_ms")
-    const health = await fetch(service.monitoring + "/health")
+    const health = await fetch(service().monitoring + "/health")
     assert.strictEqual(health.status, 200)
     const onPublic = await client.call("GET", "/metrics")
     assert.strictEqual(onPublic.status, 404)

@@ -8,62 +8,43 @@
  * ledger audit must show every currency summing to "0" and no user bucket below zero.
  */
 import { generateKeyPairSync, type KeyObject, sign } from "node:crypto"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Redacted } from "effect"
-import { SqlClient } from "effect/sql"
-import { afterAll, afterEach, assert, beforeAll, describe, it } from "@effect/vitest"
-import { makeClient, type Reply, type TestClient } from "../support/Client.ts"
+import { assert, describe, it } from "@effect/vitest"
+import { makeClient, type Party } from "../support/Client.ts"
+import { assertRejected, exact, serviceForFile, TxState, TxType, WalletFlag } from "../support/Fixtures.ts"
+import { withDatabase } from "../support/Postgres.ts"
 import { itWithServer, type RunningService, startService } from "../support/Service.ts"
 
-const WalletBlock = 1
-const InnerTransferBlock = 2
-const Deleted = 4
-const IsDefault = 16
-const InternalTx = 11
-const SelfWalletTransfer = 15
-const Canceled = 16
-const Finished = 8
+const { WalletBlock, InnerTransferBlock, Deleted, IsDefault } = WalletFlag
+const { InternalTx, SelfWalletTransfer } = TxType
+const { Canceled, Finished } = TxState
 
 // Tariffs of this file: a plain transfer of USDT costs 0.5 + 1 %, a self wallet transfer 0.1 flat;
 // EUR transfers cost 0.25 and the fee goes to a user wallet named as the profit wallet.
-const innerFee = (amount: number) => Math.round((0.5 + amount / 100) * 1e6) / 1e6
+const innerFee = (amount: number) => exact(0.5 + amount / 100)
 const selfFee = 0.1
 const eurFee = 0.25
 
-let service: RunningService
-let client: TestClient
 let eurProfit: Party
+const { service, client } = serviceForFile({
+  setup: async (c) => {
+    eurProfit = await c.party()
+    await c.setTariffs([
+      { txClass: "InnerTransfer", currency: "USDT", feeFixed: "0.5", feePercent: "1" },
+      { txClass: "SelfTransfer", currency: "USDT", feeFixed: "0.1", feePercent: "0" },
+      { txClass: "InnerTransfer", currency: "EUR", feeFixed: "0.25", feePercent: "0", profitWalletId: eurProfit.id }
+    ])
+  }
+})
 
-interface Party {
-  readonly clientId: string
-  readonly id: string
-  readonly address: string
-  readonly flags: number
-  readonly sid: string
-}
-
-let nextClient = 710_000
-const newClientId = () => String(nextClient++)
+const newClientId = client.newClientId
 let unique = 0
 const suffix = () => `${String(Date.now()).slice(-6)}${String(unique++).padStart(3, "0")}`
 
 /** A wallet with its own session, funded with `fund` USDT (default 100). */
-const party = async (options: { clientId?: string; fund?: string; extra?: Record<string, unknown> } = {}): Promise<Party> => {
-  const clientId = options.clientId ?? newClientId()
-  const wallet = await client.createWallet(clientId, options.extra ?? {})
-  const sid = await client.createSession(wallet.id)
-  const fund = options.fund ?? "100"
-  if (fund !== "0") await client.fund(wallet.id, "USDT", fund)
-  return { clientId, id: wallet.id, address: wallet.address, flags: wallet.flags, sid }
-}
+const party = (options: { clientId?: string; fund?: string; extra?: Record<string, unknown> } = {}) =>
+  client.party({ ...options, fund: options.fund ?? "100" })
 
-interface Buckets { readonly free: number; readonly lockOut: number; readonly lockIn: number }
-const bucketsOf = async (who: Party, currency = "USDT"): Promise<Buckets> => {
-  const row = await client.balance(who.sid, currency)
-  return row === undefined ? { free: 0, lockOut: 0, lockIn: 0 } : { free: row.freeBalance, lockOut: row.lockOutBalance, lockIn: row.lockInBalance }
-}
-/** Expected figures are written as sums; the service answers the exact decimal as a JSON number. */
-const exact = (n: number) => Math.round(n * 1e6) / 1e6
+const bucketsOf = client.bucketsOf
 const assertBuckets = async (who: Party, free: number, lockOut: number, currency = "USDT", label = "") => {
   const b = await bucketsOf(who, currency)
   assert.strictEqual(b.free, exact(free), `${label} free`)
@@ -75,10 +56,8 @@ interface TransferBody { recipient: string; currency?: string; amount: number | 
 const bodyOf = (body: TransferBody) => ({ currency: "USDT", ...body })
 
 /** POST internal_transfer: step one without `query`, step two with it. */
-const transfer = (sid: string, body: TransferBody, options: { query?: Record<string, string>; headers?: Record<string, string> } = {}) => {
-  const qs = options.query === undefined ? "" : "?" + new URLSearchParams(options.query).toString()
-  return client.call("POST", `/core/v1/wallet/internal_transfer${qs}`, { sid, body: bodyOf(body), headers: options.headers })
-}
+const transfer = (sid: string, body: TransferBody, options: { query?: Record<string, string>; headers?: Record<string, string> } = {}) =>
+  client.transfer(sid, bodyOf(body), options)
 
 /** Step one that must succeed. */
 const begin = async (from: Party, body: TransferBody, headers?: Record<string, string>) => {
@@ -89,7 +68,7 @@ const begin = async (from: Party, body: TransferBody, headers?: Record<string, s
 
 /** Step two with a code. */
 const confirm = (from: Party, body: TransferBody, txId: string, code: string, headers?: Record<string, string>) =>
-  transfer(from.sid, body, { query: { confirmationTimetick: txId, confirmationCode: code }, headers })
+  client.confirmTransfer(from.sid, bodyOf(body), txId, code, headers)
 
 /** Both steps with the inline code; answers the txId. */
 const sendAndSettle = async (from: Party, body: TransferBody) => {
@@ -103,12 +82,6 @@ const sendAndSettle = async (from: Party, body: TransferBody) => {
   return one
 }
 
-const assertRejected = (reply: Reply, status: number, code: number, label = "") => {
-  assert.strictEqual(reply.status, status, `${label} ${JSON.stringify(reply.body)}`)
-  assert.isNull(reply.body.result, label)
-  assert.strictEqual(reply.body.error?.code, code, `${label} ${JSON.stringify(reply.body)}`)
-}
-
 const txInfo = (who: Party, id: string) => client.call("GET", `/core/v1/wallet/get_tx_info?id=${id}`, { sid: who.sid })
 const txOf = async (who: Party, id: string) => {
   const reply = await txInfo(who, id)
@@ -116,21 +89,7 @@ const txOf = async (who: Party, id: string) => {
   return reply.body.result
 }
 
-interface EventItem { id: string; kind: string; walletId: string; payload: any; dateUTC: string }
-/** Every events item so far, paged through the private feed from the start. */
-const allEvents = async (): Promise<Array<EventItem>> => {
-  const items: Array<EventItem> = []
-  let cursor = "0"
-  for (;;) {
-    const reply = await client.call("GET", `/private/v1/events?cursor=${cursor}&limit=1000`, { bearer: service.key })
-    assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-    const page = reply.body.result as Array<EventItem>
-    items.push(...page)
-    if (page.length === 0 || reply.body.cursor === cursor) return items
-    cursor = reply.body.cursor!
-  }
-}
-const eventsOfTx = async (txId: string) => (await allEvents()).filter((e) => e.payload?.txId === txId)
+const eventsOfTx = async (txId: string) => (await client.allEvents()).filter((e) => e.payload?.txId === txId)
 
 /** The one-time code the service sent through the notification channel (C12). */
 const codeEventOf = async (txId: string) => {
@@ -139,25 +98,7 @@ const codeEventOf = async (txId: string) => {
   return found[0]
 }
 
-const assertLedgerSound = (on: RunningService = service) => makeClient(on).assertLedgerSound()
-
-beforeAll(async () => {
-  service = await startService()
-  client = makeClient(service)
-  eurProfit = await party({ fund: "0" })
-  const tariffs = await client.priv("POST", "set_tariffs", [
-    { txClass: "InnerTransfer", currency: "USDT", feeFixed: "0.5", feePercent: "1" },
-    { txClass: "SelfTransfer", currency: "USDT", feeFixed: "0.1", feePercent: "0" },
-    { txClass: "InnerTransfer", currency: "EUR", feeFixed: "0.25", feePercent: "0", profitWalletId: eurProfit.id }
-  ])
-  assert.strictEqual(tariffs.status, 200, JSON.stringify(tariffs.body))
-})
-afterEach(async () => {
-  await assertLedgerSound()
-})
-afterAll(async () => {
-  await service?.stop()
-})
+const assertLedgerSound = (on: RunningService = service()) => makeClient(on).assertLedgerSound()
 
 describe("rule 1: the recipient forms (C12)", () => {
   it("a CRM id (digits or text) resolves to that client's IsDefault wallet", async () => {
@@ -179,25 +120,17 @@ describe("rule 1: the recipient forms (C12)", () => {
     await assertBuckets(sender, 100 - 3 - innerFee(3) - 2 - innerFee(2), 0, "USDT", "sender")
   })
 
-  it("a phone number (+...) resolves to the client's IsDefault wallet", async () => {
+  it.each([
+    { form: "a phone number (+...)", field: "phone", id: () => `+49${suffix()}`, amount: 4 },
+    { form: "a messenger id (@...)", field: "messengerId", id: () => `@user_${suffix()}`, amount: 5 }
+  ])("$form resolves to the client's IsDefault wallet", async ({ field, id, amount }) => {
     const sender = await party()
     const clientId = newClientId()
-    const phone = `+49${suffix()}`
-    const main = await party({ clientId, fund: "0", extra: { phone } })
+    const recipient = id()
+    const main = await party({ clientId, fund: "0", extra: { [field]: recipient } })
     const other = await party({ clientId, fund: "0" })
-    await sendAndSettle(sender, { recipient: phone, amount: 4 })
-    await assertBuckets(main, 4, 0)
-    await assertBuckets(other, 0, 0)
-  })
-
-  it("a messenger id (@...) resolves to the client's IsDefault wallet", async () => {
-    const sender = await party()
-    const clientId = newClientId()
-    const messengerId = `@user_${suffix()}`
-    const main = await party({ clientId, fund: "0", extra: { messengerId } })
-    const other = await party({ clientId, fund: "0" })
-    await sendAndSettle(sender, { recipient: messengerId, amount: 5 })
-    await assertBuckets(main, 5, 0)
+    await sendAndSettle(sender, { recipient, amount })
+    await assertBuckets(main, amount, 0)
     await assertBuckets(other, 0, 0)
   })
 
@@ -229,7 +162,7 @@ describe("rule 1: the recipient forms (C12)", () => {
   it("an unknown recipient of every form (system wallets included) is 404 / 10030 and nothing moves", async () => {
     const sender = await party()
     for (const recipient of [`+49${suffix()}`, `@nobody_${suffix()}`, `W${suffix()}NOPE`, `crm-${suffix()}`, `8${suffix()}`, "1", "-1", "-2"]) {
-      assertRejected(await transfer(sender.sid, { recipient, amount: 1 }), 404, 10030, recipient)
+      assertRejected(await transfer(sender.sid, { recipient, amount: 1 }), 404, 10030, recipient, "recipient")
     }
     await assertBuckets(sender, 100, 0)
   })
@@ -246,7 +179,7 @@ describe("rule 2: a wallet_id recipient must be in the sender's project", () => 
   it("another project's wallet id is not a wallet_id: it is read as a CRM id (404 / 10030 when none)", async () => {
     const sender = await party({ extra: { project: 1 } })
     const foreign = await party({ fund: "0", extra: { project: 0 } })
-    assertRejected(await transfer(sender.sid, { recipient: foreign.id, amount: 2 }), 404, 10030)
+    assertRejected(await transfer(sender.sid, { recipient: foreign.id, amount: 2 }), 404, 10030, "", "recipient")
     await assertBuckets(sender, 100, 0)
     await assertBuckets(foreign, 0, 0)
     // A client whose CRM id happens to be those digits receives it instead: the CRM fallback.
@@ -299,7 +232,7 @@ describe("rule 4: a transfer to the active wallet itself", () => {
     const phone = `+33${suffix()}`
     const me = await party({ extra: { phone, crmId: `crm-${suffix()}` } })
     for (const recipient of [me.id, me.address, phone]) {
-      assertRejected(await transfer(me.sid, { recipient, amount: 1 }), 400, 10008, recipient)
+      assertRejected(await transfer(me.sid, { recipient, amount: 1 }), 400, 10008, recipient, "recipient")
     }
     await assertBuckets(me, 100, 0)
   })
@@ -366,7 +299,7 @@ describe("rule 5: atomic, with the tariff's fee", () => {
   // The Fees wallet (-2) has no session; on a real server its balance is read straight from SQL.
   itWithServer("without a profitWalletId the fee goes to the Fees wallet (-2)", async () => {
     const feesFree = async () => {
-      const rows = await withDatabase((sql) => sql<{ free: string }>`SELECT free::text AS free FROM balances WHERE wallet_id = -2 AND currency = 'USDT'`)
+      const rows = await withDatabase(service().databaseUrl!, (sql) => sql<{ free: string }>`SELECT free::text AS free FROM balances WHERE wallet_id = -2 AND currency = 'USDT'`)
       return rows.length === 0 ? 0n : BigInt(rows[0].free)
     }
     const sender = await party()
@@ -379,16 +312,16 @@ describe("rule 5: atomic, with the tariff's fee", () => {
   it("a free balance short of amount + fee is 400 / 10002 and nothing moves (also when only the fee is short)", async () => {
     const sender = await party({ fund: "10" })
     const recipient = await party({ fund: "0" })
-    assertRejected(await transfer(sender.sid, { recipient: recipient.id, amount: 11 }), 400, 10002, "amount above free")
+    assertRejected(await transfer(sender.sid, { recipient: recipient.id, amount: 11 }), 400, 10002, "amount above free", "amount")
     // 9.5 + 0.595 > 10: the amount alone would fit.
-    assertRejected(await transfer(sender.sid, { recipient: recipient.id, amount: "9.5" }), 400, 10002, "fee makes it short")
+    assertRejected(await transfer(sender.sid, { recipient: recipient.id, amount: "9.5" }), 400, 10002, "fee makes it short", "amount")
     await assertBuckets(sender, 10, 0)
     await assertBuckets(recipient, 0, 0)
     // Funds reserved by a pending step one are not free either.
     const pending = await begin(sender, { recipient: recipient.id, amount: 5 })
-    assertRejected(await transfer(sender.sid, { recipient: recipient.id, amount: 4 }), 400, 10002, "reserved funds")
+    assertRejected(await transfer(sender.sid, { recipient: recipient.id, amount: 4 }), 400, 10002, "reserved funds", "amount")
     await assertBuckets(sender, 10 - 5 - 0.55, 5.55)
-    assert.strictEqual((await client.call("POST", `/core/v1/wallet/cancel_tx?id=${pending.txId}`, { sid: sender.sid })).status, 200)
+    assert.strictEqual((await client.cancelTx(sender.sid, pending.txId)).status, 200)
     await assertBuckets(sender, 10, 0)
   })
 })
@@ -580,13 +513,11 @@ describe("wrong codes and expiry", () => {
     const short = await startService({ env: { CONFIRMATION_TTL_SECONDS: "2" } })
     try {
       const c = makeClient(short)
-      const a = await c.createWallet(newClientId())
-      const b = await c.createWallet(newClientId())
-      const sidA = await c.createSession(a.id)
-      const sidB = await c.createSession(b.id)
-      await c.fund(a.id, "USDT", "50")
+      const a = await c.party({ fund: "50" })
+      const b = await c.party()
+      const { sid: sidA } = a, { sid: sidB } = b
       const body = { recipient: b.id, currency: "USDT", amount: 5 }
-      const one = await c.call("POST", "/core/v1/wallet/internal_transfer", { sid: sidA, body })
+      const one = await c.transfer(sidA, body)
       assert.strictEqual(one.status, 200)
       const { txId, confirmationCode } = one.body.result
       assert.strictEqual((await c.balance(sidA, "USDT")).lockOutBalance, 5)
@@ -596,10 +527,9 @@ describe("wrong codes and expiry", () => {
       assert.strictEqual(balanceA.lockOutBalance, 0)
       const tx = await c.call("GET", `/core/v1/wallet/get_tx_info?id=${txId}`, { sid: sidA })
       assert.strictEqual(tx.body.result.txState, Canceled)
-      const feed = await c.priv("GET", "events?cursor=0&limit=1000")
-      assert.isTrue((feed.body.result as Array<EventItem>).some((e) =>
+      assert.isTrue((await c.allEvents()).some((e) =>
         e.kind === "TransferCanceled" && e.walletId === a.id && e.payload.txId === txId && e.payload.reason === "expired"))
-      const two = await c.call("POST", `/core/v1/wallet/internal_transfer?confirmationTimetick=${txId}&confirmationCode=${confirmationCode}`, { sid: sidA, body })
+      const two = await c.confirmTransfer(sidA, body, txId, confirmationCode)
       assert.strictEqual(two.status, 400)
       assert.include([10081, 10082], two.body.error?.code)
       const received = await c.balance(sidB, "USDT")
@@ -643,17 +573,17 @@ describe("clientNonce", () => {
     const recipient = await party({ fund: "0" })
     const nonce = `4${suffix()}`
     await sendAndSettle(sender, { recipient: recipient.id, amount: 1, clientNonce: nonce })
-    assertRejected(await transfer(sender.sid, { recipient: recipient.id, amount: 1, clientNonce: nonce }), 400, 10130, "settled nonce")
-    assertRejected(await transfer(sender.sid, { recipient: recipient.id, amount: 2, clientNonce: Number(nonce) }), 400, 10130, "as a JSON integer")
+    assertRejected(await transfer(sender.sid, { recipient: recipient.id, amount: 1, clientNonce: nonce }), 400, 10130, "settled nonce", "clientNonce")
+    assertRejected(await transfer(sender.sid, { recipient: recipient.id, amount: 2, clientNonce: Number(nonce) }), 400, 10130, "as a JSON integer", "clientNonce")
     await assertBuckets(sender, 100 - 1.51, 0)
     await sendAndSettle(other, { recipient: recipient.id, amount: 1, clientNonce: nonce })
     await assertBuckets(recipient, 2, 0)
     // A nonce held by a pending (and then cancelled) transfer stays used.
     const pendingNonce = `5${suffix()}`
     const pending = await begin(sender, { recipient: recipient.id, amount: 1, clientNonce: pendingNonce })
-    assertRejected(await transfer(sender.sid, { recipient: recipient.id, amount: 1, clientNonce: pendingNonce }), 400, 10130, "pending nonce")
-    assert.strictEqual((await client.call("POST", `/core/v1/wallet/cancel_tx?id=${pending.txId}`, { sid: sender.sid })).status, 200)
-    assertRejected(await transfer(sender.sid, { recipient: recipient.id, amount: 1, clientNonce: pendingNonce }), 400, 10130, "cancelled nonce")
+    assertRejected(await transfer(sender.sid, { recipient: recipient.id, amount: 1, clientNonce: pendingNonce }), 400, 10130, "pending nonce", "clientNonce")
+    assert.strictEqual((await client.cancelTx(sender.sid, pending.txId)).status, 200)
+    assertRejected(await transfer(sender.sid, { recipient: recipient.id, amount: 1, clientNonce: pendingNonce }), 400, 10130, "cancelled nonce", "clientNonce")
     await assertBuckets(sender, 100 - 1.51, 0)
   })
 })
@@ -805,20 +735,13 @@ describe("amount validation", () => {
   })
 })
 
-// Helpers that need node:crypto and SQL -----------------------------------------------------------
+// Helpers that need node:crypto -----------------------------------------------------------
 
 /** The raw 32-byte Ed25519 public key (the last 32 bytes of its SPKI DER), base64. */
 const rawPublicKey = (publicKey: KeyObject) => publicKey.export({ format: "der", type: "spki" }).subarray(-32).toString("base64")
 
 /** The base64 Ed25519 signature of the txId's decimal string (X-SignResult). */
 const signTx = (privateKey: KeyObject, txId: string) => sign(null, Buffer.from(txId), privateKey).toString("base64")
-
-/** Runs one statement on the service's own database (real PostgreSQL only). */
-const withDatabase = <A>(statement: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>): Promise<A> =>
-  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    return yield* statement(sql)
-  }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(service.databaseUrl!), maxConnections: 1 })))) as Effect.Effect<A>)
 
 describe("estimate_fee for transfers", () => {
   it("prices a plain transfer by the InnerTransfer tariff and, given a recipient of the same client, by SelfTransfer", async () => {

@@ -5,33 +5,18 @@
  * same money, isolation of failures inside a batch, and the operator audit (`ledger_audit`)
  * showing Σ = 0 per currency and no negative user bucket after all of it.
  */
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Redacted } from "effect"
-import { SqlClient } from "effect/sql"
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { makeClient, type TestClient } from "../support/Client.ts"
-import { itWithServer, type RunningService, startService } from "../support/Service.ts"
+import { assert, describe, it } from "@effect/vitest"
+import { serviceForFile } from "../support/Fixtures.ts"
+import { withDatabase } from "../support/Postgres.ts"
+import { itWithServer } from "../support/Service.ts"
 
-let service: RunningService
-let client: TestClient
-
-beforeAll(async () => {
-  service = await startService()
-  client = makeClient(service)
-})
-afterAll(async () => {
-  await service?.stop()
-})
+const { service, client } = serviceForFile()
 
 let unique = 0
 const ext = (label: string) => `${label}-${Date.now()}-${unique++}`
 
 /** A new wallet of a new client with a session on it. */
-const freshWallet = async () => {
-  const wallet = await client.createWallet(String(880_000 + unique++))
-  const sid = await client.createSession(wallet.id)
-  return { id: wallet.id, sid }
-}
+const freshWallet = () => client.party({ clientId: String(880_000 + unique++) })
 
 const free = async (sid: string, currency: string): Promise<number> => (await client.balance(sid, currency))?.freeBalance ?? 0
 
@@ -308,10 +293,7 @@ describe("ledger_audit (C6): Σ = 0 per currency", () => {
   // that committed a posting without its transaction. Planting one needs direct SQL.
   itWithServer("counts rows whose transaction is missing (orphanRows)", async () => {
     await assertLedgerSound()
-    const plant = (statement: string) => Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      yield* sql.unsafe(statement)
-    }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(service.databaseUrl!), maxConnections: 1 })))))
+    const plant = (statement: string) => withDatabase(service().databaseUrl!, (sql) => sql.unsafe(statement))
     await plant(`INSERT INTO postings (tx_id, op_tick, seq, wallet_id, currency, bucket, delta)
       VALUES (-424242, 0, 0, -1, 'EUR', 0, 1), (-424242, 0, 1, -1, 'EUR', 0, -1)`)
     assert.strictEqual((await audit()).orphanRows, 2)
@@ -320,7 +302,7 @@ describe("ledger_audit (C6): Σ = 0 per currency", () => {
   })
 
   it("is documented in the OpenAPI document with its result shape", async () => {
-    const spec = await (await fetch(service.base + "/core/openapi.json")).json() as any
+    const spec = await (await fetch(service().base + "/core/openapi.json")).json() as any
     const operation = spec.paths["/private/v1/ledger_audit"]?.get
     assert.isDefined(operation)
     assert.include(JSON.stringify(spec.components.schemas.LedgerAuditOut ?? {}), "negativeUserBuckets")

@@ -10,23 +10,14 @@
  * and the small rules: transact_get of a missing id, the journal's limit clamp, the batch cap of
  * get_tx_list_info, and create_debt_charge idempotency and its never-negative charge.
  */
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { makeClient, twoProcessClients, type Reply, type TestClient } from "../support/Client.ts"
-import { itWithServer, type RunningService, startService, usingRealPostgres } from "../support/Service.ts"
+import { assert, describe, it } from "@effect/vitest"
+import { twoProcessClients, type Reply, type TestClient } from "../support/Client.ts"
+import { assertRejected, serviceForFile } from "../support/Fixtures.ts"
+import { itWithServer, usingRealPostgres } from "../support/Service.ts"
 import { seeded } from "../unit/Random.ts"
 
-let service: RunningService
-let client: TestClient
-
-beforeAll(async () => {
-  service = await startService()
-  client = makeClient(service)
-})
-afterAll(async () => {
-  await service?.stop()
-})
-
-const bothProcesses = twoProcessClients(() => service!)
+const { service, client } = serviceForFile()
+const bothProcesses = twoProcessClients(service)
 
 let unique = 0
 const wallet = () => client.walletWithSession(String(990_000 + unique++))
@@ -63,8 +54,6 @@ const transactGet = async (on: TestClient, id: string): Promise<Row | null> => {
   assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
   return reply.body.result
 }
-
-const assertLedgerSound = () => client.assertLedgerSound()
 
 // Writers ------------------------------------------------------------------------------------
 
@@ -112,18 +101,18 @@ const runWriters = async (clients: ReadonlyArray<TestClient>, wallets: ReadonlyA
       let recipient = pick(wallets)
       while (recipient === sender) recipient = pick(wallets)
       const body = { recipient: recipient.id, currency: "USDT", amount: `0.${random.digits(2)}1` }
-      const first = await on.call("POST", "/core/v1/wallet/internal_transfer", { sid: sender.sid, body })
+      const first = await on.transfer(sender.sid, body)
       if (first.status !== 200) {
-        assert.strictEqual(first.body.error?.code, 10002, JSON.stringify(first.body))
+        assertRejected(first, 400, 10002, JSON.stringify(first.body))
         continue
       }
       const { txId, confirmationCode } = first.body.result
       record(txId, sender.id, recipient.id)
       if (roll < 0.8) {
-        const second = await pick(clients).call("POST", `/core/v1/wallet/internal_transfer?confirmationTimetick=${txId}&confirmationCode=${confirmationCode}`, { sid: sender.sid, body })
+        const second = await pick(clients).confirmTransfer(sender.sid, body, txId, confirmationCode)
         assert.strictEqual(second.status, 200, JSON.stringify(second.body))
       } else if (roll < 0.92) {
-        const cancelled = await pick(clients).call("POST", `/core/v1/wallet/cancel_tx?id=${txId}`, { sid: sender.sid })
+        const cancelled = await pick(clients).cancelTx(sender.sid, txId)
         assert.strictEqual(cancelled.status, 200, JSON.stringify(cancelled.body))
       }
     }
@@ -199,7 +188,7 @@ const followWhileWriting = async (clients: ReadonlyArray<TestClient>, seed: numb
   await assertFinalVersionsSeen(clients, followed.lastSeen, written.txIds)
   // Transfers update their row (step two, cancel): the follower saw more versions than transactions.
   assert.isAbove(followed.versions, written.txIds.size)
-  await assertLedgerSound()
+  await client.assertLedgerSound()
   return followed
 }
 
@@ -473,8 +462,7 @@ describe("create_debt_charge: idempotent by externalId, never below zero", () =>
     await charge({ externalId, walletId: w.id, currency: "USDT", amount: "1" })
     for (const changed of [{ amount: "2" }, { currency: "EUR" }, { tag: "other" }]) {
       const reply = await charge({ externalId, walletId: w.id, currency: "USDT", amount: "1", ...changed })
-      assert.strictEqual(reply.status, 400, JSON.stringify(changed))
-      assert.strictEqual(reply.body.error?.code, 10060, JSON.stringify(changed))
+      assertRejected(reply, 400, 10060, JSON.stringify(changed))
     }
     assert.strictEqual(await free(w, "USDT"), 9)
   })
@@ -484,7 +472,7 @@ describe("create_debt_charge: idempotent by externalId, never below zero", () =>
     const recipient = await wallet()
     await client.fund(w.id, "USDT", "10")
     // 3 of the 10 are reserved by a pending transfer: only the 7 free ones may be charged.
-    const pending = await client.call("POST", "/core/v1/wallet/internal_transfer", { sid: w.sid, body: { recipient: recipient.id, currency: "USDT", amount: "3" } })
+    const pending = await client.transfer(w.sid, { recipient: recipient.id, currency: "USDT", amount: "3" })
     assert.strictEqual(pending.status, 200)
     const reply = await charge({ externalId: `debt-over-${Date.now()}`, walletId: w.id, currency: "USDT", amount: "12.5" })
     assert.deepInclude(reply.body.result, { charged: 7, outstanding: 5.5, replayed: false })
@@ -492,24 +480,7 @@ describe("create_debt_charge: idempotent by externalId, never below zero", () =>
     const empty = await charge({ externalId: `debt-empty-${Date.now()}`, walletId: w.id, currency: "USDT", amount: "1" })
     assert.deepInclude(empty.body.result, { charged: 0, outstanding: 1 })
     assert.strictEqual(await free(w, "USDT"), 0)
-    await assertLedgerSound()
-  })
-
-  it("takes credits that another wallet's transfer just brought in (no stale figure)", async () => {
-    const w = await wallet()
-    const sender = await wallet()
-    await client.fund(w.id, "USDT", "1")
-    // Wake w's actor so it holds a figure, then credit w through the sender's actor.
-    await charge({ externalId: `debt-warm-${Date.now()}`, walletId: w.id, currency: "USDT", amount: "0.5" })
-    await client.fund(sender.id, "USDT", "5")
-    const first = await client.call("POST", "/core/v1/wallet/internal_transfer", { sid: sender.sid, body: { recipient: w.id, currency: "USDT", amount: "5" } })
-    const { txId, confirmationCode } = first.body.result
-    const settled = await client.call("POST", `/core/v1/wallet/internal_transfer?confirmationTimetick=${txId}&confirmationCode=${confirmationCode}`,
-      { sid: sender.sid, body: { recipient: w.id, currency: "USDT", amount: "5" } })
-    assert.strictEqual(settled.status, 200)
-    const reply = await charge({ externalId: `debt-fresh-${Date.now()}`, walletId: w.id, currency: "USDT", amount: "100" })
-    assert.deepInclude(reply.body.result, { charged: 5.5, outstanding: 94.5 })
-    assert.strictEqual(await free(w, "USDT"), 0)
+    await client.assertLedgerSound()
   })
 
   it("the same new externalId sent 10 times at once charges once; every answer carries that one result", async () => {
@@ -531,14 +502,14 @@ describe("create_debt_charge: idempotent by externalId, never below zero", () =>
     const replies = await Promise.all(Array.from({ length: 30 }, (_, i) =>
       i % 2 === 0
         ? charge({ externalId: `debt-mix-${Date.now()}-${i}`, walletId: w.id, currency: "USDT", amount: "1.5" })
-        : client.call("POST", "/core/v1/wallet/internal_transfer", { sid: w.sid, body: { recipient: recipient.id, currency: "USDT", amount: "1.5" } })))
+        : client.transfer(w.sid, { recipient: recipient.id, currency: "USDT", amount: "1.5" })))
     const charged = replies.filter((_, i) => i % 2 === 0).reduce((sum, r) => sum + Math.round(r.body.result.charged * 1e6), 0)
     const reserved = replies.filter((r, i) => i % 2 === 1 && r.status === 200).length * 1_500_000
     const balance = await client.balance(w.sid, "USDT")
     assert.isAtLeast(balance.freeBalance, 0)
     assert.strictEqual(Math.round(balance.freeBalance * 1e6) + charged + reserved, 20_000_000)
     assert.strictEqual(Math.round(balance.lockOutBalance * 1e6), reserved)
-    await assertLedgerSound()
+    await client.assertLedgerSound()
   })
 })
 

@@ -9,9 +9,12 @@
  * every fee must equal the tariff's, and every refusal or partial debt charge must be justified by
  * the balances the concurrent batch could have produced.
  */
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { makeClient, twoProcessClients, type Reply, type TestClient } from "../support/Client.ts"
-import { itWithServer, type RunningService, startService } from "../support/Service.ts"
+import { assert, describe, it } from "@effect/vitest"
+import { fromMinorUnits as toDecimal, minorToNumber } from "../../schema/Money.ts"
+import { confirmationAttemptsMax as confirmationAttempts } from "../../src/platform/SecondFactor.ts"
+import { twoProcessClients, type Reply, type TestClient } from "../support/Client.ts"
+import { serviceForFile } from "../support/Fixtures.ts"
+import { itWithServer } from "../support/Service.ts"
 import { seeded } from "../unit/Random.ts"
 
 const seed = Number(process.env.LEDGER_SEED ?? 20_260_914)
@@ -19,29 +22,12 @@ const currencies = { USDT: 6, EUR: 2 } as const
 type Currency = keyof typeof currencies
 const currencyCodes = Object.keys(currencies) as Array<Currency>
 const walletCount = 10
-const confirmationAttempts = 5
 
-let service: RunningService
-let client: TestClient
+const { service, client } = serviceForFile()
+const bothProcesses = twoProcessClients(service)
 
-beforeAll(async () => {
-  service = await startService()
-  client = makeClient(service)
-})
-afterAll(async () => {
-  await service?.stop()
-})
-const bothProcesses = twoProcessClients(() => service)
-
-// Money in the model is bigint minor units; the wire carries decimal strings.
-const toDecimal = (minor: bigint, decimals: number): string => {
-  const negative = minor < 0n
-  const digits = (negative ? -minor : minor).toString().padStart(decimals + 1, "0")
-  const whole = digits.slice(0, digits.length - decimals)
-  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, "")
-  return (negative ? "-" : "") + whole + (fraction.length > 0 ? "." + fraction : "")
-}
-const asNumber = (minor: bigint, currency: Currency): number => Number(toDecimal(minor, currencies[currency]))
+// Money in the model is bigint minor units; the wire carries decimal strings (schema/Money.ts).
+const asNumber = (minor: bigint, currency: Currency): number => minorToNumber(minor, currencies[currency])
 const toMinor = (value: number, currency: Currency): bigint => {
   const decimals = currencies[currency]
   const [whole, fraction = ""] = String(value).split(".")
@@ -151,8 +137,7 @@ const randomTariffs = async (run: Run) => {
       })
     }
   }
-  const reply = await client.priv("POST", "set_tariffs", rules)
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
+  await client.setTariffs(rules)
   run.model.setTariffs(next)
 }
 
@@ -226,17 +211,15 @@ const send = (run: Run, op: Op): Promise<Reply> => {
         recipient: wallets[op.recipient].id, currency: op.currency, amount: toDecimal(op.amount, currencies[op.currency])
       }
       if (op.nonce !== null) body.clientNonce = op.nonce
-      return on.call("POST", "/core/v1/wallet/internal_transfer", { sid: wallets[op.sender].sid, body })
+      return on.transfer(wallets[op.sender].sid, body)
     }
     case "confirm":
     case "wrongCode": {
       const code = op.kind === "confirm" ? op.pending.code : wrongCodeFor(op.pending.code)
-      return on.call("POST", `/core/v1/wallet/internal_transfer?confirmationTimetick=${op.pending.txId}&confirmationCode=${code}`, {
-        sid: wallets[op.pending.sender].sid, body: op.pending.body
-      })
+      return on.confirmTransfer(wallets[op.pending.sender].sid, op.pending.body, op.pending.txId, code)
     }
     case "cancel":
-      return on.call("POST", `/core/v1/wallet/cancel_tx?id=${op.pending.txId}`, { sid: wallets[op.pending.sender].sid })
+      return on.cancelTx(wallets[op.pending.sender].sid, op.pending.txId)
     case "charge":
       return on.priv("POST", "create_debt_charge", chargeBody(run, op))
     case "chargeReplay":
@@ -478,7 +461,7 @@ const runBatch = async (run: Run, batch: number) => {
 const drain = async (run: Run) => {
   const left = [...run.model.pending.values()]
   const replies = await Promise.all(left.map((p) =>
-    run.on().call("POST", `/core/v1/wallet/cancel_tx?id=${p.txId}`, { sid: run.wallets[p.sender].sid })))
+    run.on().cancelTx(run.wallets[p.sender].sid, p.txId)))
   replies.forEach((reply, i) => {
     assert.strictEqual(reply.status, 200, `drain ${left[i].txId}: ${JSON.stringify(reply.body)}`)
     run.model.apply(release(left[i]))

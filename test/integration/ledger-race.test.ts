@@ -6,22 +6,14 @@
  * with a real PostgreSQL the same races split across two service processes on one database still
  * settle once. After each race the balances are exact and the operator audit shows Σ = 0.
  */
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { makeClient, twoProcessClients, type Reply, type TestClient } from "../support/Client.ts"
-import { itWithServer, type RunningService, startService } from "../support/Service.ts"
+import { assert, describe, it } from "@effect/vitest"
+import { twoProcessClients, type Reply, type TestClient } from "../support/Client.ts"
+import { serviceForFile } from "../support/Fixtures.ts"
+import { itWithServer } from "../support/Service.ts"
 
-let service: RunningService
-let client: TestClient
-
-beforeAll(async () => {
-  service = await startService()
-  client = makeClient(service)
-  // EUR transfers carry a fee (0.5 + 1 %); USDT transfers are free (no rule, default fee 0).
-  const tariffs = await client.priv("POST", "set_tariffs", [{ txClass: "InnerTransfer", currency: "EUR", feeFixed: "0.5", feePercent: "1" }])
-  assert.strictEqual(tariffs.status, 200, JSON.stringify(tariffs.body))
-})
-afterAll(async () => {
-  await service?.stop()
+// EUR transfers carry a fee (0.5 + 1 %); USDT transfers are free (no rule, default fee 0).
+const { service, client } = serviceForFile({
+  setup: (c) => c.setTariffs([{ txClass: "InnerTransfer", currency: "EUR", feeFixed: "0.5", feePercent: "1" }])
 })
 
 let unique = 0
@@ -35,12 +27,9 @@ interface TransferBody {
   readonly clientNonce?: string
 }
 
-const stepOne = (on: TestClient, sender: Wallet, body: TransferBody) =>
-  on.call("POST", "/core/v1/wallet/internal_transfer", { sid: sender.sid, body })
-const stepTwo = (on: TestClient, sender: Wallet, body: TransferBody, txId: string, code: string) =>
-  on.call("POST", `/core/v1/wallet/internal_transfer?confirmationTimetick=${txId}&confirmationCode=${code}`, { sid: sender.sid, body })
-const cancel = (on: TestClient, sender: Wallet, txId: string) =>
-  on.call("POST", `/core/v1/wallet/cancel_tx?id=${txId}`, { sid: sender.sid })
+const stepOne = (on: TestClient, sender: Wallet, body: TransferBody) => on.transfer(sender.sid, { ...body })
+const stepTwo = (on: TestClient, sender: Wallet, body: TransferBody, txId: string, code: string) => on.confirmTransfer(sender.sid, { ...body }, txId, code)
+const cancel = (on: TestClient, sender: Wallet, txId: string) => on.cancelTx(sender.sid, txId)
 
 const buckets = async (w: Wallet, currency: string) => {
   const row = await client.balance(w.sid, currency)
@@ -116,7 +105,7 @@ const racePending = async (clients: ReadonlyArray<TestClient>, attempts: Readonl
 
   assert.deepStrictEqual(await buckets(sender, "EUR"), { free: confirmed ? 198.5 : 300, lockOut: 0 })
   assert.deepStrictEqual(await buckets(recipient, "EUR"), { free: confirmed ? 100 : 0, lockOut: 0 })
-  const tx = await client.call("GET", `/private/v1/transact_get?timetick=${txId}`, { bearer: service.key })
+  const tx = await client.priv("GET", `transact_get?timetick=${txId}`)
   assert.strictEqual(tx.body.result.txState, confirmed ? 8 : 16)
   await assertLedgerSound()
   return confirmed
@@ -170,7 +159,7 @@ describe("one process: the wallet actor serializes spends of the same money", ()
 })
 
 describe("two processes on one PostgreSQL: the database is the final arbiter", () => {
-  const both = twoProcessClients(() => service)
+  const both = twoProcessClients(service)
 
   itWithServer("100 whole-balance transfers split over two processes: exactly one settles, 99 get 10002", async () => {
     await raceWholeBalance(await both(), "USDT", "77.5", "77.5", 0)

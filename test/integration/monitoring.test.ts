@@ -8,8 +8,9 @@
  * processes share a room: the one whose book missed the other's order dies on its commit, rebuilds
  * from SQL, and counts that restart.
  */
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import { makeClient, type TestClient } from "../support/Client.ts"
+import { serviceForFile } from "../support/Fixtures.ts"
 import { itWithServer, type RunningService, startService } from "../support/Service.ts"
 
 /** One Prometheus text scrape: `name{labels}` → value (histogram buckets left out). */
@@ -46,17 +47,9 @@ const actorFigures = (series: Map<string, number>, kind: string) =>
 const order = (client: TestClient, sid: string, body: Record<string, unknown>) =>
   client.call("POST", "/core/v1/market/create_order", { sid, body: { fromCurrency: "BTC", toCurrency: "USDT", ...body } })
 
-let service: RunningService
-let client: TestClient
 const walletsTouched = 5
 
-beforeAll(async () => {
-  service = await startService()
-  client = makeClient(service)
-})
-afterAll(async () => {
-  await service?.stop()
-})
+const { service, client } = serviceForFile()
 
 describe("monitoring figures after traffic (C9)", () => {
   it("per-kind actor figures, the ledger writer and long-poll waiters on /metrics, the same in monitoring_stats", async () => {
@@ -74,7 +67,7 @@ describe("monitoring figures after traffic (C9)", () => {
     const applied = await client.call("POST", `/core/v1/apply_code?code=${created.body.result.code}&client_nonce=1`, { sid: parties[2].sid })
     assert.strictEqual(applied.status, 200, JSON.stringify(applied.body))
 
-    const series = await scrape(service)
+    const series = await scrape(service())
     const actors = Object.fromEntries(kinds.map((kind) => [kind, actorFigures(series, kind)]))
     assert.isAtLeast(actors.Wallet.resident, walletsTouched, "every wallet touched is resident")
     assert.isAtLeast(actors.Room.resident, 1, "the order's room")
@@ -98,17 +91,17 @@ describe("monitoring figures after traffic (C9)", () => {
     let waiting = 0
     for (let attempt = 0; attempt < 20 && waiting === 0; attempt++) {
       await new Promise((r) => setTimeout(r, 50))
-      waiting = figure(await scrape(service), 'longpoll_waiters{feed="journal"}')
+      waiting = figure(await scrape(service()), 'longpoll_waiters{feed="journal"}')
     }
     assert.strictEqual(waiting, 1, "the parked wait_cursor")
     const stats = await client.priv("GET", "monitoring_stats")
     assert.strictEqual(stats.status, 200)
     assert.strictEqual(stats.body.result.longPollWaiters.journal, 1)
     assert.strictEqual((await parked).status, 202)
-    assert.strictEqual(figure(await scrape(service), 'longpoll_waiters{feed="journal"}'), 0)
+    assert.strictEqual(figure(await scrape(service()), 'longpoll_waiters{feed="journal"}'), 0)
 
     // monitoring_stats: the same figures, regrouped and as every family of the snapshot.
-    const quiet = await scrape(service)
+    const quiet = await scrape(service())
     const result = (await client.priv("GET", "monitoring_stats")).body.result
     for (const kind of kinds) assert.deepStrictEqual(result.actors[kind], actorFigures(quiet, kind), kind)
     assert.strictEqual(result.ledger.queueDepth, figure(quiet, "ledger_queue_depth"))
@@ -127,7 +120,7 @@ describe("a room that dies on a failed commit and rebuilds from SQL is counted (
   })
 
   itWithServer("two processes, one room: the process whose book missed the other's order restarts its room", async () => {
-    peer = await startService({ databaseUrl: service.databaseUrl })
+    peer = await startService({ databaseUrl: service().databaseUrl })
     const ca = client, cb = makeClient(peer)
     const seller = await ca.walletWithSession("7720001"), buyer = await ca.walletWithSession("7720002")
     await ca.fund(seller.id, "BTC", "1")
@@ -137,11 +130,11 @@ describe("a room that dies on a failed commit and rebuilds from SQL is counted (
     assert.strictEqual((await order(ca, seller.sid, { clientNonce: 10, fromAmount: "0.001", toAmount: "2000", postOnly: true })).status, 200)
     const bid = await order(cb, buyerOnB, { fromCurrency: "USDT", toCurrency: "BTC", clientNonce: 11, fromAmount: "1", toAmount: "0.001", postOnly: true })
     assert.strictEqual(bid.status, 200, JSON.stringify(bid.body))
-    const before = figure(await scrape(service), 'actor_restarts_total{type="Room"}')
+    const before = figure(await scrape(service()), 'actor_restarts_total{type="Room"}')
     // A's room takes a sequence number B already used: its commit fails, it dies, rebuilds, decides again.
     const sell = await order(ca, seller.sid, { clientNonce: 12, fromAmount: "0.1", toAmount: "5000" })
     assert.strictEqual(sell.status, 200, JSON.stringify(sell.body))
-    const after = await scrape(service)
+    const after = await scrape(service())
     assert.isAtLeast(figure(after, 'actor_restarts_total{type="Room"}'), before + 1)
     assert.strictEqual(figure(after, 'actor_activations_total{type="Room"}'), figure(after, 'effect_cluster_entities{type="Room"}'),
       "a restart is not a new activation")

@@ -5,23 +5,16 @@
  * answers 10082); a session ended, a wallet blocked or a tariff set through one process applies to
  * the other's next request well inside the caches' one second (ChangeNotices: trigger NOTIFY).
  */
-import { afterAll, assert, beforeAll, describe } from "@effect/vitest"
-import { makeClient, twoProcessClients, type TestClient } from "../support/Client.ts"
-import { itWithServer, type RunningService, startService, usingRealPostgres } from "../support/Service.ts"
+import { assert, describe } from "@effect/vitest"
+import { twoProcessClients } from "../support/Client.ts"
+import { serviceForFile } from "../support/Fixtures.ts"
+import { itWithServer, usingRealPostgres } from "../support/Service.ts"
 
-let service: RunningService | undefined
-let client: TestClient
-
-beforeAll(async () => {
-  if (!usingRealPostgres()) return
-  service = await startService()
-  client = makeClient(service)
-})
-afterAll(async () => {
-  await service?.stop()
+const { service, client } = serviceForFile({
+  enabled: usingRealPostgres()
 })
 
-const bothProcesses = twoProcessClients(() => service!)
+const bothProcesses = twoProcessClients(service)
 
 let unique = 0
 const wallet = () => client.walletWithSession(String(995_000 + unique++))

@@ -7,29 +7,15 @@
  * inverse, via USDT, via BTC, none), tariffs and estimate_fee (CONTRACT C7), and the public health.
  * Rates and tariffs are global, so each describe sets what it needs and the tests read it in order.
  */
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { makeClient, type TestClient } from "../support/Client.ts"
-import { type RunningService, startService } from "../support/Service.ts"
+import { assert, beforeAll, describe, it } from "@effect/vitest"
+import { assertRejected, serviceForFile } from "../support/Fixtures.ts"
 
-let service: RunningService
-let client: TestClient
+const { client } = serviceForFile()
 
-beforeAll(async () => {
-  service = await startService()
-  client = makeClient(service)
-})
-afterAll(async () => {
-  await service?.stop()
-})
-
-let nextClient = 720_000
 /** A new wallet (optionally in a wallet group) with a session. */
-const sessionWallet = async (walletGroup = 0) => {
-  const wallet = await client.createWallet(String(nextClient++), { walletGroup })
-  return { id: wallet.id, sid: await client.createSession(wallet.id) }
-}
+const sessionWallet = (walletGroup = 0) => client.party({ extra: { walletGroup } })
 
-const getPrivate = (path: string) => client.call("GET", `/private/v1/${path}`, { bearer: service.key })
+const getPrivate = (path: string) => client.priv("GET", path)
 
 describe("currency catalogue (C7)", () => {
   const expected: Record<string, { decimals: number; exchangeEnabled: boolean; isBase: boolean }> = {
@@ -127,26 +113,24 @@ describe("terminals: add_network and update_network (SPEC Terminal update reques
 
   it("a second Base (typeContract 0) terminal for the same network is rejected with 10041; other contracts are not", async () => {
     const again = await add(fullTerminal({ name: "again" }))
-    assert.strictEqual(again.status, 400)
-    assert.strictEqual(again.body.error?.code, 10041)
+    assertRejected(again, 400, 10041)
     const racing = await Promise.all([add(fullTerminal({ typeNetwork: 3, currencyId: "USDT", decimals: 6 })), add(fullTerminal({ typeNetwork: 3, currencyId: "USDT", decimals: 6 }))])
     assert.sameMembers(racing.map((r) => r.status), [200, 400])
-    assert.strictEqual(racing.find((r) => r.status === 400)!.body.error?.code, 10041)
+    assertRejected(racing.find((r) => r.status === 400)!, 400, 10041)
     const secondToken = await add({ typeNetwork: 2, typeContract: 1, currencyId: "USDC", decimals: 6, flags: 1, defaultHotAddress: null, defaultSystemWalletId: null, walletGroups: [] })
     assert.strictEqual(secondToken.status, 200)
   })
 
   it("add_network checks the currency (10020), its decimals (10032), the system wallet (10030) and the field ranges (10001)", async () => {
-    assert.strictEqual((await add(fullTerminal({ typeNetwork: 10, currencyId: "XYZ" }))).body.error?.code, 10020)
-    assert.strictEqual((await add(fullTerminal({ typeNetwork: 10, decimals: 8 }))).body.error?.code, 10032)
-    assert.strictEqual((await add(fullTerminal({ typeNetwork: 10, defaultSystemWalletId: "999999999" }))).body.error?.code, 10030)
+    assertRejected(await add(fullTerminal({ typeNetwork: 10, currencyId: "XYZ" })), 400, 10020)
+    assertRejected(await add(fullTerminal({ typeNetwork: 10, decimals: 8 })), 400, 10032)
+    assertRejected(await add(fullTerminal({ typeNetwork: 10, defaultSystemWalletId: "999999999" })), 404, 10030)
     for (const bad of [{ typeNetwork: 240 }, { typeContract: 234 }, { flags: 8 }, { walletGroups: [64] }]) {
       const reply = await add(fullTerminal({ typeNetwork: 10, ...bad }))
-      assert.strictEqual(reply.status, 400, JSON.stringify(bad))
-      assert.strictEqual(reply.body.error?.code, 10001, JSON.stringify(bad))
+      assertRejected(reply, 400, 10001, JSON.stringify(bad))
     }
     const missing = await add({ typeNetwork: 10, typeContract: 0, currencyId: "ETH", decimals: 18 })
-    assert.strictEqual(missing.body.error?.code, 10001)
+    assertRejected(missing, 400, 10001)
   })
 
   it("update_network preserves identity fields and lastBlock whatever the request sends", async () => {
@@ -219,17 +203,15 @@ describe("terminals: add_network and update_network (SPEC Terminal update reques
       const body: Record<string, unknown> = { id: eth.id, flags: 3, defaultHotAddress: "0xHOT2", defaultSystemWalletId: "-2", walletGroups: [7] }
       delete body[field]
       const omitted = await patch(body)
-      assert.strictEqual(omitted.status, 400, field)
-      assert.strictEqual(omitted.body.error?.code, 10001, field)
+      assertRejected(omitted, 400, 10001, field)
     }
   })
 
   it("an unknown terminal is 404 with 10040; an unknown system wallet is 10030", async () => {
     const unknown = await patch({ id: "987654321", flags: 0, defaultHotAddress: null, defaultSystemWalletId: null, walletGroups: [] })
-    assert.strictEqual(unknown.status, 404)
-    assert.strictEqual(unknown.body.error?.code, 10040)
+    assertRejected(unknown, 404, 10040)
     const wallet = await patch({ id: eth.id, flags: 0, defaultHotAddress: null, defaultSystemWalletId: "999999999", walletGroups: [] })
-    assert.strictEqual(wallet.body.error?.code, 10030)
+    assertRejected(wallet, 404, 10030)
   })
 
   it("the built-in internal terminal exists (240 / 234, Own Wallet Transfer) and is read-only (10042)", async () => {
@@ -239,8 +221,7 @@ describe("terminals: add_network and update_network (SPEC Terminal update reques
     assert.strictEqual(internal[0].typeContract, 234)
     assert.strictEqual(internal[0].displayName, "Own Wallet Transfer")
     const reply = await patch({ id: internal[0].id, name: "mine", flags: 3, defaultHotAddress: null, defaultSystemWalletId: null, walletGroups: [] })
-    assert.strictEqual(reply.status, 400)
-    assert.strictEqual(reply.body.error?.code, 10042)
+    assertRejected(reply, 400, 10042)
     const after = (await getPrivate("tokens_networks")).body.result.find((t: any) => t.id === internal[0].id)
     assert.deepStrictEqual(after, internal[0])
   })
@@ -339,7 +320,7 @@ describe("rates (SPEC market rule 7, C14)", () => {
     assert.strictEqual(reply.body.result.updated, 3)
   })
 
-  const rate = (from: string, to: string) => client.call("GET", `/private/v1/get_rate?from=${from}&to=${to}`, { bearer: service.key })
+  const rate = (from: string, to: string) => client.priv("GET", `get_rate?from=${from}&to=${to}`)
 
   it("direct: the set rate", async () => {
     const reply = await rate("BTC", "USDT")
@@ -372,13 +353,10 @@ describe("rates (SPEC market rule 7, C14)", () => {
 
   it("none: 404 with 10050; an unknown currency is 10020", async () => {
     const none = await rate("USD", "EUR")
-    assert.strictEqual(none.status, 404)
-    assert.strictEqual(none.body.error?.code, 10050)
-    assert.isNull(none.body.result)
-    assert.strictEqual((await rate("USDC", "BTC")).body.error?.code, 10050)
+    assertRejected(none, 404, 10050)
+    assertRejected(await rate("USDC", "BTC"), 404, 10050)
     const unknown = await rate("XYZ", "EUR")
-    assert.strictEqual(unknown.status, 400)
-    assert.strictEqual(unknown.body.error?.code, 10020)
+    assertRejected(unknown, 400, 10020)
   })
 
   it("a new set rate replaces the old one; a direct rate beats a cross rate", async () => {
@@ -389,7 +367,7 @@ describe("rates (SPEC market rule 7, C14)", () => {
   })
 
   it("set_rates rejects unknown currencies (10020), a pair with itself and non-positive rates", async () => {
-    assert.strictEqual((await client.priv("POST", "set_rates", [{ from: "XYZ", to: "EUR", rate: "1" }])).body.error?.code, 10020)
+    assertRejected(await client.priv("POST", "set_rates", [{ from: "XYZ", to: "EUR", rate: "1" }]), 400, 10020)
     assert.strictEqual((await client.priv("POST", "set_rates", [{ from: "EUR", to: "EUR", rate: "1" }])).status, 400)
     for (const bad of ["0", "-1", "abc"]) {
       const reply = await client.priv("POST", "set_rates", [{ from: "USD", to: "EUR", rate: bad }])
@@ -427,7 +405,7 @@ describe("rates (SPEC market rule 7, C14)", () => {
     assert.strictEqual(one.status, 200, JSON.stringify(one.body))
     assert.deepStrictEqual(one.body.result, [{ from: "BTC", to: "USDT", rate: "60000", via: "direct" }])
     const unknown = await client.call("GET", "/core/v1/market/get_rates?to=XYZ", { sid: w.sid })
-    assert.strictEqual(unknown.body.error?.code, 10020)
+    assertRejected(unknown, 400, 10020)
   })
 })
 
@@ -468,9 +446,9 @@ describe("tariffs and estimate_fee (C7)", () => {
 
   it("set_tariffs rejects an unknown currency (10020), an unknown profit wallet (10030) and an unknown txClass (10001), keeping the set", async () => {
     await setTariffs([{ txClass: "Withdraw", currency: "BTC", feeFixed: "0.0001", feePercent: "0" }])
-    assert.strictEqual((await client.priv("POST", "set_tariffs", [{ txClass: "Withdraw", currency: "XYZ", feeFixed: "1", feePercent: "0" }])).body.error?.code, 10020)
-    assert.strictEqual((await client.priv("POST", "set_tariffs", [{ txClass: "Withdraw", currency: "BTC", feeFixed: "1", feePercent: "0", profitWalletId: "999999999" }])).body.error?.code, 10030)
-    assert.strictEqual((await client.priv("POST", "set_tariffs", [{ txClass: "Bogus", currency: "BTC", feeFixed: "1", feePercent: "0" }])).body.error?.code, 10001)
+    assertRejected(await client.priv("POST", "set_tariffs", [{ txClass: "Withdraw", currency: "XYZ", feeFixed: "1", feePercent: "0" }]), 400, 10020)
+    assertRejected(await client.priv("POST", "set_tariffs", [{ txClass: "Withdraw", currency: "BTC", feeFixed: "1", feePercent: "0", profitWalletId: "999999999" }]), 404, 10030)
+    assertRejected(await client.priv("POST", "set_tariffs", [{ txClass: "Bogus", currency: "BTC", feeFixed: "1", feePercent: "0" }]), 400, 10001)
     assert.strictEqual((await getPrivate("get_tariffs")).body.result.length, 1)
   })
 
@@ -558,14 +536,14 @@ describe("tariffs and estimate_fee (C7)", () => {
 
   it("rejects an unknown tx_type (10001), an unknown currency (10020), too many decimals (10021) and a non-positive amount (10001)", async () => {
     const w = await sessionWallet()
-    assert.strictEqual((await estimate(w.sid, "Bogus", "USDT", "1")).body.error?.code, 10001)
-    assert.strictEqual((await estimate(w.sid, "99", "USDT", "1")).body.error?.code, 10001)
-    assert.strictEqual((await estimate(w.sid, "InnerTransfer", "XYZ", "1")).body.error?.code, 10020)
-    assert.strictEqual((await estimate(w.sid, "InnerTransfer", "EUR", "1.001")).body.error?.code, 10021)
-    assert.strictEqual((await estimate(w.sid, "InnerTransfer", "EUR", "0")).body.error?.code, 10001)
-    assert.strictEqual((await estimate(w.sid, "InnerTransfer", "EUR", "-1")).body.error?.code, 10001)
+    assertRejected(await estimate(w.sid, "Bogus", "USDT", "1"), 400, 10001)
+    assertRejected(await estimate(w.sid, "99", "USDT", "1"), 400, 10001)
+    assertRejected(await estimate(w.sid, "InnerTransfer", "XYZ", "1"), 400, 10020)
+    assertRejected(await estimate(w.sid, "InnerTransfer", "EUR", "1.001"), 400, 10021)
+    assertRejected(await estimate(w.sid, "InnerTransfer", "EUR", "0"), 400, 10001)
+    assertRejected(await estimate(w.sid, "InnerTransfer", "EUR", "-1"), 400, 10001)
     const missing = await client.call("GET", "/core/v1/estimate_fee?currency=EUR&amount=1", { sid: w.sid })
-    assert.strictEqual(missing.body.error?.code, 10001)
+    assertRejected(missing, 400, 10001)
   })
 
   it("needs a session", async () => {

@@ -7,9 +7,9 @@
  * and a piece of text the message must contain to name the offending field. Each request goes over
  * real HTTP to the real service, with a valid credential, so only the input is at fault.
  */
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { isEnvelope, makeClient, type Reply, type TestClient } from "../support/Client.ts"
-import { type RunningService, startService } from "../support/Service.ts"
+import { assert, describe, it } from "@effect/vitest"
+import { isEnvelope, type Reply } from "../support/Client.ts"
+import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.ts"
 
 type Auth = "service" | "session" | "merchant"
 
@@ -29,10 +29,10 @@ interface Case {
   readonly names: string
 }
 
-const INVALID = 10001
-const UNKNOWN_CURRENCY = 10020
-const TOO_MANY_DECIMALS = 10021
-const FIELD_RULE = 10032
+const INVALID = errorCode.InvalidRequest
+const UNKNOWN_CURRENCY = errorCode.UnknownCurrency
+const TOO_MANY_DECIMALS = errorCode.TooManyDecimals
+const FIELD_RULE = errorCode.FieldRuleViolated
 
 const long = (n: number) => "x".repeat(n)
 
@@ -309,35 +309,28 @@ const itemCases: ReadonlyArray<ItemCase> = [
   { name: "a wallet that does not exist", item: posting({ externalId: "item-wallet", walletId: "987654321" }), code: 10030, names: "walletId" }
 ]
 
-let service: RunningService
-let client: TestClient
 let wallet: string
 let sid: string
 let app: { appId: string; pkey: string }
 
-beforeAll(async () => {
-  service = await startService()
-  client = makeClient(service)
-  wallet = (await client.createWallet("990001", { name: "Validation" })).id
-  sid = await client.createSession(wallet)
-  const created = await client.priv("POST", "create_app", { walletId: wallet, name: "Validation shop" })
-  app = created.body.result
-})
-afterAll(async () => {
-  await service?.stop()
+const { service, client } = serviceForFile({
+  setup: async (c) => {
+    ({ id: wallet, sid } = await c.party({ clientId: "990001", extra: { name: "Validation" } }))
+    app = (await c.priv("POST", "create_app", { walletId: wallet, name: "Validation shop" })).body.result
+  }
 })
 
 const fill = (text: string) => text.replaceAll("$wallet", wallet).replaceAll("$app", app.appId)
 
 const credentialOf = (auth: Auth) =>
-  auth === "service" ? { bearer: service.key } : auth === "session" ? { sid } : { pkey: app.pkey }
+  auth === "service" ? { bearer: service().key } : auth === "session" ? { sid } : { pkey: app.pkey }
 
 const send = async (c: Case): Promise<Reply> => {
   const raw = c.raw !== undefined ? fill(c.raw) : c.body !== undefined ? fill(JSON.stringify(c.body)) : undefined
   if (c.contentType !== undefined) {
-    const response = await fetch(service.base + fill(c.path), {
+    const response = await fetch(service().base + fill(c.path), {
       method: c.method,
-      headers: { authorization: `Bearer ${service.key}`, "content-type": c.contentType },
+      headers: { authorization: `Bearer ${service().key}`, "content-type": c.contentType },
       body: raw
     })
     return { status: response.status, body: await response.json() as Reply["body"], headers: response.headers }
@@ -350,9 +343,7 @@ describe("a bad request is a 400 envelope naming the field", () => {
     const reply = await send(c)
     const seen = JSON.stringify(reply.body).slice(0, 300)
     assert.isTrue(isEnvelope(reply.body), seen)
-    assert.strictEqual(reply.status, c.status, seen)
-    assert.isNull(reply.body.result, seen)
-    assert.strictEqual(reply.body.error?.code, c.code, seen)
+    assertRejected(reply, c.status, c.code, seen)
     assert.include(reply.body.error?.message ?? "", c.names, seen)
     // The message is for people: one line, no internals.
     assert.notMatch(reply.body.error!.message, /\n|SELECT|INSERT|stack|at .*\.ts:/)
@@ -417,11 +408,10 @@ describe("request body size limit", () => {
   it("a body over 1 MiB is refused with 413 before it is parsed, and nothing is created", async () => {
     const before = await client.priv("GET", "get_wallets?client_id=88000001")
     const reply = await client.call("POST", "/private/v1/create_wallet", {
-      bearer: service.key,
+      bearer: service().key,
       raw: JSON.stringify({ clientId: "88000001", name: "x".repeat(1_100_000) })
     })
-    assert.strictEqual(reply.status, 413)
-    assert.strictEqual(reply.body.error?.code, 10001)
+    assertRejected(reply, 413, 10001)
     assert.include(reply.body.error?.message ?? "", "body: larger than")
     const after = await client.priv("GET", "get_wallets?client_id=88000001")
     assert.strictEqual(after.body.result.length, before.body.result.length)

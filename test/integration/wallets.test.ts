@@ -6,35 +6,22 @@
  * wallet_info_get, and the session actions get_info, update_settings, set_security and get_balance
  * (GetBalanceOut with its base-currency equivalent derived from set rates).
  */
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { makeClient, type TestClient } from "../support/Client.ts"
-import { type RunningService, startService } from "../support/Service.ts"
+import { assert, describe, it } from "@effect/vitest"
+import { assertRejected, serviceForFile, WalletFlag } from "../support/Fixtures.ts"
 
-const IsDefault = 16
-const Require2FA = 8
+const { IsDefault, Require2FA } = WalletFlag
 
-let service: RunningService
-let client: TestClient
-
-beforeAll(async () => {
-  service = await startService()
-  client = makeClient(service)
-})
-afterAll(async () => {
-  await service?.stop()
-})
-
-let nextClient = 610_000
-const newClientId = () => String(nextClient++)
+const { client } = serviceForFile()
+const newClientId = client.newClientId
 
 const update = (body: Record<string, unknown>) => client.priv("POST", "update_wallet", body)
 const infoOf = async (id: string) => {
-  const reply = await client.call("GET", `/private/v1/wallet_info_get?wallet_id=${id}`, { bearer: service.key })
+  const reply = await client.priv("GET", `wallet_info_get?wallet_id=${id}`)
   assert.strictEqual(reply.status, 200)
   return reply.body.result
 }
 const defaultsOf = async (clientId: string): Promise<Array<string>> => {
-  const reply = await client.call("GET", `/private/v1/get_wallets?client_id=${clientId}`, { bearer: service.key })
+  const reply = await client.priv("GET", `get_wallets?client_id=${clientId}`)
   return (reply.body.result as Array<any>).filter((w) => (w.flags & IsDefault) !== 0).map((w) => w.id)
 }
 
@@ -94,8 +81,7 @@ describe("create_wallet (private, C3/C12)", () => {
   it("rejects a malformed request with 10001 (missing clientId, wallet group 64, bad phone)", async () => {
     for (const body of [{}, { clientId: newClientId(), walletGroup: 64 }, { clientId: newClientId(), phone: "12345" }, { clientId: "abc" }]) {
       const reply = await client.priv("POST", "create_wallet", body)
-      assert.strictEqual(reply.status, 400, JSON.stringify(body))
-      assert.strictEqual(reply.body.error?.code, 10001, JSON.stringify(body))
+      assertRejected(reply, 400, 10001, JSON.stringify(body))
     }
   })
 })
@@ -161,8 +147,7 @@ describe("update_wallet (private, SPEC Wallet update rules)", () => {
     assert.strictEqual((await update({ id: w.id, wallet_group: 63 })).body.result.wallet_group, 63)
     for (const bad of [64, -1, 1.5, "7"]) {
       const reply = await update({ id: w.id, wallet_group: bad })
-      assert.strictEqual(reply.status, 400, String(bad))
-      assert.strictEqual(reply.body.error?.code, 10001, String(bad))
+      assertRejected(reply, 400, 10001, String(bad))
     }
     assert.strictEqual((await infoOf(w.id)).wallet_group, 63)
   })
@@ -171,20 +156,17 @@ describe("update_wallet (private, SPEC Wallet update rules)", () => {
     const w = await client.createWallet(newClientId())
     for (const body of [{ flags: 32 }, { flags: -1 }, { name: "n".repeat(101) }]) {
       const reply = await update({ id: w.id, ...body })
-      assert.strictEqual(reply.status, 400, JSON.stringify(body))
-      assert.strictEqual(reply.body.error?.code, 10001)
+      assertRejected(reply, 400, 10001, JSON.stringify(body))
     }
   })
 
   it("an unknown wallet is 404 with code 10030; a missing id is 10001", async () => {
     const unknown = await update({ id: "999999999", name: "x" })
-    assert.strictEqual(unknown.status, 404)
-    assert.strictEqual(unknown.body.error?.code, 10030)
+    assertRejected(unknown, 404, 10030)
     const system = await update({ id: "-1", name: "x" })
     assert.strictEqual(system.status, 404)
     const missing = await update({ name: "x" })
-    assert.strictEqual(missing.status, 400)
-    assert.strictEqual(missing.body.error?.code, 10001)
+    assertRejected(missing, 400, 10001)
   })
 
   it("setting IsDefault on wallet B clears it on wallet A of the same owner, and only that owner", async () => {
@@ -247,24 +229,24 @@ describe("get_wallets and wallet_info_get (private)", () => {
     const created = []
     for (let i = 0; i < 5; i++) created.push(await client.createWallet(owner, { name: `w${i}` }))
     const ids = created.map((w) => w.id)
-    const all = await client.call("GET", `/private/v1/get_wallets?client_id=${owner}`, { bearer: service.key })
+    const all = await client.priv("GET", `get_wallets?client_id=${owner}`)
     assert.strictEqual(all.status, 200)
     assert.deepStrictEqual(all.body.result.map((w: any) => w.id), ids)
     for (const w of all.body.result) assert.strictEqual(w.client_id, owner)
 
-    const page1 = await client.call("GET", `/private/v1/get_wallets?client_id=${owner}&limit=2`, { bearer: service.key })
+    const page1 = await client.priv("GET", `get_wallets?client_id=${owner}&limit=2`)
     assert.deepStrictEqual(page1.body.result.map((w: any) => w.id), ids.slice(0, 2))
-    const page2 = await client.call("GET", `/private/v1/get_wallets?client_id=${owner}&limit=2&from_id=${ids[1]}`, { bearer: service.key })
+    const page2 = await client.priv("GET", `get_wallets?client_id=${owner}&limit=2&from_id=${ids[1]}`)
     assert.deepStrictEqual(page2.body.result.map((w: any) => w.id), ids.slice(2, 4))
-    const page3 = await client.call("GET", `/private/v1/get_wallets?client_id=${owner}&limit=2&from_id=${ids[3]}`, { bearer: service.key })
+    const page3 = await client.priv("GET", `get_wallets?client_id=${owner}&limit=2&from_id=${ids[3]}`)
     assert.deepStrictEqual(page3.body.result.map((w: any) => w.id), ids.slice(4))
-    const none = await client.call("GET", `/private/v1/get_wallets?client_id=${newClientId()}`, { bearer: service.key })
+    const none = await client.priv("GET", `get_wallets?client_id=${newClientId()}`)
     assert.deepStrictEqual(none.body.result, [])
   })
 
   it("without a filter lists user wallets only (no system wallets), ids as strings", async () => {
     await client.createWallet(newClientId())
-    const reply = await client.call("GET", "/private/v1/get_wallets?limit=1000", { bearer: service.key })
+    const reply = await client.priv("GET", "get_wallets?limit=1000")
     assert.isAbove(reply.body.result.length, 0)
     for (const w of reply.body.result) {
       assert.isString(w.id)
@@ -274,9 +256,8 @@ describe("get_wallets and wallet_info_get (private)", () => {
 
   it("rejects a limit outside 1..1000 with 10001", async () => {
     for (const limit of ["0", "1001", "x"]) {
-      const reply = await client.call("GET", `/private/v1/get_wallets?limit=${limit}`, { bearer: service.key })
-      assert.strictEqual(reply.status, 400, limit)
-      assert.strictEqual(reply.body.error?.code, 10001, limit)
+      const reply = await client.priv("GET", `get_wallets?limit=${limit}`)
+      assertRejected(reply, 400, 10001, limit)
     }
   })
 
@@ -284,10 +265,10 @@ describe("get_wallets and wallet_info_get (private)", () => {
     const w = await client.createWallet(newClientId(), { name: "Info" })
     const info = await infoOf(w.id)
     assert.deepStrictEqual(info, w)
-    const unknown = await client.call("GET", "/private/v1/wallet_info_get?wallet_id=999999999", { bearer: service.key })
+    const unknown = await client.priv("GET", "wallet_info_get?wallet_id=999999999")
     assert.strictEqual(unknown.status, 404)
     assert.isNull(unknown.body.result)
-    assert.strictEqual(unknown.body.error?.code, 10030)
+    assertRejected(unknown, 404, 10030)
     assert.isString(unknown.body.error?.message)
     assert.isNumber(unknown.body.id)
   })
@@ -351,15 +332,13 @@ describe("session wallet actions (/core/v1/wallet/)", () => {
     assert.strictEqual(off.body.result.flags, IsDefault)
     assert.strictEqual((await infoOf(w.id)).flags, IsDefault)
     const bad = await client.call("POST", "/core/v1/wallet/set_security", { sid, body: { require2FA: "yes" } })
-    assert.strictEqual(bad.status, 400)
-    assert.strictEqual(bad.body.error?.code, 10001)
+    assertRejected(bad, 400, 10001)
   })
 
   it("session actions need a valid session (401)", async () => {
     for (const [method, path] of [["GET", "get_info"], ["GET", "get_balance"], ["POST", "update_settings"], ["POST", "set_security"]] as const) {
       const reply = await client.call(method, `/core/v1/wallet/${path}`, { sid: "not-a-session", body: method === "POST" ? {} : undefined })
-      assert.strictEqual(reply.status, 401, path)
-      assert.strictEqual(reply.body.error?.code, 10401, path)
+      assertRejected(reply, 401, 10401, path)
     }
   })
 })

@@ -1,5 +1,6 @@
 /** A small HTTP client for tests: the envelope, credentials of every kind, and bootstrap helpers. */
 import { afterAll, assert } from "@effect/vitest"
+import { assertAuditSound } from "./Audit.ts"
 import { type RunningService, startService } from "./Service.ts"
 
 export interface Reply<T = any> {
@@ -7,6 +8,21 @@ export interface Reply<T = any> {
   readonly body: { result: T; error: { code: number; message: string } | null; id: number; cursor?: string } & Record<string, any>
   readonly headers: Headers
 }
+
+/** A wallet with its own session (`party`). */
+export interface Party {
+  readonly clientId: string
+  readonly id: string
+  readonly address: string
+  readonly flags: number
+  readonly sid: string
+}
+
+/** A balance row's buckets as numbers (the wire's JSON numbers). */
+export interface Buckets { readonly free: number; readonly lockOut: number; readonly lockIn: number; readonly lockOrders: number }
+
+/** An item of the private events feed. */
+export interface EventItem { readonly id: string; readonly kind: string; readonly walletId: string; readonly payload: any; readonly dateUTC: string }
 
 export interface CallOptions {
   readonly body?: unknown
@@ -17,7 +33,9 @@ export interface CallOptions {
   readonly headers?: Record<string, string>
 }
 
-export const makeClient = (service: RunningService) => {
+/** A client of one service; a thunk binds it before the service has started (`serviceForFile`). */
+export const makeClient = (running: RunningService | (() => RunningService)) => {
+  const service = () => (typeof running === "function" ? running() : running)
   const call = async <T = any>(method: string, path: string, options: CallOptions = {}): Promise<Reply<T>> => {
     const headers: Record<string, string> = { ...options.headers }
     if (options.sid !== undefined) headers.cookie = `sid=${options.sid}`
@@ -25,7 +43,7 @@ export const makeClient = (service: RunningService) => {
     if (options.pkey !== undefined) headers.pkey = options.pkey
     const hasBody = options.body !== undefined || options.raw !== undefined
     if (hasBody) headers["content-type"] = "application/json"
-    const response = await fetch(service.base + path, {
+    const response = await fetch(service().base + path, {
       method,
       headers,
       body: options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body))
@@ -36,7 +54,7 @@ export const makeClient = (service: RunningService) => {
     return { status: response.status, body, headers: response.headers }
   }
   const priv = <T = any>(method: string, action: string, body?: unknown) =>
-    call<T>(method, `/private/v1/${action}`, { bearer: service.key, body })
+    call<T>(method, `/private/v1/${action}`, { bearer: service().key, body })
 
   const createWallet = async (clientId: string, extra: Record<string, unknown> = {}) => {
     const reply = await priv("POST", "create_wallet", { clientId, ...extra })
@@ -65,15 +83,65 @@ export const makeClient = (service: RunningService) => {
     const reply = await call("GET", "/core/v1/wallet/get_balance", { sid })
     return (reply.body.result as Array<any>).find((row) => row.currency === currency)
   }
+  /** internal_transfer: step one without `query`, step two with the confirmation in it. */
+  const transfer = (sid: string, body: Record<string, unknown>, options: { query?: Record<string, string>; headers?: Record<string, string> } = {}) =>
+    call("POST", `/core/v1/wallet/internal_transfer${options.query === undefined ? "" : "?" + new URLSearchParams(options.query)}`,
+      { sid, body, headers: options.headers })
+  /** Step two with a code. */
+  const confirmTransfer = (sid: string, body: Record<string, unknown>, txId: string, code: string, headers?: Record<string, string>) =>
+    transfer(sid, body, { query: { confirmationTimetick: txId, confirmationCode: code }, headers })
+  /** The sender's cancel of a pending transfer. */
+  const cancelTx = (sid: string, txId: string) => call("POST", `/core/v1/wallet/cancel_tx?id=${txId}`, { sid })
+  /** A new client id (a file's own database: unique within it). */
+  let nextClient = 700_000
+  const newClientId = () => String(nextClient++)
+  /**
+   * A party: a wallet (of `clientId`, else a new client) with its own session, funded with `fund`
+   * (a USDT amount, or amounts per currency; none by default).
+   */
+  const party = async (options: { clientId?: string; fund?: string | Record<string, string>; extra?: Record<string, unknown> } = {}): Promise<Party> => {
+    const clientId = options.clientId ?? newClientId()
+    const wallet = await createWallet(clientId, options.extra ?? {})
+    const sid = await createSession(wallet.id)
+    const funds = typeof options.fund === "string" ? { USDT: options.fund } : options.fund ?? {}
+    for (const [currency, amount] of Object.entries(funds)) if (amount !== "0") await fund(wallet.id, currency, amount)
+    return { clientId, id: wallet.id, address: wallet.address, flags: wallet.flags, sid }
+  }
+  /** A party's buckets of one currency as its own session reads them (zeros when it holds none). */
+  const bucketsOf = async (who: { readonly sid: string }, currency = "USDT"): Promise<Buckets> => {
+    const row = await balance(who.sid, currency)
+    return row === undefined
+      ? { free: 0, lockOut: 0, lockIn: 0, lockOrders: 0 }
+      : { free: row.freeBalance, lockOut: row.lockOutBalance, lockIn: row.lockInBalance, lockOrders: row.lockOrders }
+  }
+  /** Replaces the tariff rules (set_tariffs) and checks they were taken. */
+  const setTariffs = async (rules: ReadonlyArray<Record<string, unknown>>) => {
+    const reply = await priv("POST", "set_tariffs", rules)
+    assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
+  }
+  /** Every item of the private events feed so far, paged from the start. */
+  const allEvents = async (): Promise<Array<EventItem>> => {
+    const items: Array<EventItem> = []
+    let cursor = "0"
+    for (;;) {
+      const reply = await priv("GET", `events?cursor=${cursor}&limit=1000`)
+      assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
+      const page = reply.body.result as Array<EventItem>
+      items.push(...page)
+      if (page.length === 0 || reply.body.cursor === cursor) return items
+      cursor = reply.body.cursor!
+    }
+  }
   /** The operator audit (CONTRACT C6): every currency sums to "0" and no user bucket is negative. */
   const assertLedgerSound = async (where = "ledger") => {
     const reply = await priv("GET", "ledger_audit")
     assert.strictEqual(reply.status, 200, `${where}: ${JSON.stringify(reply.body)}`)
-    for (const row of reply.body.result.sums) assert.strictEqual(row.total, "0", `${where}: Σ ${row.currency}`)
-    assert.strictEqual(reply.body.result.negativeUserBuckets, 0, `${where}: negative user buckets`)
-    assert.strictEqual(reply.body.result.orphanRows, 0, `${where}: rows without their transaction, wallet or currency`)
+    assertAuditSound(reply.body.result, where)
   }
-  return { call, priv, createWallet, createSession, walletWithSession, fund, balance, assertLedgerSound }
+  return {
+    call, priv, createWallet, createSession, walletWithSession, fund, balance, assertLedgerSound, newClientId, party, bucketsOf, setTariffs,
+    allEvents, transfer, confirmTransfer, cancelTx
+  }
 }
 
 export type TestClient = ReturnType<typeof makeClient>

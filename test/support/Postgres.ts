@@ -26,3 +26,10 @@ export const dropDatabase = async (databaseUrl: string): Promise<void> => {
     yield* sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
   }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(url.toString()), maxConnections: 1 }))))).catch(() => undefined)
 }
+
+/** Runs one statement on a service's own database (real PostgreSQL only: `itWithServer` tests). */
+export const withDatabase = <A>(databaseUrl: string, statement: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>): Promise<A> =>
+  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return yield* statement(sql)
+  }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(databaseUrl), maxConnections: 1 })))) as Effect.Effect<A>)
