@@ -6,12 +6,10 @@
  */
 import { Context, Effect, Layer } from "effect"
 import {
-  BROKER_WALLET_ID, canonicalPair, makePair, mapOrderForm, OrderType, type Pair, priceOfRatio, RoomEntity, roomEntityId, SIDE_SELL,
+  canonicalPair, makePair, mapOrderForm, OrderType, type Pair, priceOfRatio, RoomEntity, roomEntityId, SIDE_SELL,
   ticksOfRatio
 } from "../../actors/room/Protocol.ts"
 import { WalletEntity } from "../../actors/wallet/Protocol.ts"
-import { Bucket, type LedgerOperation, rowsOf } from "../../sql/Ledger.ts"
-import { OrderInserts } from "../../sql/rows/ExchangeRows.ts"
 import { findOrder, listOrders, type OrderRow } from "../../sql/OrderRepo.ts"
 import { findRoom, isMember } from "../../sql/RoomRepo.ts"
 import { findWallet } from "../../sql/WalletRepo.ts"
@@ -22,8 +20,9 @@ import {
   BalanceNotEnough, CurrencyNotEnabled, InvalidAmount, InvalidRequest, MaxActiveOrdersExceeded, NonceExists, OrderNotActive,
   OrderNotFound, OrderWouldMatch, RateLimited, RoomNotFound, TooManyDecimals, UnknownCurrency, WalletBlocked, WalletNotFound
 } from "../../schema/Errors.ts"
+import { asTxId } from "../../schema/Ids.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
-import { TxState, TxType } from "../../schema/Transfer.ts"
+import { TxType } from "../../schema/Transfer.ts"
 import { WalletFlag } from "../../schema/Wallet.ts"
 import { AppConfigService, limits } from "../platform/Config.ts"
 import { makeDb } from "../platform/db/Sql.ts"
@@ -155,25 +154,13 @@ export class ExchangeOrders extends Context.Service<ExchangeOrders, {
         const id = ticks.next()
         const typeTx = side === SIDE_SELL ? TxType.ExchangeToBroker : TxType.ExchangeFromBroker
         const wid = BigInt(walletId)
-        const operation: LedgerOperation = {
-          tx: {
-            id, typeTx, txState: TxState.Created, walletFrom: wid, walletTo: BROKER_WALLET_ID, currency: from.code, amount: 0n, fee: 0n,
-            tag: input.tag ?? null, appId: null, externalId: null, requestHash: null, clientNonce: BigInt(input.clientNonce),
-            currencyTo: to.code, amountTo: 0n
-          },
-          postings: [
-            { walletId: wid, currency: from.code, bucket: Bucket.free, delta: -fromMinor },
-            { walletId: wid, currency: from.code, bucket: Bucket.lockOrders, delta: fromMinor }
-          ],
-          rows: [rowsOf(OrderInserts, [{
-            id, walletId: wid, roomKey: BigInt(roomKey), base: pair.base, quote: pair.quote, side, orderType,
-            priceTicks, priceNum, priceDen, quantityLots: quantity,
-            fromCurrency: from.code, toCurrency: to.code, fromAmount: fromMinor, toAmount: toMinor, locked: fromMinor,
-            state: 1, tag: input.tag ?? null
-          }])]
-        }
         yield* walletActor(walletId).LockForOrder({
-          currency: from.code, debit: fromMinor, operation, maxActive: config.maxActiveOrdersPerWallet
+          order: {
+            orderId: asTxId(id), roomKey: BigInt(roomKey), base: pair.base, quote: pair.quote, side, orderType,
+            priceNum, priceDen, priceTicks, quantityLots: quantity, fromCurrency: from.code, toCurrency: to.code,
+            fromAmount: fromMinor, toAmount: toMinor, tag: input.tag ?? null, clientNonce: BigInt(input.clientNonce)
+          },
+          maxActive: config.maxActiveOrdersPerWallet
         }).pipe(delivered)
         const figures = yield* roomActor(roomEntityId(roomKey, pair.base, pair.quote)).Match({ orderId: String(id) }).pipe(delivered)
         // The answer is built from what was placed and the room's figures: no read back.
