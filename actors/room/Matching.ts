@@ -40,9 +40,9 @@ export const toBookOrder = (row: Order): BookOrder => ({
   persisted: { remainingLots: row.remainingLots, seq: row.seq }
 })
 
-export const figuresOf = (o: { state: number; remainingLots: bigint; locked: bigint; given: bigint; received: bigint; fee: bigint }): OrderFigures => ({
-  state: o.state, remainingLots: String(o.remainingLots), locked: String(o.locked), given: String(o.given),
-  received: String(o.received), fee: String(o.fee)
+/** A copy of the figures (a book order changes as it fills; an answer must not). */
+export const figuresOf = (o: OrderFigures): OrderFigures => ({
+  state: o.state, remainingLots: o.remainingLots, locked: o.locked, given: o.given, received: o.received, fee: o.fee
 })
 
 export const figuresOfRow = (row: Order): OrderFigures => figuresOf(row)

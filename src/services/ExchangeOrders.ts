@@ -20,7 +20,7 @@ import {
   BalanceNotEnough, CurrencyNotEnabled, InvalidAmount, InvalidRequest, MaxActiveOrdersExceeded, NonceExists, OrderNotActive,
   OrderNotFound, OrderWouldMatch, RateLimited, RoomNotFound, TooManyDecimals, UnknownCurrency, WalletBlocked, WalletNotFound
 } from "../../schema/Errors.ts"
-import { asTxId } from "../../schema/Ids.ts"
+import { asTxId, asWalletId } from "../../schema/Ids.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { TxType } from "../../schema/Transfer.ts"
 import { WalletFlag } from "../../schema/Wallet.ts"
@@ -161,14 +161,14 @@ export class ExchangeOrders extends Context.Service<ExchangeOrders, {
           },
           maxActive: config.maxActiveOrdersPerWallet
         }).pipe(delivered)
-        const figures = yield* roomActor(roomEntityId(roomKey, pair.base, pair.quote)).Match({ orderId: String(id) }).pipe(delivered)
+        const figures = yield* roomActor(roomEntityId(roomKey, pair.base, pair.quote)).Match({ orderId: asTxId(id) }).pipe(delivered)
         // The answer is built from what was placed and the room's figures: no read back.
         const now = new Date()
         return toOut({
           id, walletId: wid, walletGroup: wallet.walletGroup, typeTx, roomKey: BigInt(roomKey), base: pair.base, quote: pair.quote,
-          side, orderType, priceTicks, priceNum, priceDen, quantityLots: quantity, remainingLots: BigInt(figures.remainingLots),
-          fromCurrency: from.code, toCurrency: to.code, fromAmount: fromMinor, toAmount: toMinor, locked: BigInt(figures.locked),
-          given: BigInt(figures.given), received: BigInt(figures.received), fee: BigInt(figures.fee), state: figures.state, seq: null,
+          side, orderType, priceTicks, priceNum, priceDen, quantityLots: quantity, remainingLots: figures.remainingLots,
+          fromCurrency: from.code, toCurrency: to.code, fromAmount: fromMinor, toAmount: toMinor, locked: figures.locked,
+          given: figures.given, received: figures.received, fee: figures.fee, state: figures.state, seq: null,
           tag: input.tag ?? null, createdAt: dateOfTimetick(id), updatedAt: now
         })
       })
@@ -177,7 +177,7 @@ export class ExchangeOrders extends Context.Service<ExchangeOrders, {
         const row = yield* db(findOrder(orderId))
         if (row === undefined || String(row.walletId) !== walletId) return yield* new OrderNotFound({ message: `id: no order ${orderId} of this wallet` })
         if (row.state !== 1) return yield* new OrderNotActive({ message: `id: order ${orderId} is no longer open` })
-        yield* roomActor(roomEntityId(String(row.roomKey), row.base, row.quote)).Cancel({ orderId, walletId }).pipe(delivered)
+        yield* roomActor(roomEntityId(String(row.roomKey), row.base, row.quote)).Cancel({ orderId: asTxId(row.id), walletId: asWalletId(walletId) }).pipe(delivered)
         return toOut((yield* db(findOrder(orderId)))!)
       })
 
