@@ -26,35 +26,11 @@ export type Tx = typeof Tx.Type
 const txs = decodeAll(Tx)
 const firstTx = decodeFirst(Tx)
 
-/** The driver's row: only the exchange's services still read it (`findTx`), until their rewrite. */
-export interface TxDbRow {
-  readonly id: bigint
-  readonly id_update: bigint
-  readonly type_tx: number
-  readonly tx_state: number
-  readonly wallet_from: bigint
-  readonly wallet_to: bigint
-  readonly currency: string
-  readonly amount: string
-  readonly fee: string
-  readonly tag: string | null
-  readonly app_id: bigint | null
-  readonly profit_wallet: bigint | null
-  readonly currency_to: string | null
-  readonly amount_to: string | null
-  readonly created_at: Date
-}
-
 export const txColumns = `id, id_update, type_tx, tx_state, wallet_from, wallet_to, currency, amount::text AS amount, fee::text AS fee,
   tag, app_id, profit_wallet, currency_to, amount_to::text AS amount_to, created_at`
 
 export const txById = (id: string | bigint) =>
   SqlClient.SqlClient.use((sql) => Effect.map(sql`SELECT ${sql.literal(txColumns)} FROM transactions WHERE id = ${id}`, firstTx))
-
-/** @deprecated the raw row, for the exchange's services until their rewrite; use `txById`. */
-export const findTx = (id: string) =>
-  SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql<TxDbRow>`SELECT ${sql.literal(txColumns)} FROM transactions WHERE id = ${id}`, (rows) => rows[0]))
 
 export const findTxs = (ids: ReadonlyArray<string>) =>
   SqlClient.SqlClient.use((sql) =>

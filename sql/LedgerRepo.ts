@@ -19,15 +19,6 @@ export type Balance = typeof Balance.Type
 const balances = decodeAll(Balance)
 const firstBalance = decodeFirst(Balance)
 
-/** The driver's row: only the exchange's services still read it (`balanceOf`), until their rewrite. */
-export interface BalanceRow {
-  readonly currency: string
-  readonly free: string
-  readonly lock_out: string
-  readonly lock_in: string
-  readonly lock_orders: string
-}
-
 export const balancesOf = (walletId: string) =>
   SqlClient.SqlClient.use((sql) =>
     Effect.map(sql`SELECT b.currency, b.free::text AS free, b.lock_out::text AS lock_out, b.lock_in::text AS lock_in,
@@ -40,12 +31,6 @@ export const balanceIn = (walletId: string | bigint, currency: string) =>
   SqlClient.SqlClient.use((sql) =>
     Effect.map(sql`SELECT currency, free::text AS free, lock_out::text AS lock_out, lock_in::text AS lock_in,
         lock_orders::text AS lock_orders FROM balances WHERE wallet_id = ${walletId} AND currency = ${currency}`, firstBalance))
-
-/** @deprecated the raw row, for the exchange's services until their rewrite; use `balanceIn`. */
-export const balanceOf = (walletId: string, currency: string) =>
-  SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql<BalanceRow>`SELECT currency, free::text AS free, lock_out::text AS lock_out, lock_in::text AS lock_in,
-        lock_orders::text AS lock_orders FROM balances WHERE wallet_id = ${walletId} AND currency = ${currency}`, (rows) => rows[0]))
 
 /** A transaction found by its external id: what an idempotent replay compares and answers with. */
 export const StoredTx = record({

@@ -142,35 +142,37 @@ export const upsertRates = (rates: ReadonlyArray<{ readonly from: string; readon
         ON CONFLICT (from_currency, to_currency) DO UPDATE SET rate = EXCLUDED.rate, updated_at = now()`, { discard: true })))
 
 /**
- * Tariff rules stay the driver's row for now: the exchange's services (Swaps, MarketData) read
- * `fee_fixed`/`fee_percent` of a rule through src/platform/Tariffs.ts's ruleFor, so a record here
- * lands with the exchange rewrite.
+ * A tariff rule (CONTRACT C7): the fee figures and the amount range are NUMERICs in currency units,
+ * kept as exact decimal text for bignumber.js; null wallet group, typeTx or bound match anything.
  */
-export interface TariffRow {
-  readonly tx_class: string
-  readonly currency: string
-  readonly wallet_group: number | null
-  readonly type_tx: number | null
-  readonly fee_fixed: string
-  readonly fee_percent: string
-  readonly min_amount: string | null
-  readonly max_amount: string | null
-  readonly profit_wallet_id: bigint | null
-}
+export const Tariff = record({
+  txClass: Text,
+  currency: Text,
+  walletGroup: Nullable(Int),
+  typeTx: Nullable(Int),
+  feeFixed: DecimalText,
+  feePercent: DecimalText,
+  minAmount: Nullable(DecimalText),
+  maxAmount: Nullable(DecimalText),
+  profitWalletId: Nullable(Int8)
+})
+export type Tariff = typeof Tariff.Type
+
+const tariffs = decodeAll(Tariff)
 
 export const allTariffs = SqlClient.SqlClient.use((sql) =>
-  sql<TariffRow>`SELECT tx_class, currency, wallet_group, type_tx, fee_fixed::text AS fee_fixed, fee_percent::text AS fee_percent,
+  Effect.map(sql`SELECT tx_class, currency, wallet_group, type_tx, fee_fixed::text AS fee_fixed, fee_percent::text AS fee_percent,
       min_amount::text AS min_amount, max_amount::text AS max_amount, profit_wallet_id
-    FROM tariffs ORDER BY id`)
+    FROM tariffs ORDER BY id`, tariffs))
 
 /** set_tariffs replaces the whole rule set atomically. */
-export const replaceTariffs = (rules: ReadonlyArray<TariffRow>) =>
+export const replaceTariffs = (rules: ReadonlyArray<Tariff>) =>
   SqlClient.SqlClient.use((sql) =>
     sql.withTransaction(Effect.gen(function*() {
       yield* sql`DELETE FROM tariffs`
       for (const r of rules) {
         yield* sql`INSERT INTO tariffs (tx_class, currency, wallet_group, type_tx, fee_fixed, fee_percent, min_amount, max_amount, profit_wallet_id)
-          VALUES (${r.tx_class}, ${r.currency}, ${r.wallet_group}, ${r.type_tx}, ${r.fee_fixed}::numeric, ${r.fee_percent}::numeric,
-            ${r.min_amount}::numeric, ${r.max_amount}::numeric, ${r.profit_wallet_id}::bigint)`
+          VALUES (${r.txClass}, ${r.currency}, ${r.walletGroup}, ${r.typeTx}, ${r.feeFixed}::numeric, ${r.feePercent}::numeric,
+            ${r.minAmount}::numeric, ${r.maxAmount}::numeric, ${r.profitWalletId}::bigint)`
       }
     })))

@@ -1,28 +1,35 @@
 /** Private rooms and their members. */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
+import { DecimalText, decodeAll, decodeFirst, decodeOne, Int, Int8, Nullable, record, Text, Timestamp } from "./Decoding.ts"
 
-export interface RoomRow {
-  readonly room_key: bigint
-  readonly currency1: string
-  readonly currency2: string
-  readonly flags: number
-  readonly to_balance_limit: string | null
-  readonly owner: bigint
-  readonly share_code: string
-  readonly closed_at: Date | null
-  readonly created_at: Date
-}
+/** A private room as repositories hand it out; `toBalanceLimit` is a NUMERIC in currency units (exact text). */
+export const Room = record({
+  roomKey: Int8,
+  currency1: Text,
+  currency2: Text,
+  flags: Int,
+  toBalanceLimit: Nullable(DecimalText),
+  owner: Int8,
+  shareCode: Text,
+  closedAt: Nullable(Timestamp),
+  createdAt: Timestamp
+})
+export type Room = typeof Room.Type
+
+const rooms = decodeAll(Room)
+const firstRoom = decodeFirst(Room)
+const count = decodeOne(record({ n: Int8 }))
 
 const columns = "room_key, currency1, currency2, flags, to_balance_limit::text AS to_balance_limit, owner, share_code, closed_at, created_at"
 
 export const findRoom = (roomKey: string) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql<RoomRow>`SELECT ${sql.literal(columns)} FROM rooms WHERE room_key = ${roomKey}`, (rows) => rows[0]))
+    Effect.map(sql`SELECT ${sql.literal(columns)} FROM rooms WHERE room_key = ${roomKey}`, firstRoom))
 
 export const findRoomByCode = (code: string) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql<RoomRow>`SELECT ${sql.literal(columns)} FROM rooms WHERE share_code = ${code}`, (rows) => rows[0]))
+    Effect.map(sql`SELECT ${sql.literal(columns)} FROM rooms WHERE share_code = ${code}`, firstRoom))
 
 /**
  * Creates a room and its owner's membership unless the owner already has `max` open rooms: the
@@ -35,7 +42,7 @@ export const createRoom = (room: {
   SqlClient.SqlClient.use((sql) =>
     sql.withTransaction(Effect.gen(function*() {
       yield* sql`SELECT id FROM wallets WHERE id = ${room.owner} FOR UPDATE`
-      const [open] = yield* sql<{ n: bigint }>`SELECT count(*) AS n FROM rooms WHERE owner = ${room.owner} AND closed_at IS NULL`
+      const open = count(yield* sql`SELECT count(*) AS n FROM rooms WHERE owner = ${room.owner} AND closed_at IS NULL`)
       if (Number(open.n) >= room.max) return false
       yield* sql`INSERT INTO rooms (room_key, currency1, currency2, flags, to_balance_limit, owner, share_code)
         VALUES (${room.roomKey}, ${room.currency1}, ${room.currency2}, ${room.flags}, ${room.toBalanceLimit}, ${room.owner}, ${room.shareCode})`
@@ -52,12 +59,12 @@ export const addMember = (roomKey: string, walletId: string) =>
 
 export const isMember = (roomKey: string, walletId: string) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql<{ one: number }>`SELECT 1 AS one FROM room_members m JOIN rooms r USING (room_key)
+    Effect.map(sql`SELECT 1 AS one FROM room_members m JOIN rooms r USING (room_key)
       WHERE m.room_key = ${roomKey} AND m.wallet_id = ${walletId} AND r.closed_at IS NULL`, (rows) => rows.length > 0))
 
 /** Open rooms the wallet owns or joined, newest first. */
 export const roomsOfWallet = (walletId: string) =>
   SqlClient.SqlClient.use((sql) =>
-    sql<RoomRow>`SELECT ${sql.literal(columns.split(", ").map((c) => "r." + c).join(", "))} FROM rooms r
+    Effect.map(sql`SELECT ${sql.literal(columns.split(", ").map((c) => "r." + c).join(", "))} FROM rooms r
       JOIN room_members m ON m.room_key = r.room_key
-      WHERE m.wallet_id = ${walletId} AND r.closed_at IS NULL ORDER BY r.room_key DESC`)
+      WHERE m.wallet_id = ${walletId} AND r.closed_at IS NULL ORDER BY r.room_key DESC`, rooms))

@@ -18,23 +18,6 @@ export const Wallet = record({
 })
 export type Wallet = typeof Wallet.Type
 
-/**
- * The driver's row. Only the exchange's services still read it (through `findWallet`), until the
- * exchange rewrite moves them to `walletById`; everything else takes `Wallet` records.
- */
-export interface WalletRow {
-  readonly id: bigint
-  readonly client_id: bigint
-  readonly project: number
-  readonly wallet_group: number
-  readonly flags: number
-  readonly name: string
-  readonly sort_order: number
-  readonly max_addr_count: number
-  readonly address: string
-  readonly timetick_update: bigint
-}
-
 const wallets = decodeAll(Wallet)
 const firstWallet = decodeFirst(Wallet)
 const oneWallet = decodeOne(Wallet)
@@ -56,11 +39,6 @@ const columns = "id, client_id, project, wallet_group, flags, name, sort_order, 
 
 export const walletById = (id: string | bigint) =>
   SqlClient.SqlClient.use((sql) => Effect.map(sql`SELECT ${sql.literal(columns)} FROM wallets WHERE id = ${id}`, firstWallet))
-
-/** @deprecated the raw row, for the exchange's services until their rewrite; use `walletById`. */
-export const findWallet = (id: string) =>
-  SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql<WalletRow>`SELECT ${sql.literal(columns)} FROM wallets WHERE id = ${id}`, (rows) => rows[0]))
 
 export const listWallets = (options: { readonly clientId?: string | undefined; readonly fromId?: string | undefined; readonly limit: number }) =>
   SqlClient.SqlClient.use((sql) =>

@@ -48,7 +48,7 @@ export const RoomEntityLayer = RoomEntity.toLayer(
     const decimalsOf = (code: string) => currencies.find(code)?.decimals ?? 0
     const pair = makePair(base, quote, decimalsOf(base), decimalsOf(quote))
     const book = makeBook(pair, roomKey, name, yield* db(maxSeqOfRoom(roomKeyText, base, quote)))
-    let closed = roomKey !== 0n && (yield* db(findRoom(roomKeyText)))?.closed_at != null
+    let closed = roomKey !== 0n && (yield* db(findRoom(roomKeyText)))?.closedAt != null
     const gate = yield* Semaphore.make(1)
     const placed = new Map<string, Placed>()
 
@@ -99,7 +99,7 @@ export const RoomEntityLayer = RoomEntity.toLayer(
           const current = row ?? (yield* Effect.orDie(db(findOrder(payload.orderId))))
           if (current === undefined) return yield* Effect.die(new Error(`room ${name}: order ${payload.orderId} does not exist`))
           // Processed before this activation: the same answer again.
-          if (current.seq !== null || Number(current.state) !== OrderState.Active) {
+          if (current.seq !== null || current.state !== OrderState.Active) {
             return { figures: figuresOfRow(current), wouldMatch: false, committed: Effect.void }
           }
           return yield* place(current)
@@ -115,8 +115,8 @@ export const RoomEntityLayer = RoomEntity.toLayer(
           const waits: Array<Effect.Effect<void>> = []
           if (book.resting(payload.orderId) === undefined && placed.get(payload.orderId) === undefined) {
             const row = yield* Effect.orDie(db(findOrder(payload.orderId)))
-            if (row === undefined || String(row.wallet_id) !== payload.walletId) return yield* notFound
-            if (Number(row.state) !== OrderState.Active) return yield* notActive
+            if (row === undefined || String(row.walletId) !== payload.walletId) return yield* notFound
+            if (row.state !== OrderState.Active) return yield* notActive
             // Placed but not matched yet: match it first, as its placement would.
             if (row.seq === null) waits.push((yield* place(row)).committed)
           }

@@ -8,7 +8,7 @@
  * are too large for the engine's float slots.
  */
 import type { LedgerOperation } from "../../sql/Ledger.ts"
-import type { OrderRow } from "../../sql/OrderRepo.ts"
+import type { Order } from "../../sql/OrderRepo.ts"
 import {
   Engine, KIND_LIMIT, KIND_LIMIT_ONLY, KIND_MARKET, RAW_CANCELLED, RAW_DONE, RAW_REJECT_WOULD_MATCH, RAW_RESTED, REMOVED_SELF_TRADE
 } from "./Engine.ts"
@@ -20,35 +20,32 @@ import {
 } from "./Settlement.ts"
 
 /** A limit order's exact ratio (quote units per lot): stored, or — rows placed before 0014 — from its amounts. */
-export const ratioOfRow = (pair: Pair, row: OrderRow): readonly [number, number] | null => {
-  if (row.price_num !== null && row.price_den !== null) return [Number(row.price_num), Number(row.price_den)]
-  if (row.to_amount === null || Number(row.order_type) === OrderType.Market) return null
-  const sell = Number(row.side) === SIDE_SELL
-  const n = quoteUnitsFloor(pair, BigInt(sell ? row.to_amount : row.from_amount))
-  const d = sell ? BigInt(row.quantity_lots) : (lotsOf(pair, BigInt(row.to_amount)) ?? 0n)
+export const ratioOfRow = (pair: Pair, row: Order): readonly [number, number] | null => {
+  if (row.priceNum !== null && row.priceDen !== null) return [Number(row.priceNum), Number(row.priceDen)]
+  if (row.toAmount === null || row.orderType === OrderType.Market) return null
+  const sell = row.side === SIDE_SELL
+  const n = quoteUnitsFloor(pair, sell ? row.toAmount : row.fromAmount)
+  const d = sell ? row.quantityLots : (lotsOf(pair, row.toAmount) ?? 0n)
   if (n <= 0n || d <= 0n) return null
   const g = gcdBig(n, d)
   return [Number(n / g), Number(d / g)]
 }
 
 
-export const toBookOrder = (row: OrderRow): BookOrder => ({
-  id: BigInt(row.id), walletId: BigInt(row.wallet_id), walletGroup: Number(row.wallet_group), side: Number(row.side),
-  fromCurrency: row.from_currency, toCurrency: row.to_currency, typeTx: Number(row.type_tx),
-  seq: row.seq === null ? 0 : Number(row.seq), remainingLots: BigInt(row.remaining_lots), locked: BigInt(row.locked),
-  given: BigInt(row.given), received: BigInt(row.received), fee: BigInt(row.fee), state: Number(row.state),
-  persisted: { remainingLots: BigInt(row.remaining_lots), seq: row.seq === null ? null : BigInt(row.seq) }
+export const toBookOrder = (row: Order): BookOrder => ({
+  id: row.id, walletId: row.walletId, walletGroup: row.walletGroup, side: row.side,
+  fromCurrency: row.fromCurrency, toCurrency: row.toCurrency, typeTx: row.typeTx,
+  seq: row.seq === null ? 0 : Number(row.seq), remainingLots: row.remainingLots, locked: row.locked,
+  given: row.given, received: row.received, fee: row.fee, state: row.state,
+  persisted: { remainingLots: row.remainingLots, seq: row.seq }
 })
 
-export const figuresOf = (o: { state: number; remainingLots: bigint; locked: bigint; given: bigint; received: bigint; fee: bigint }): OrderFigures => ({
-  state: o.state, remainingLots: String(o.remainingLots), locked: String(o.locked), given: String(o.given),
-  received: String(o.received), fee: String(o.fee)
+/** A copy of the figures (a book order changes as it fills; an answer must not). */
+export const figuresOf = (o: OrderFigures): OrderFigures => ({
+  state: o.state, remainingLots: o.remainingLots, locked: o.locked, given: o.given, received: o.received, fee: o.fee
 })
 
-export const figuresOfRow = (row: OrderRow): OrderFigures => figuresOf({
-  state: Number(row.state), remainingLots: BigInt(row.remaining_lots), locked: BigInt(row.locked), given: BigInt(row.given),
-  received: BigInt(row.received), fee: BigInt(row.fee)
-})
+export const figuresOfRow = (row: Order): OrderFigures => figuresOf(row)
 
 export interface Decision {
   readonly operation: LedgerOperation
@@ -82,7 +79,7 @@ export const makeBook = (pair: Pair, roomKey: bigint, name: string, firstSeq: nu
    * A resting order read back on activation. False when it would cross the book (rows rested on
    * decimal ticks before exact ratios): the caller then matches it as a taker instead.
    */
-  const restore = (row: OrderRow): boolean => {
+  const restore = (row: Order): boolean => {
     const order = toBookOrder(row)
     const ratio = ratioOfRow(pair, row)
     if (ratio === null) throw new Error(`room ${name}: resting order ${order.id} has no limit ratio`)
@@ -94,7 +91,7 @@ export const makeBook = (pair: Pair, roomKey: bigint, name: string, firstSeq: nu
   }
 
   /** Matches an order (placed and never processed, or a crossing one read back); `closed` rooms cancel it instead. */
-  const place = (row: OrderRow, closed: boolean, feeOf: FeeOf, nextTradeId: () => bigint): Decision => {
+  const place = (row: Order, closed: boolean, feeOf: FeeOf, nextTradeId: () => bigint): Decision => {
     const order = toBookOrder(row)
     order.seq = ++seq
     const cancelled = (wouldMatch: boolean): Decision => {
@@ -103,7 +100,7 @@ export const makeBook = (pair: Pair, roomKey: bigint, name: string, firstSeq: nu
       return { operation, figures: figuresOf(order), wouldMatch }
     }
     if (closed) return cancelled(false)
-    const orderType = Number(row.order_type)
+    const orderType = row.orderType
     const kind = orderType === OrderType.Market ? KIND_MARKET : orderType === OrderType.LimitOnly ? KIND_LIMIT_ONLY : KIND_LIMIT
     const ratio = kind === KIND_MARKET ? [0, 0] as const : ratioOfRow(pair, row)
     if (ratio === null) throw new Error(`room ${name}: limit order ${order.id} has no ratio`)

@@ -6,28 +6,32 @@ import { Schema } from "effect"
 import { Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
 import { OrderNotActive, OrderNotFound, OrderWouldMatch } from "../../schema/Errors.ts"
+import { TxIdOut, WalletIdOut } from "../../schema/Ids.ts"
 
-/** An order's figures after the room processed a message (minor units / lots as strings). */
+/**
+ * An order's figures after the room processed a message: lots, and money in minor units (locked
+ * and given of fromCurrency, received and fee of toCurrency), as exact bigints.
+ */
 export const OrderFigures = Schema.Struct({
   state: Schema.Int,
-  remainingLots: Schema.String,
-  locked: Schema.String,
-  given: Schema.String,
-  received: Schema.String,
-  fee: Schema.String
+  remainingLots: Schema.BigIntFromString,
+  locked: Schema.BigIntFromString,
+  given: Schema.BigIntFromString,
+  received: Schema.BigIntFromString,
+  fee: Schema.BigIntFromString
 })
 export type OrderFigures = typeof OrderFigures.Type
 
 /** Match an order that was locked (placed) and not yet processed; idempotent. */
 export const Match = Rpc.make("Match", {
-  payload: { orderId: Schema.String },
+  payload: { orderId: TxIdOut },
   success: OrderFigures,
   error: OrderWouldMatch
 })
 
 /** The owner cancels a resting order: the remainder's lock returns to free. */
 export const Cancel = Rpc.make("Cancel", {
-  payload: { orderId: Schema.String, walletId: Schema.String },
+  payload: { orderId: TxIdOut, walletId: WalletIdOut },
   success: OrderFigures,
   error: Schema.Union([OrderNotFound, OrderNotActive])
 })

@@ -16,6 +16,7 @@ import { debtCharge, treasuryPosting } from "./Engine.ts"
 import { type LedgerOperation, SystemWallet } from "../../sql/Ledger.ts"
 import { commitIt, makeCommits, nameFailures, refuse } from "./Commit.ts"
 import { WalletEntity } from "./Protocol.ts"
+import { placementOperation } from "./Orders.ts"
 import { makeWalletState } from "./State.ts"
 import { makeTransferHandlers } from "./TransferHandlers.ts"
 import { countActiveOrders } from "../../sql/OrderRepo.ts"
@@ -116,7 +117,9 @@ export const WalletEntityLayer = WalletEntity.toLayer(
         if (openOrders >= payload.maxActive) {
           return yield* new MaxActiveOrdersExceeded({ message: `clientNonce: the wallet already holds ${openOrders} open orders (at most ${payload.maxActive})` })
         }
-        const idUpdate = yield* commitDebiting(payload.currency, payload.debit, payload.operation, "fromAmount", "the order").pipe(
+        const order = payload.order
+        const operation = placementOperation(walletId, order)
+        const idUpdate = yield* commitDebiting(order.fromCurrency, order.fromAmount, operation, "fromAmount", "the order").pipe(
           nameFailures({
             Duplicate: () => new NonceExists({ message: "clientNonce: already used by this wallet" }),
             StateConflict: () => { throw new Error("invariant: a new order cannot conflict") },

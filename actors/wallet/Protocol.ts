@@ -93,11 +93,42 @@ export const CommitWithDebit = Rpc.make("CommitWithDebit", {
 })
 
 /**
- * Place an order: commit its prepared operation (order row, its transaction, free → lock_orders of
- * `debit`) if the free balance covers it and the wallet holds fewer than `maxActive` open orders.
+ * An order as its owner places it: what to trade, at which exact ratio, how much. Amounts are minor
+ * units, lots and ratio terms exact bigints; the wallet's engine (Orders.ts) builds the placement's
+ * ledger operation from it.
+ */
+export const OrderIntent = Schema.Struct({
+  /** The order's id, also its transaction's (a time tick). */
+  orderId: TxIdOut,
+  roomKey: Schema.BigIntFromString,
+  base: Schema.String,
+  quote: Schema.String,
+  /** 0 buy, 1 sell (of base). */
+  side: Schema.Literals([0, 1]),
+  /** OrderType: 1 Limit, 2 LimitOnly, 3 Market. */
+  orderType: Schema.Literals([1, 2, 3]),
+  /** The exact limit ratio, quote units per lot, reduced; null for a market order. */
+  priceNum: Schema.NullOr(Schema.BigIntFromString),
+  priceDen: Schema.NullOr(Schema.BigIntFromString),
+  /** The ratio in the pair's display ticks (rounded for the side), null for a market order. */
+  priceTicks: Schema.NullOr(Schema.BigIntFromString),
+  quantityLots: Schema.BigIntFromString,
+  fromCurrency: Schema.String,
+  toCurrency: Schema.String,
+  /** What the order locks: free → lock_orders. */
+  fromAmount: Schema.BigIntFromString,
+  toAmount: Schema.NullOr(Schema.BigIntFromString),
+  tag: Schema.NullOr(Schema.String),
+  clientNonce: Schema.BigIntFromString
+})
+export type OrderIntent = typeof OrderIntent.Type
+
+/**
+ * Place an order: lock its fromAmount (free → lock_orders) and record it Active in one commit, if
+ * the free balance covers it and the wallet holds fewer than `maxActive` open orders.
  */
 export const LockForOrder = Rpc.make("LockForOrder", {
-  payload: { currency: Schema.String, debit: Schema.BigIntFromString, operation: LedgerOperationSchema, maxActive: Schema.Int },
+  payload: { order: OrderIntent, maxActive: Schema.Int },
   success: Schema.Struct({ idUpdate: Schema.String }),
   error: Schema.Union([BalanceNotEnough, NonceExists, MaxActiveOrdersExceeded])
 })

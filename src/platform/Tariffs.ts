@@ -6,9 +6,9 @@
 import { BigNumber } from "bignumber.js"
 import { Context, Effect, Layer } from "effect"
 import { ChangeNotices } from "./ChangeNotices.ts"
-import { allTariffs, replaceTariffs, type TariffRow } from "../../sql/ReferenceRepo.ts"
+import { allTariffs, replaceTariffs, type Tariff } from "../../sql/ReferenceRepo.ts"
 
-export type { TariffRow }
+export type { Tariff }
 import type { TxClass } from "../../schema/Reference.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { makeDb } from "./db/Sql.ts"
@@ -30,47 +30,47 @@ export interface FeeQuery {
   readonly typeTx?: number | undefined
 }
 
-const specificity = (rule: TariffRow): number =>
-  (rule.wallet_group !== null ? 4 : 0) + (rule.type_tx !== null ? 2 : 0) + (rule.min_amount !== null || rule.max_amount !== null ? 1 : 0)
+const specificity = (rule: Tariff): number =>
+  (rule.walletGroup !== null ? 4 : 0) + (rule.typeTx !== null ? 2 : 0) + (rule.minAmount !== null || rule.maxAmount !== null ? 1 : 0)
 
 /** The most specific rule matching a query, if any. */
-export const ruleFor = (rules: ReadonlyArray<TariffRow>, query: FeeQuery): TariffRow | undefined => {
+export const ruleFor = (rules: ReadonlyArray<Tariff>, query: FeeQuery): Tariff | undefined => {
   const amount = new BigNumber(fromMinorUnits(query.amount, query.decimals))
-  let best: TariffRow | undefined
+  let best: Tariff | undefined
   for (const rule of rules) {
-    if (rule.tx_class !== query.txClass || rule.currency !== query.currency) continue
-    if (rule.wallet_group !== null && Number(rule.wallet_group) !== query.walletGroup) continue
-    if (rule.type_tx !== null && Number(rule.type_tx) !== query.typeTx) continue
-    if (rule.min_amount !== null && amount.lt(rule.min_amount)) continue
-    if (rule.max_amount !== null && amount.gt(rule.max_amount)) continue
+    if (rule.txClass !== query.txClass || rule.currency !== query.currency) continue
+    if (rule.walletGroup !== null && rule.walletGroup !== query.walletGroup) continue
+    if (rule.typeTx !== null && rule.typeTx !== query.typeTx) continue
+    if (rule.minAmount !== null && amount.lt(rule.minAmount)) continue
+    if (rule.maxAmount !== null && amount.gt(rule.maxAmount)) continue
     if (best === undefined || specificity(rule) >= specificity(best)) best = rule
   }
   return best
 }
 
 /** The fee of `query`; `withFixed` false leaves feeFixed out (an exchange order pays it on its first fill only, C14). */
-export const quoteFee = (rules: ReadonlyArray<TariffRow>, query: FeeQuery, withFixed = true): FeeQuote => {
+export const quoteFee = (rules: ReadonlyArray<Tariff>, query: FeeQuery, withFixed = true): FeeQuote => {
   const best = ruleFor(rules, query)
   if (best === undefined) return { fee: 0n, profitWalletId: FEES_WALLET_ID }
   const amount = new BigNumber(fromMinorUnits(query.amount, query.decimals))
   // shiftedBy(-2) is the exact "/ 100": BigNumber's div rounds to 20 places, which could turn a tiny
   // positive fee into 0 before the rounding up below.
-  const fee = new BigNumber(withFixed ? best.fee_fixed : 0).plus(amount.times(best.fee_percent).shiftedBy(-2))
+  const fee = new BigNumber(withFixed ? best.feeFixed : 0).plus(amount.times(best.feePercent).shiftedBy(-2))
   const minor = fee.shiftedBy(query.decimals).integerValue(BigNumber.ROUND_CEIL)
-  return { fee: BigInt(minor.toFixed(0)), profitWalletId: best.profit_wallet_id !== null ? BigInt(best.profit_wallet_id) : FEES_WALLET_ID }
+  return { fee: BigInt(minor.toFixed(0)), profitWalletId: best.profitWalletId ?? FEES_WALLET_ID }
 }
 
 export class Tariffs extends Context.Service<Tariffs, {
   readonly resolve: (query: FeeQuery) => Effect.Effect<FeeQuote>
-  readonly replace: (rules: ReadonlyArray<TariffRow>) => Effect.Effect<number>
-  readonly list: () => Effect.Effect<ReadonlyArray<TariffRow>>
+  readonly replace: (rules: ReadonlyArray<Tariff>) => Effect.Effect<number>
+  readonly list: () => Effect.Effect<ReadonlyArray<Tariff>>
 }>()("core/Tariffs") {
   static readonly layer = Layer.effect(Tariffs, Effect.gen(function*() {
     const db = yield* makeDb
     const notices = yield* ChangeNotices
     // The rule table is small and read by every fee-charging action, so it is cached for at most
     // tariffCacheMs, and dropped by every process the moment the table changes (ChangeNotices).
-    const cache = notices.cache<ReadonlyArray<TariffRow>>(["tariffs"], tariffCacheMs)
+    const cache = notices.cache<ReadonlyArray<Tariff>>(["tariffs"], tariffCacheMs)
     const list = () => cache.get("rules", db(allTariffs))
     return Tariffs.of({
       resolve: (query) => Effect.map(list(), (rules) => quoteFee(rules, query)),

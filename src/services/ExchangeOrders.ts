@@ -6,15 +6,13 @@
  */
 import { Context, Effect, Layer } from "effect"
 import {
-  BROKER_WALLET_ID, canonicalPair, makePair, mapOrderForm, OrderType, type Pair, priceOfRatio, RoomEntity, roomEntityId, SIDE_SELL,
+  canonicalPair, makePair, mapOrderForm, OrderType, type Pair, priceOfRatio, RoomEntity, roomEntityId, SIDE_SELL,
   ticksOfRatio
 } from "../../actors/room/Protocol.ts"
 import { WalletEntity } from "../../actors/wallet/Protocol.ts"
-import { Bucket, type LedgerOperation, rowsOf } from "../../sql/Ledger.ts"
-import { OrderInserts } from "../../sql/rows/ExchangeRows.ts"
-import { findOrder, listOrders, type OrderRow } from "../../sql/OrderRepo.ts"
+import { findOrder, listOrders, type Order } from "../../sql/OrderRepo.ts"
 import { findRoom, isMember } from "../../sql/RoomRepo.ts"
-import { findWallet } from "../../sql/WalletRepo.ts"
+import { walletById } from "../../sql/WalletRepo.ts"
 import {
   type NewOrderInfo, orderStateCodes, type orderStateNames, type OrderOut
 } from "../../schema/Exchange.ts"
@@ -22,8 +20,9 @@ import {
   BalanceNotEnough, CurrencyNotEnabled, InvalidAmount, InvalidRequest, MaxActiveOrdersExceeded, NonceExists, OrderNotActive,
   OrderNotFound, OrderWouldMatch, RateLimited, RoomNotFound, TooManyDecimals, UnknownCurrency, WalletBlocked, WalletNotFound
 } from "../../schema/Errors.ts"
+import { asTxId, asWalletId } from "../../schema/Ids.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
-import { TxState, TxType } from "../../schema/Transfer.ts"
+import { TxType } from "../../schema/Transfer.ts"
 import { WalletFlag } from "../../schema/Wallet.ts"
 import { AppConfigService, limits } from "../platform/Config.ts"
 import { makeDb } from "../platform/db/Sql.ts"
@@ -88,29 +87,28 @@ export class ExchangeOrders extends Context.Service<ExchangeOrders, {
         return makePair(base, quote, currencies.find(base)!.decimals, currencies.find(quote)!.decimals)
       })
 
-      const units = (minor: bigint | string, code: string) => fromMinorUnits(BigInt(minor), currencies.find(code)?.decimals ?? 0)
+      const units = (minor: bigint, code: string) => fromMinorUnits(minor, currencies.find(code)?.decimals ?? 0)
 
-      const toOut = (row: OrderRow): OrderOut => {
-        const pair = makePair(row.base, row.quote, currencies.find(row.base)?.decimals ?? 0, currencies.find(row.quote)?.decimals ?? 0)
-        const state = Number(row.state)
+      const toOut = (order: Order): OrderOut => {
+        const pair = makePair(order.base, order.quote, currencies.find(order.base)?.decimals ?? 0, currencies.find(order.quote)?.decimals ?? 0)
         return {
-          id: String(row.id), roomKey: String(row.room_key), fromCurrency: row.from_currency, toCurrency: row.to_currency,
-          fromAmount: units(row.from_amount, row.from_currency),
-          toAmount: row.to_amount === null ? null : units(row.to_amount, row.to_currency),
-          orderType: typeName(Number(row.order_type)),
-          price: row.price_num === null || row.price_den === null ? null : priceOfRatio(pair, BigInt(row.price_num), BigInt(row.price_den)),
-          base: row.base, quote: row.quote,
-          given: units(row.given, row.from_currency), received: units(row.received, row.to_currency),
-          fee: units(row.fee, row.to_currency), locked: units(row.locked, row.from_currency),
-          state: stateName(state), stateCode: state, typeTx: Number(row.type_tx), tag: row.tag,
-          createdAt: row.created_at.toISOString(), updatedAt: row.updated_at.toISOString()
+          id: String(order.id), roomKey: String(order.roomKey), fromCurrency: order.fromCurrency, toCurrency: order.toCurrency,
+          fromAmount: units(order.fromAmount, order.fromCurrency),
+          toAmount: order.toAmount === null ? null : units(order.toAmount, order.toCurrency),
+          orderType: typeName(order.orderType),
+          price: order.priceNum === null || order.priceDen === null ? null : priceOfRatio(pair, order.priceNum, order.priceDen),
+          base: order.base, quote: order.quote,
+          given: units(order.given, order.fromCurrency), received: units(order.received, order.toCurrency),
+          fee: units(order.fee, order.toCurrency), locked: units(order.locked, order.fromCurrency),
+          state: stateName(order.state), stateCode: order.state, typeTx: order.typeTx, tag: order.tag,
+          createdAt: order.createdAt.toISOString(), updatedAt: order.updatedAt.toISOString()
         }
       }
 
       const requireRoom = Effect.fnUntraced(function*(walletId: string, roomKey: string, pair: Pair) {
         if (roomKey === "0") return
         const room = yield* db(findRoom(roomKey))
-        if (room === undefined || room.closed_at !== null || !(yield* db(isMember(roomKey, walletId)))) {
+        if (room === undefined || room.closedAt !== null || !(yield* db(isMember(roomKey, walletId)))) {
           return yield* new RoomNotFound({ message: `roomKey: no open room ${roomKey} this wallet belongs to` })
         }
         const traded = new Set([room.currency1, room.currency2])
@@ -123,9 +121,9 @@ export class ExchangeOrders extends Context.Service<ExchangeOrders, {
         if (input.clientNonce === undefined || input.clientNonce === null) {
           return yield* new InvalidRequest({ message: "clientNonce: required (fresh per request)" })
         }
-        const wallet = yield* db(findWallet(walletId))
+        const wallet = yield* db(walletById(walletId))
         if (wallet === undefined) return yield* new WalletNotFound({ message: "sid: the session's wallet no longer exists" })
-        if ((Number(wallet.flags) & exchangeBlockingFlags) !== 0) {
+        if ((wallet.flags & exchangeBlockingFlags) !== 0) {
           return yield* new WalletBlocked({ message: "wallet: blocked (WalletBlock or Deleted)" })
         }
         const pair = yield* pairOf(input.fromCurrency, input.toCurrency)
@@ -155,45 +153,31 @@ export class ExchangeOrders extends Context.Service<ExchangeOrders, {
         const id = ticks.next()
         const typeTx = side === SIDE_SELL ? TxType.ExchangeToBroker : TxType.ExchangeFromBroker
         const wid = BigInt(walletId)
-        const operation: LedgerOperation = {
-          tx: {
-            id, typeTx, txState: TxState.Created, walletFrom: wid, walletTo: BROKER_WALLET_ID, currency: from.code, amount: 0n, fee: 0n,
-            tag: input.tag ?? null, appId: null, externalId: null, requestHash: null, clientNonce: BigInt(input.clientNonce),
-            currencyTo: to.code, amountTo: 0n
-          },
-          postings: [
-            { walletId: wid, currency: from.code, bucket: Bucket.free, delta: -fromMinor },
-            { walletId: wid, currency: from.code, bucket: Bucket.lockOrders, delta: fromMinor }
-          ],
-          rows: [rowsOf(OrderInserts, [{
-            id, walletId: wid, roomKey: BigInt(roomKey), base: pair.base, quote: pair.quote, side, orderType,
-            priceTicks, priceNum, priceDen, quantityLots: quantity,
-            fromCurrency: from.code, toCurrency: to.code, fromAmount: fromMinor, toAmount: toMinor, locked: fromMinor,
-            state: 1, tag: input.tag ?? null
-          }])]
-        }
         yield* walletActor(walletId).LockForOrder({
-          currency: from.code, debit: fromMinor, operation, maxActive: config.maxActiveOrdersPerWallet
+          order: {
+            orderId: asTxId(id), roomKey: BigInt(roomKey), base: pair.base, quote: pair.quote, side, orderType,
+            priceNum, priceDen, priceTicks, quantityLots: quantity, fromCurrency: from.code, toCurrency: to.code,
+            fromAmount: fromMinor, toAmount: toMinor, tag: input.tag ?? null, clientNonce: BigInt(input.clientNonce)
+          },
+          maxActive: config.maxActiveOrdersPerWallet
         }).pipe(delivered)
-        const figures = yield* roomActor(roomEntityId(roomKey, pair.base, pair.quote)).Match({ orderId: String(id) }).pipe(delivered)
+        const figures = yield* roomActor(roomEntityId(roomKey, pair.base, pair.quote)).Match({ orderId: asTxId(id) }).pipe(delivered)
         // The answer is built from what was placed and the room's figures: no read back.
         const now = new Date()
         return toOut({
-          id, wallet_id: wid, wallet_group: Number(wallet.wallet_group), type_tx: typeTx, room_key: BigInt(roomKey), base: pair.base,
-          quote: pair.quote, side, order_type: orderType, price_ticks: priceTicks,
-          price_num: priceNum === null ? null : String(priceNum), price_den: priceDen === null ? null : String(priceDen),
-          quantity_lots: quantity, remaining_lots: BigInt(figures.remainingLots), from_currency: from.code, to_currency: to.code,
-          from_amount: String(fromMinor), to_amount: toMinor === null ? null : String(toMinor), locked: figures.locked,
-          given: figures.given, received: figures.received, fee: figures.fee, state: figures.state, seq: null, tag: input.tag ?? null,
-          created_at: dateOfTimetick(id), updated_at: now
+          id, walletId: wid, walletGroup: wallet.walletGroup, typeTx, roomKey: BigInt(roomKey), base: pair.base, quote: pair.quote,
+          side, orderType, priceTicks, priceNum, priceDen, quantityLots: quantity, remainingLots: figures.remainingLots,
+          fromCurrency: from.code, toCurrency: to.code, fromAmount: fromMinor, toAmount: toMinor, locked: figures.locked,
+          given: figures.given, received: figures.received, fee: figures.fee, state: figures.state, seq: null,
+          tag: input.tag ?? null, createdAt: dateOfTimetick(id), updatedAt: now
         })
       })
 
       const cancel = Effect.fn("ExchangeOrders.cancel")(function*(walletId: string, orderId: string) {
         const row = yield* db(findOrder(orderId))
-        if (row === undefined || String(row.wallet_id) !== walletId) return yield* new OrderNotFound({ message: `id: no order ${orderId} of this wallet` })
-        if (Number(row.state) !== 1) return yield* new OrderNotActive({ message: `id: order ${orderId} is no longer open` })
-        yield* roomActor(roomEntityId(String(row.room_key), row.base, row.quote)).Cancel({ orderId, walletId }).pipe(delivered)
+        if (row === undefined || String(row.walletId) !== walletId) return yield* new OrderNotFound({ message: `id: no order ${orderId} of this wallet` })
+        if (row.state !== 1) return yield* new OrderNotActive({ message: `id: order ${orderId} is no longer open` })
+        yield* roomActor(roomEntityId(String(row.roomKey), row.base, row.quote)).Cancel({ orderId: asTxId(row.id), walletId: asWalletId(walletId) }).pipe(delivered)
         return toOut((yield* db(findOrder(orderId)))!)
       })
 
@@ -212,7 +196,7 @@ export class ExchangeOrders extends Context.Service<ExchangeOrders, {
       })
 
       const find = (walletId: string, orderId: string) =>
-        Effect.map(db(findOrder(orderId)), (row) => (row === undefined || String(row.wallet_id) !== walletId ? undefined : toOut(row)))
+        Effect.map(db(findOrder(orderId)), (row) => (row === undefined || String(row.walletId) !== walletId ? undefined : toOut(row)))
 
       return ExchangeOrders.of({ create: create as any, cancel: cancel as any, list: list as any, find, pairOf: pairOf as any })
     })

@@ -8,9 +8,9 @@
 import { baseMinorOf, levelTotal, type Pair, priceOfRatio } from "../../actors/room/Protocol.ts"
 import { BigNumber } from "bignumber.js"
 import { Context, Effect, Layer } from "effect"
-import { bookLevels, candles, lastTradeOf, tradesOfOrders } from "../../sql/OrderRepo.ts"
+import { bookLevels, type BookLevel, candles, lastTradeOf, tradesOfOrders } from "../../sql/OrderRepo.ts"
 import { findRoom, isMember } from "../../sql/RoomRepo.ts"
-import { findWallet } from "../../sql/WalletRepo.ts"
+import { walletById } from "../../sql/WalletRepo.ts"
 import { type CandleOut, type OrderOut, type TradeInfoOut } from "../../schema/Exchange.ts"
 import { CurrencyNotEnabled, InvalidRequest, RoomNotFound, TooManyItems, UnknownCurrency } from "../../schema/Errors.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
@@ -67,8 +67,7 @@ export class MarketData extends Context.Service<MarketData, {
         // Levels of the side giving `from` (asks) and of the side giving `to` (bids).
         const askSide = forward ? 1 : 0, bidSide = forward ? 0 : 1
         // A level's total is what one fill of the whole level moves (sells round up, buys down): exact.
-        const level = (sells: boolean) => (row: { price_num: string; price_den: string; lots: string }) => {
-          const n = BigInt(row.price_num), d = BigInt(row.price_den), lots = BigInt(row.lots)
+        const level = (sells: boolean) => ({ priceNum: n, priceDen: d, lots }: BookLevel) => {
           const baseAmount = fromMinorUnits(baseMinorOf(pair, lots), pair.baseMinorDecimals)
           const quoteAmount = fromMinorUnits(levelTotal(pair, n, d, lots, sells), pair.quoteMinorDecimals)
           return forward
@@ -79,15 +78,15 @@ export class MarketData extends Context.Service<MarketData, {
         const bids = (yield* db(bookLevels(roomKey, pair.base, pair.quote, bidSide, count))).map(level(bidSide === 1))
         const rate = yield* rates.rate(from, to)
         const last = yield* db(lastTradeOf(roomKey, pair.base, pair.quote))
-        const wallet = yield* db(findWallet(walletId))
+        const wallet = yield* db(walletById(walletId))
         const rule = ruleFor(yield* tariffs.list(), {
-          txClass: "Exchange", currency: to, decimals: dec(to), amount: 0n, walletGroup: Number(wallet?.wallet_group ?? 0)
+          txClass: "Exchange", currency: to, decimals: dec(to), amount: 0n, walletGroup: wallet?.walletGroup ?? 0
         })
         return {
           currencyFrom: from, currencyTo: to, roomKey, asks, bids,
           rate: rate === undefined ? null : rate.rate.toFixed(),
           lastPrice: last === undefined ? null : forward ? shown(last) : invert(last),
-          fee: { currency: to, feePercent: rule === undefined ? "0" : new BigNumber(rule.fee_percent).toFixed(), feeFixed: rule === undefined ? "0" : new BigNumber(rule.fee_fixed).toFixed() }
+          fee: { currency: to, feePercent: rule === undefined ? "0" : new BigNumber(rule.feePercent).toFixed(), feeFixed: rule === undefined ? "0" : new BigNumber(rule.feeFixed).toFixed() }
         }
       })
 
@@ -105,8 +104,8 @@ export class MarketData extends Context.Service<MarketData, {
         const rows = yield* db(candles(pair.base, pair.quote, q.roomKey, q.interval, start, end, limits.candlesMax))
         const forward = q.from === pair.base
         return rows.map((row): CandleOut => {
-          const volume = fromMinorUnits(BigInt(row.volume), pair.baseMinorDecimals)
-          const total = fromMinorUnits(BigInt(row.total), pair.quoteMinorDecimals)
+          const volume = fromMinorUnits(row.volume, pair.baseMinorDecimals)
+          const total = fromMinorUnits(row.total, pair.quoteMinorDecimals)
           const p = shown
           return forward
             ? { time: row.bucket.toISOString(), open: p(row.open), high: p(row.high), low: p(row.low), close: p(row.close), volume, total, trades: Number(row.trades) }
@@ -129,11 +128,11 @@ export class MarketData extends Context.Service<MarketData, {
           const pair = { base: order.base, quote: order.quote }
           return {
             ...order,
-            fills: trades.filter((t) => String(t.taker_order) === order.id || String(t.maker_order) === order.id).map((t) => ({
-              role: String(t.taker_order) === order.id ? "taker" as const : "maker" as const,
+            fills: trades.filter((t) => String(t.takerOrder) === order.id || String(t.makerOrder) === order.id).map((t) => ({
+              role: String(t.takerOrder) === order.id ? "taker" as const : "maker" as const,
               price: shown(t.price),
-              amount: fromMinorUnits(BigInt(t.amount), dec(pair.base)),
-              total: fromMinorUnits(BigInt(t.total), dec(pair.quote)),
+              amount: fromMinorUnits(t.amount, dec(pair.base)),
+              total: fromMinorUnits(t.total, dec(pair.quote)),
               at: t.at.toISOString()
             }))
           }

@@ -6,7 +6,7 @@
 import { Context, Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
 import { canonicalPair, RoomEntity, roomEntityId } from "../../actors/room/Protocol.ts"
-import { addMember, closeRoom, createRoom, findRoom, findRoomByCode, type RoomRow, roomsOfWallet } from "../../sql/RoomRepo.ts"
+import { addMember, closeRoom, createRoom, findRoom, findRoomByCode, type Room, roomsOfWallet } from "../../sql/RoomRepo.ts"
 import type { RoomIn, RoomOut } from "../../schema/Exchange.ts"
 import {
   CurrencyNotEnabled, InvalidRequest, MaxRoomsExceeded, NotRoomOwner, RateLimited, RoomNotFound, UnknownCurrency
@@ -35,10 +35,10 @@ export class Rooms extends Context.Service<Rooms, {
       const currencies = yield* Currencies
       const roomActor = yield* RoomEntity.client
 
-      const toOut = (row: RoomRow, walletId: string): RoomOut => ({
-        roomKey: String(row.room_key), currency1: row.currency1, currency2: row.currency2, flags: Number(row.flags),
-        toBalanceLimit: row.to_balance_limit, isOwner: String(row.owner) === walletId, shareCode: row.share_code,
-        createdAt: row.created_at.toISOString()
+      const toOut = (room: Room, walletId: string): RoomOut => ({
+        roomKey: String(room.roomKey), currency1: room.currency1, currency2: room.currency2, flags: room.flags,
+        toBalanceLimit: room.toBalanceLimit, isOwner: String(room.owner) === walletId, shareCode: room.shareCode,
+        createdAt: room.createdAt.toISOString()
       })
 
       const create = Effect.fn("Rooms.create")(function*(walletId: string, input: RoomIn) {
@@ -59,7 +59,7 @@ export class Rooms extends Context.Service<Rooms, {
 
       const close = Effect.fn("Rooms.close")(function*(walletId: string, roomKey: string) {
         const room = yield* db(findRoom(roomKey))
-        if (room === undefined || room.closed_at !== null) return yield* new RoomNotFound({ message: `roomId: no open room ${roomKey}` })
+        if (room === undefined || room.closedAt !== null) return yield* new RoomNotFound({ message: `roomId: no open room ${roomKey}` })
         if (String(room.owner) !== walletId) return yield* new NotRoomOwner({ message: "roomId: only the room's owner may close it" })
         // Closed in SQL first: no new order is accepted; then the room's actor unlocks what is open.
         yield* db(closeRoom(roomKey))
@@ -71,9 +71,9 @@ export class Rooms extends Context.Service<Rooms, {
       const join = (walletId: string, code: string) =>
         Effect.gen(function*() {
           const room = yield* db(findRoomByCode(code))
-          if (room === undefined || room.closed_at !== null) return undefined
-          yield* db(addMember(String(room.room_key), walletId))
-          return String(room.room_key)
+          if (room === undefined || room.closedAt !== null) return undefined
+          yield* db(addMember(String(room.roomKey), walletId))
+          return String(room.roomKey)
         })
 
       return Rooms.of({

@@ -10,10 +10,10 @@ import { BigNumber } from "bignumber.js"
 import { Context, Effect, Layer } from "effect"
 import { newConfirmation } from "../platform/SecondFactor.ts"
 import { WalletEntity } from "../../actors/wallet/Protocol.ts"
-import { findTx } from "../../sql/JournalRepo.ts"
-import { balanceOf } from "../../sql/LedgerRepo.ts"
+import { txById } from "../../sql/JournalRepo.ts"
+import { balanceIn } from "../../sql/LedgerRepo.ts"
 import { recentCredits } from "../../sql/OrderRepo.ts"
-import { findWallet } from "../../sql/WalletRepo.ts"
+import { walletById } from "../../sql/WalletRepo.ts"
 import type { NewOrderInfo, SwapInfoOut } from "../../schema/Exchange.ts"
 import {
   BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, CurrencyNotEnabled, InvalidAmount, InvalidRequest, NonceExists,
@@ -90,19 +90,19 @@ export class Swaps extends Context.Service<Swaps, {
         yield* orders.pairOf(fromCode, toCode)
         const from = currencies.find(fromCode)!, to = currencies.find(toCode)!
         const rate = yield* rateOf(from.code, to.code)
-        const wallet = walletId === undefined ? undefined : yield* db(findWallet(walletId))
-        const rule = ruleFor(yield* tariffs.list(), { txClass: "Swap", currency: to.code, decimals: to.decimals, amount: 0n, walletGroup: Number(wallet?.wallet_group ?? 0) })
+        const wallet = walletId === undefined ? undefined : yield* db(walletById(walletId))
+        const rule = ruleFor(yield* tariffs.list(), { txClass: "Swap", currency: to.code, decimals: to.decimals, amount: 0n, walletGroup: wallet?.walletGroup ?? 0 })
         let maxAmount: string | null = null
         if (walletId !== undefined) {
-          const balance = yield* db(balanceOf(walletId, from.code))
-          const free = BigInt(balance?.free ?? "0") - (yield* chargebackWithheld(walletId, from.code))
+          const balance = yield* db(balanceIn(walletId, from.code))
+          const free = (balance?.free ?? 0n) - (yield* chargebackWithheld(walletId, from.code))
           maxAmount = fromMinorUnits(free > 0n ? free : 0n, from.decimals)
         }
         return {
           currencyFrom: from.code, currencyTo: to.code, rate: rate.toFixed(),
           minAmount: fromMinorUnits(1n, from.decimals), maxAmount,
-          feeCurrency: to.code, feePercent: rule === undefined ? "0" : new BigNumber(rule.fee_percent).toFixed(),
-          feeFixed: rule === undefined ? "0" : new BigNumber(rule.fee_fixed).toFixed(),
+          feeCurrency: to.code, feePercent: rule === undefined ? "0" : new BigNumber(rule.feePercent).toFixed(),
+          feeFixed: rule === undefined ? "0" : new BigNumber(rule.feeFixed).toFixed(),
           driftPct: drift.toFixed(), chargebackDays: config.chargebackDays
         }
       })
@@ -111,20 +111,20 @@ export class Swaps extends Context.Service<Swaps, {
         if (input.toAmount === undefined || input.toAmount === null) {
           return yield* new InvalidAmount({ message: "toAmount: required for a swap (the net amount to receive)" })
         }
-        const wallet = yield* db(findWallet(sender.walletId))
+        const wallet = yield* db(walletById(sender.walletId))
         if (wallet === undefined) return yield* new WalletNotFound({ message: "sid: the session's wallet no longer exists" })
-        if ((Number(wallet.flags) & exchangeBlockingFlags) !== 0) return yield* new WalletBlocked({ message: "wallet: blocked (WalletBlock or Deleted)" })
+        if ((wallet.flags & exchangeBlockingFlags) !== 0) return yield* new WalletBlocked({ message: "wallet: blocked (WalletBlock or Deleted)" })
         yield* orders.pairOf(input.fromCurrency, input.toCurrency)
         const from = currencies.find(input.fromCurrency)!, to = currencies.find(input.toCurrency)!
         const fromMinor = yield* currencies.toMinor(input.fromAmount, from, "fromAmount")
         const toMinor = yield* currencies.toMinor(input.toAmount, to, "toAmount")
-        const server = yield* price(from, to, fromMinor, Number(wallet.wallet_group))
+        const server = yield* price(from, to, fromMinor, wallet.walletGroup)
         if (server.net <= 0n || !withinDrift(toMinor, server.net)) {
           return yield* new SwapDrift({
             message: `toAmount: the server computes ${fromMinorUnits(server.net > 0n ? server.net : 0n, to.decimals)} ${to.code} net of a fee of ${fromMinorUnits(server.fee, to.decimals)}; the difference exceeds ${drift.toFixed()} %`
           })
         }
-        const confirmation = newConfirmation((Number(wallet.flags) & WalletFlag.Require2FA) !== 0, sender.keyType, new Date(Date.now() + confirmationTtlMs))
+        const confirmation = newConfirmation((wallet.flags & WalletFlag.Require2FA) !== 0, sender.keyType, new Date(Date.now() + confirmationTtlMs))
         const txId = String(ticks.next())
         const { base } = canonicalPair(from.code, to.code)
         yield* walletActor(sender.walletId).ReserveTransfer({
@@ -146,15 +146,15 @@ export class Swaps extends Context.Service<Swaps, {
         if (code === undefined && signResult === undefined) {
           return yield* new InvalidRequest({ message: "confirmationCode: required with confirmationTimetick (or the X-SignResult header)" })
         }
-        const tx = yield* db(findTx(txId))
-        if (tx === undefined || String(tx.wallet_from) !== sender.walletId || tx.currency_to === null) {
+        const tx = yield* db(txById(txId))
+        if (tx === undefined || String(tx.walletFrom) !== sender.walletId || tx.currencyTo === null) {
           return yield* new TransactionNotPending({ message: `confirmationTimetick: transaction ${txId} is not a swap waiting for confirmation` })
         }
-        const wallet = yield* db(findWallet(sender.walletId))
-        const from = currencies.find(tx.currency)!, to = currencies.find(tx.currency_to)!
+        const wallet = yield* db(walletById(sender.walletId))
+        const from = currencies.find(tx.currency)!, to = currencies.find(tx.currencyTo)!
         // The rate may have moved since step one: the swap executes only while it is still within tolerance.
-        const server = yield* price(from, to, BigInt(tx.amount), Number(wallet?.wallet_group ?? 0))
-        if (!withinDrift(BigInt(tx.amount_to ?? "0"), server.net)) {
+        const server = yield* price(from, to, tx.amount, wallet?.walletGroup ?? 0)
+        if (!withinDrift(tx.amountTo ?? 0n, server.net)) {
           yield* Effect.ignore(walletActor(sender.walletId).CancelTransfer({ txId: asTxId(txId), reason: "rate drift" }))
           return yield* new SwapDrift({ message: "confirmationTimetick: the rate moved beyond the tolerance since step one; the reservation was released" })
         }

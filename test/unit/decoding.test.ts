@@ -11,7 +11,9 @@ import { App, Session } from "../../sql/CredentialRepo.ts"
 import { decodeAll, decodeFirst, hasFastPath, Int8, MinorUnits, Nullable, record } from "../../sql/Decoding.ts"
 import { Event, Tx } from "../../sql/JournalRepo.ts"
 import { AppPayment, Balance, Investment, StoredTx } from "../../sql/LedgerRepo.ts"
-import { CurrencyRecord, Rate, Terminal } from "../../sql/ReferenceRepo.ts"
+import { BookLevel, Candle, Order, OrderTrade, PairPrice } from "../../sql/OrderRepo.ts"
+import { CurrencyRecord, Rate, Tariff, Terminal } from "../../sql/ReferenceRepo.ts"
+import { Room } from "../../sql/RoomRepo.ts"
 import { Confirmation, ExpiredConfirmation } from "../../sql/TransferRepo.ts"
 import { Wallet } from "../../sql/WalletRepo.ts"
 
@@ -50,7 +52,33 @@ const samples: ReadonlyArray<readonly [string, Schema.Decoder<any>, Record<strin
     priority: 0, network_fee: "0.5", display_name: null, icon_code: null, flags: 0, default_hot_address: null,
     default_system_wallet_id: -1n, wallet_groups: [1, 2], last_block: null, built_in: true
   }],
-  ["Rate", Rate, { from_currency: "USDT", to_currency: "EUR", rate: "0.92" }]
+  ["Rate", Rate, { from_currency: "USDT", to_currency: "EUR", rate: "0.92" }],
+  ["Tariff", Tariff, {
+    tx_class: "Exchange", currency: "USDT", wallet_group: null, type_tx: 16, fee_fixed: "0.5", fee_percent: "0.1", min_amount: null,
+    max_amount: "1000", profit_wallet_id: -2n
+  }],
+  ["Order", Order, {
+    id: 7000000000001n, wallet_id: 1n, wallet_group: 0, type_tx: 16, room_key: 0n, base: "BTC", quote: "USDT", side: 1, order_type: 1,
+    price_ticks: 5000000n, price_num: "123456789012345678901234567890", price_den: "7", quantity_lots: 10n, remaining_lots: 4n,
+    from_currency: "BTC", to_currency: "USDT", from_amount: "1000", to_amount: "50000", locked: "400", given: "600", received: "30000",
+    fee: "30", state: 1, seq: 12n, tag: null, created_at: at, updated_at: at
+  }],
+  ["Order (market, unplaced)", Order, {
+    id: 7000000000002n, wallet_id: 1n, wallet_group: 0, type_tx: 17, room_key: 5n, base: "BTC", quote: "USDT", side: 0, order_type: 3,
+    price_ticks: null, price_num: null, price_den: null, quantity_lots: 9007199254740991n, remaining_lots: 9007199254740991n,
+    from_currency: "USDT", to_currency: "BTC", from_amount: "1000", to_amount: null, locked: "1000", given: "0", received: "0",
+    fee: "0", state: 1, seq: null, tag: "t", created_at: at, updated_at: at
+  }],
+  ["BookLevel", BookLevel, { price_num: "50000", price_den: "1", lots: "12" }],
+  ["PairPrice", PairPrice, { base: "BTC", quote: "USDT", price: "50000.5" }],
+  ["Candle", Candle, {
+    bucket: at, open: "1", high: "2", low: "0.5", close: "1.5", volume: "100", total: "150", trades: 3n
+  }],
+  ["OrderTrade", OrderTrade, { taker_order: 1n, maker_order: 2n, price: "1.5", amount: "100", total: "150", at }],
+  ["Room", Room, {
+    room_key: 7000000000003n, currency1: "BTC", currency2: "USDT", flags: 0, to_balance_limit: null, owner: 1n, share_code: "Rabc",
+    closed_at: null, created_at: at
+  }]
 ]
 
 describe("repository records", () => {

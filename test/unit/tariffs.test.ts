@@ -6,11 +6,11 @@
  * No service is started.
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { TariffRow } from "../../sql/ReferenceRepo.ts"
+import type { Tariff } from "../../sql/ReferenceRepo.ts"
 import { FEES_WALLET_ID, type FeeQuery, quoteFee, txClassOfType } from "../../src/platform/Tariffs.ts"
 
-const rule = (fields: Partial<TariffRow> & Pick<TariffRow, "fee_fixed" | "fee_percent">): TariffRow => ({
-  tx_class: "InnerTransfer", currency: "USDT", wallet_group: null, type_tx: null, min_amount: null, max_amount: null, profit_wallet_id: null,
+const rule = (fields: Partial<Tariff> & Pick<Tariff, "feeFixed" | "feePercent">): Tariff => ({
+  txClass: "InnerTransfer", currency: "USDT", walletGroup: null, typeTx: null, minAmount: null, maxAmount: null, profitWalletId: null,
   ...fields
 })
 
@@ -20,23 +20,23 @@ const usdt = (amount: string, extra: Partial<FeeQuery> = {}): FeeQuery => ({
 
 describe("quoteFee", () => {
   it("fee = feeFixed + amount × feePercent / 100 (0.5 + 1 % of 100 = 1.5)", () => {
-    const quote = quoteFee([rule({ fee_fixed: "0.5", fee_percent: "1" })], usdt("100"))
+    const quote = quoteFee([rule({ feeFixed: "0.5", feePercent: "1" })], usdt("100"))
     assert.strictEqual(quote.fee, 1_500_000n)
     assert.strictEqual(quote.profitWalletId, FEES_WALLET_ID)
   })
 
   it("no matching rule: fee 0, profit to the Fees wallet", () => {
-    const rules = [rule({ fee_fixed: "1", fee_percent: "0", currency: "EUR" }), rule({ fee_fixed: "1", fee_percent: "0", tx_class: "Withdraw" })]
+    const rules = [rule({ feeFixed: "1", feePercent: "0", currency: "EUR" }), rule({ feeFixed: "1", feePercent: "0", txClass: "Withdraw" })]
     assert.deepStrictEqual(quoteFee(rules, usdt("100")), { fee: 0n, profitWalletId: -2n })
     assert.deepStrictEqual(quoteFee([], usdt("100")), { fee: 0n, profitWalletId: -2n })
   })
 
   it("the rule's profit wallet is reported", () => {
-    assert.strictEqual(quoteFee([rule({ fee_fixed: "1", fee_percent: "0", profit_wallet_id: 1000123n })], usdt("5")).profitWalletId, 1000123n)
+    assert.strictEqual(quoteFee([rule({ feeFixed: "1", feePercent: "0", profitWalletId: 1000123n })], usdt("5")).profitWalletId, 1000123n)
   })
 
   it("a wallet-group rule beats the generic rule, and applies only to its group", () => {
-    const rules = [rule({ fee_fixed: "2", fee_percent: "0", wallet_group: 5 }), rule({ fee_fixed: "1", fee_percent: "0" })]
+    const rules = [rule({ feeFixed: "2", feePercent: "0", walletGroup: 5 }), rule({ feeFixed: "1", feePercent: "0" })]
     assert.strictEqual(quoteFee(rules, usdt("10", { walletGroup: 5 })).fee, 2_000_000n)
     assert.strictEqual(quoteFee(rules, usdt("10", { walletGroup: 4 })).fee, 1_000_000n)
     // Order does not matter.
@@ -45,9 +45,9 @@ describe("quoteFee", () => {
 
   it("a typeTx rule beats the class rule and applies only to its typeTx; a wallet group outranks it", () => {
     const rules = [
-      rule({ fee_fixed: "1", fee_percent: "0" }),
-      rule({ fee_fixed: "3", fee_percent: "0", type_tx: 13 }),
-      rule({ fee_fixed: "2", fee_percent: "0", wallet_group: 5 })
+      rule({ feeFixed: "1", feePercent: "0" }),
+      rule({ feeFixed: "3", feePercent: "0", typeTx: 13 }),
+      rule({ feeFixed: "2", feePercent: "0", walletGroup: 5 })
     ]
     assert.strictEqual(quoteFee(rules, usdt("10", { typeTx: 13 })).fee, 3_000_000n)
     assert.strictEqual(quoteFee(rules, usdt("10", { typeTx: 11 })).fee, 1_000_000n)
@@ -56,39 +56,39 @@ describe("quoteFee", () => {
   })
 
   it("an amount range bounds its rule (inclusive) and makes it more specific than an open rule", () => {
-    const rules = [rule({ fee_fixed: "1", fee_percent: "0", min_amount: "10", max_amount: "100" }), rule({ fee_fixed: "9", fee_percent: "0" })]
+    const rules = [rule({ feeFixed: "1", feePercent: "0", minAmount: "10", maxAmount: "100" }), rule({ feeFixed: "9", feePercent: "0" })]
     assert.strictEqual(quoteFee(rules, usdt("9.999999")).fee, 9_000_000n)
     assert.strictEqual(quoteFee(rules, usdt("10")).fee, 1_000_000n)
     assert.strictEqual(quoteFee(rules, usdt("100")).fee, 1_000_000n)
     assert.strictEqual(quoteFee(rules, usdt("100.000001")).fee, 9_000_000n)
-    const onlyMin = [rule({ fee_fixed: "1", fee_percent: "0", min_amount: "10" })]
+    const onlyMin = [rule({ feeFixed: "1", feePercent: "0", minAmount: "10" })]
     assert.strictEqual(quoteFee(onlyMin, usdt("5")).fee, 0n)
     assert.strictEqual(quoteFee(onlyMin, usdt("1000000")).fee, 1_000_000n)
   })
 
   it("rounds the fee up to the currency's decimals", () => {
     const eur = (amountMinor: bigint): FeeQuery => ({ txClass: "InnerTransfer", currency: "EUR", decimals: 2, amount: amountMinor, walletGroup: 0 })
-    const percent = [rule({ currency: "EUR", fee_fixed: "0", fee_percent: "0.333" })]
+    const percent = [rule({ currency: "EUR", feeFixed: "0", feePercent: "0.333" })]
     assert.strictEqual(quoteFee(percent, eur(100n)).fee, 1n) // 0.00333 → 0.01
     assert.strictEqual(quoteFee(percent, eur(30000n)).fee, 100n) // 0.999 → 1.00
     assert.strictEqual(quoteFee(percent, eur(30100n)).fee, 101n) // 1.00233 → 1.01
-    const fixed = [rule({ currency: "EUR", fee_fixed: "0.001", fee_percent: "0" })]
+    const fixed = [rule({ currency: "EUR", feeFixed: "0.001", feePercent: "0" })]
     assert.strictEqual(quoteFee(fixed, eur(100n)).fee, 1n)
-    const exact = [rule({ currency: "EUR", fee_fixed: "0.25", fee_percent: "0" })]
+    const exact = [rule({ currency: "EUR", feeFixed: "0.25", feePercent: "0" })]
     assert.strictEqual(quoteFee(exact, eur(100n)).fee, 25n)
     // Exact however small: 0.1 % of 1 wei is 1e-21 ETH, which still rounds up to 1 wei.
     const wei: FeeQuery = { txClass: "Withdraw", currency: "ETH", decimals: 18, amount: 1n, walletGroup: 0 }
-    assert.strictEqual(quoteFee([rule({ tx_class: "Withdraw", currency: "ETH", fee_fixed: "0", fee_percent: "0.1" })], wei).fee, 1n)
+    assert.strictEqual(quoteFee([rule({ txClass: "Withdraw", currency: "ETH", feeFixed: "0", feePercent: "0.1" })], wei).fee, 1n)
     const large: FeeQuery = { txClass: "Withdraw", currency: "ETH", decimals: 18, amount: 123_456_789_123_456_789_123_456_789n, walletGroup: 0 }
     // 123456789.123456789123456789 ETH × 1e-18 % = 1234567.89123456789123456789 wei → 1234568 wei.
     assert.strictEqual(
-      quoteFee([rule({ tx_class: "Withdraw", currency: "ETH", fee_fixed: "0", fee_percent: "0.000000000000000001" })], large).fee,
+      quoteFee([rule({ txClass: "Withdraw", currency: "ETH", feeFixed: "0", feePercent: "0.000000000000000001" })], large).fee,
       1_234_568n
     )
   })
 
   it("a zero rule still wins over a dearer generic one (fee 0 is a valid fee)", () => {
-    const rules = [rule({ fee_fixed: "5", fee_percent: "0" }), rule({ fee_fixed: "0", fee_percent: "0", wallet_group: 1 })]
+    const rules = [rule({ feeFixed: "5", feePercent: "0" }), rule({ feeFixed: "0", feePercent: "0", walletGroup: 1 })]
     assert.strictEqual(quoteFee(rules, usdt("10", { walletGroup: 1 })).fee, 0n)
   })
 })

@@ -51,7 +51,7 @@ export const PaymentHandlers = HttpApiBuilder.group(Api, "payment", Effect.fn(fu
       const rows = (yield* terminals.all()).filter((row) => !row.builtIn && (row.flags & TerminalFlag.Hidden) === 0 && (row.flags & TerminalFlag.Deposit) !== 0)
       const rules = yield* tariffs.list()
       return yield* ok(rows.map((row) => {
-        const rule = rules.find((r) => r.tx_class === "Payment" && r.currency === row.currency && r.wallet_group === null)
+        const rule = rules.find((r) => r.txClass === "Payment" && r.currency === row.currency && r.walletGroup === null)
         const decimals = currencies.find(row.currency ?? "")?.decimals ?? 0
         const num = (text: string | null) => (text === null ? null : Number(new BigNumber(text).decimalPlaces(decimals).toFixed()))
         return {
@@ -60,10 +60,10 @@ export const PaymentHandlers = HttpApiBuilder.group(Api, "payment", Effect.fn(fu
           iconCode: row.iconCode,
           currency: row.currency ?? "",
           typeNetwork: row.typeNetwork,
-          feeFixed: num(rule?.fee_fixed ?? "0") ?? 0,
-          feePercent: Number(rule?.fee_percent ?? 0),
-          minAmount: num(rule?.min_amount ?? null),
-          maxAmount: num(rule?.max_amount ?? null),
+          feeFixed: num(rule?.feeFixed ?? "0") ?? 0,
+          feePercent: Number(rule?.feePercent ?? 0),
+          minAmount: num(rule?.minAmount ?? null),
+          maxAmount: num(rule?.maxAmount ?? null),
           available: true,
           sameAsOrderCurrency: query.currency !== undefined && query.currency === row.currency,
           requiresAuth: false

@@ -4,7 +4,7 @@ import { Api } from "../../../schema/Api.ts"
 import { ok } from "../../../schema/Envelope.ts"
 import { FieldRuleViolated, RateNotFound } from "../../../schema/Errors.ts"
 import type { CurrencyOut, RateOut } from "../../../schema/Reference.ts"
-import type { TariffRow } from "../../platform/Tariffs.ts"
+import type { Tariff } from "../../platform/Tariffs.ts"
 import { walletId } from "../../../schema/Ids.ts"
 import { limits } from "../../platform/Config.ts"
 import { Metrics } from "../../platform/monitoring/Metrics.ts"
@@ -74,22 +74,22 @@ export const PrivateHandlers = HttpApiBuilder.group(Api, "private", Effect.fn(fu
     .handle("set_tariffs", ({ payload }) =>
       Effect.gen(function*() {
         yield* requireCurrencies(payload.map((rule) => rule.currency), "currency")
-        const rows: Array<TariffRow> = payload.map((rule) => ({
-          tx_class: rule.txClass, currency: rule.currency, wallet_group: rule.walletGroup ?? null, type_tx: rule.typeTx ?? null,
-          fee_fixed: rule.feeFixed, fee_percent: rule.feePercent, min_amount: rule.minAmount ?? null, max_amount: rule.maxAmount ?? null,
-          profit_wallet_id: rule.profitWalletId === undefined || rule.profitWalletId === null ? null : BigInt(rule.profitWalletId)
+        const rows: Array<Tariff> = payload.map((rule) => ({
+          txClass: rule.txClass, currency: rule.currency, walletGroup: rule.walletGroup ?? null, typeTx: rule.typeTx ?? null,
+          feeFixed: rule.feeFixed, feePercent: rule.feePercent, minAmount: rule.minAmount ?? null, maxAmount: rule.maxAmount ?? null,
+          profitWalletId: rule.profitWalletId === undefined || rule.profitWalletId === null ? null : BigInt(rule.profitWalletId)
         }))
         for (const row of rows) {
-          if (row.profit_wallet_id !== null && row.profit_wallet_id > 0n) yield* wallets.get(walletId(row.profit_wallet_id))
+          if (row.profitWalletId !== null && row.profitWalletId > 0n) yield* wallets.get(walletId(row.profitWalletId))
         }
         return yield* ok({ rules: yield* tariffs.replace(rows) })
       }))
     .handle("get_tariffs", () =>
       Effect.flatMap(tariffs.list(), (rows) =>
         ok(rows.map((r) => ({
-          txClass: r.tx_class as any, currency: r.currency, walletGroup: r.wallet_group === null ? null : Number(r.wallet_group),
-          typeTx: r.type_tx === null ? null : Number(r.type_tx), feeFixed: r.fee_fixed, feePercent: r.fee_percent,
-          minAmount: r.min_amount, maxAmount: r.max_amount, profitWalletId: r.profit_wallet_id === null ? null : String(r.profit_wallet_id) as any
+          txClass: r.txClass as any, currency: r.currency, walletGroup: r.walletGroup, typeTx: r.typeTx, feeFixed: r.feeFixed,
+          feePercent: r.feePercent, minAmount: r.minAmount, maxAmount: r.maxAmount,
+          profitWalletId: r.profitWalletId === null ? null : String(r.profitWalletId) as any
         })))))
     .handle("execute_transactions", ({ payload }) => Effect.flatMap(treasury.execute(payload), ok))
     .handle("ledger_audit", () => Effect.flatMap(ledgerAudit.audit(), ok))
