@@ -167,34 +167,27 @@ const reserved = (p: Parties) => reserve(10)(p)
 /** The same with one attempt left, or already expired. */
 const reservedLastAttempt = (p: Parties) => reserve(10, { attempts: 1 })(p)
 const reservedExpired = (p: Parties) => reserve(10, { expiresInMs: -1_000 })(p)
-/** An order's placement: 10 USDT free → lock_orders (its order row is the exchange's; only the money matters here). */
+/** An order's placement: a limit buy of 1000 BTC lots for `amount` USDT, locked free → lock_orders. */
 const lockForOrder = (amount: number) => (p: Parties) =>
   p.actor.LockForOrder({
-    currency: USDT,
-    debit: usdt(amount),
     maxActive: 50,
-    operation: {
-      tx: {
-        id: p.txId,
-        typeTx: TxType.ExchangeToBroker,
-        txState: TxState.Created,
-        walletFrom: p.wallet,
-        walletTo: SystemWallet.Broker,
-        currency: USDT,
-        amount: 0n,
-        fee: 0n,
-        tag: null,
-        appId: null,
-        externalId: null,
-        requestHash: null,
-        clientNonce: p.txId,
-        currencyTo: "BTC",
-        amountTo: 0n
-      },
-      postings: [
-        { walletId: p.wallet, currency: USDT, bucket: Bucket.free, delta: -usdt(amount) },
-        { walletId: p.wallet, currency: USDT, bucket: Bucket.lockOrders, delta: usdt(amount) }
-      ]
+    order: {
+      orderId: asTxId(p.txId),
+      roomKey: 0n,
+      base: "BTC",
+      quote: "USDT",
+      side: 0,
+      orderType: 1,
+      priceNum: usdt(amount),
+      priceDen: 1000n,
+      priceTicks: null,
+      quantityLots: 1000n,
+      fromCurrency: USDT,
+      toCurrency: "BTC",
+      fromAmount: usdt(amount),
+      toAmount: 1000n,
+      tag: null,
+      clientNonce: p.txId
     }
   })
 

@@ -8,27 +8,27 @@ import { describe, expect, it } from "vitest"
 import { makeBook, ratioOfRow } from "../../actors/room/Matching.ts"
 import { makePair } from "../../actors/room/Pair.ts"
 import { OrderState } from "../../actors/room/Settlement.ts"
-import type { OrderRow } from "../../sql/OrderRepo.ts"
+import type { Order } from "../../sql/OrderRepo.ts"
 
 // EUR/USDT: USDT is the quote (6 decimals), EUR the base (2 decimals: a lot is one cent).
 const pair = makePair("EUR", "USDT", 2, 6)
 
-const row = (o: Partial<OrderRow> & Pick<OrderRow, "id" | "wallet_id" | "side" | "from_amount" | "to_amount" | "seq">): OrderRow => {
+const row = (o: Partial<Order> & Pick<Order, "id" | "walletId" | "side" | "fromAmount" | "toAmount" | "seq">): Order => {
   const sell = o.side === 1
-  const lots = sell ? BigInt(o.from_amount) : BigInt(o.to_amount!)
+  const lots = sell ? o.fromAmount : o.toAmount!
   return {
-    wallet_group: 0, type_tx: sell ? 16 : 17, room_key: 0n, base: "EUR", quote: "USDT", order_type: 1, price_ticks: null,
-    price_num: null, price_den: null, quantity_lots: lots, remaining_lots: lots, from_currency: sell ? "EUR" : "USDT",
-    to_currency: sell ? "USDT" : "EUR", locked: o.from_amount, given: "0", received: "0", fee: "0", state: 1, tag: null,
-    created_at: new Date(0), updated_at: new Date(0), ...o
-  } as OrderRow
+    walletGroup: 0, typeTx: sell ? 16 : 17, roomKey: 0n, base: "EUR", quote: "USDT", orderType: 1, priceTicks: null,
+    priceNum: null, priceDen: null, quantityLots: lots, remainingLots: lots, fromCurrency: sell ? "EUR" : "USDT",
+    toCurrency: sell ? "USDT" : "EUR", locked: o.fromAmount, given: 0n, received: 0n, fee: 0n, state: 1, tag: null,
+    createdAt: new Date(0), updatedAt: new Date(0), ...o
+  }
 }
 
 describe("rebuilding a room from rows rested on ticks", () => {
   it("derives the ratio from the amounts, refuses the crossing row on restore, and matches it as a taker", () => {
     // A buy: 10 USDT (10,000,000 units) for 9 EUR (900 lots); a sell: 4.5 EUR (450 lots) for 5 USDT.
-    const buy = row({ id: 1n, wallet_id: 11n, side: 0, from_amount: "10000000", to_amount: "900", seq: 1n })
-    const sell = row({ id: 2n, wallet_id: 12n, side: 1, from_amount: "450", to_amount: "5000000", seq: 2n })
+    const buy = row({ id: 1n, walletId: 11n, side: 0, fromAmount: 10_000_000n, toAmount: 900n, seq: 1n })
+    const sell = row({ id: 2n, walletId: 12n, side: 1, fromAmount: 450n, toAmount: 5_000_000n, seq: 2n })
     expect(ratioOfRow(pair, buy)).toEqual([100000, 9])
     expect(ratioOfRow(pair, sell)).toEqual([100000, 9])
     const book = makeBook(pair, 0n, "0:EUR:USDT", 2)
@@ -37,7 +37,7 @@ describe("rebuilding a room from rows rested on ticks", () => {
     book.validate()
     let trade = 100n
     const decision = book.place(sell, false, () => ({ fee: 0n, profitWalletId: -2n }), () => trade++)
-    expect(decision.figures).toMatchObject({ state: OrderState.Completed, given: "450", received: "5000000", locked: "0" })
+    expect(decision.figures).toMatchObject({ state: OrderState.Completed, given: 450n, received: 5_000_000n, locked: 0n })
     expect(book.resting("1")).toMatchObject({ remainingLots: 450n, given: 5_000_000n, received: 450n })
     book.validate()
   })
