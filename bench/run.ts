@@ -12,7 +12,15 @@ import { ordersE2e } from "./benchmarks/orders_e2e.ts"
 import { transfersE2e } from "./benchmarks/transfers_e2e.ts"
 import { runBenchmark, type Benchmark } from "./support/Harness.ts"
 
-const benchmarks: ReadonlyArray<Benchmark> = [getInfo, getBalance, ledgerEngine, transfersE2e, ordersE2e, orderbookEngine, metricCost]
+const benchmarks: ReadonlyArray<Benchmark> = [
+  getInfo,
+  getBalance,
+  ledgerEngine,
+  transfersE2e,
+  ordersE2e,
+  orderbookEngine,
+  metricCost
+]
 
 const usage = () => {
   console.log("usage: npm run bench -- <name>\n\nbenchmarks:")
@@ -23,10 +31,18 @@ const usage = () => {
   console.log(`  ${"all".padEnd(16)} every benchmark above, one after another`)
   console.log("\nenvironment: BENCH_SECONDS (5), BENCH_WARMUP_SECONDS (1), BENCH_CONNECTIONS (32), BENCH_ROUNDS (3),")
   console.log("             BENCH_PROFILE=1 (our service under --cpu-prof; summarise with bench/profile/top.ts),")
-  console.log("             DATABASE_URL (unset: embedded PGlite; ledger_engine, transfers_e2e, orders_e2e: postgres://postgres@127.0.0.1:5432)")
-  console.log("             ledger_engine: BENCH_INFLIGHT (1024), BENCH_WALLETS (1000), BENCH_PGBENCH_CLIENTS (BENCH_CONNECTIONS)")
-  console.log("             transfers_e2e: BENCH_WALLETS (200), BENCH_CONNECTIONS clients, same count for pgbench -c, BENCH_WORKERS (1)")
-  console.log("             orders_e2e: BENCH_WALLETS (200), BENCH_CONNECTIONS (64 here) clients and pgbench -c, BENCH_PRIVATE_ROOMS (9),")
+  console.log(
+    "             DATABASE_URL (unset: embedded PGlite; ledger_engine, transfers_e2e, orders_e2e: postgres://postgres@127.0.0.1:5432)"
+  )
+  console.log(
+    "             ledger_engine: BENCH_INFLIGHT (1024), BENCH_WALLETS (1000), BENCH_PGBENCH_CLIENTS (BENCH_CONNECTIONS)"
+  )
+  console.log(
+    "             transfers_e2e: BENCH_WALLETS (200), BENCH_CONNECTIONS clients, same count for pgbench -c, BENCH_WORKERS (1)"
+  )
+  console.log(
+    "             orders_e2e: BENCH_WALLETS (200), BENCH_CONNECTIONS (64 here) clients and pgbench -c, BENCH_PRIVATE_ROOMS (9),"
+  )
   console.log("             BENCH_CROSS_SHARE (0.5, share of orders priced through the mid), BENCH_WORKERS (1)")
   console.log("             orderbook_engine: BENCH_ORDERS (1000000)")
 }

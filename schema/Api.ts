@@ -21,10 +21,12 @@ export class Api extends HttpApi.make("core")
   .add(PaymentApi)
   .add(PrivateApi)
   .add(PrivateLedgerApi)
-  .annotateMerge(OpenApi.annotations({
-    title: "Core wallet service",
-    version: "1.0.0",
-    description: "Every response is the envelope { result, error, id, cursor? }. Errors carry a stable code; see the ErrorEnvelope schema.",
-    transform: envelopeErrors
-  }))
-{}
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Core wallet service",
+      version: "1.0.0",
+      description:
+        "Every response is the envelope { result, error, id, cursor? }. Errors carry a stable code; see the ErrorEnvelope schema.",
+      transform: envelopeErrors
+    })
+  ) {}

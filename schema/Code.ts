@@ -4,14 +4,36 @@ import { Int64, Int64String } from "./Ids.ts"
 import { PositiveAmount, PositiveAmountParam } from "./Money.ts"
 import { CurrencyCode } from "./Reference.ts"
 import {
-  BalanceNotEnough, InvalidAmount, InvalidRequest, NonceExists, RateLimited, SameAccounts, TooManyDecimals, TransactionNotFound,
-  TransactionNotPending, UnknownCurrency, WalletBlocked, WalletNotFound, WrongSide
+  BalanceNotEnough,
+  InvalidAmount,
+  InvalidRequest,
+  NonceExists,
+  RateLimited,
+  SameAccounts,
+  TooManyDecimals,
+  TransactionNotFound,
+  TransactionNotPending,
+  UnknownCurrency,
+  WalletBlocked,
+  WalletNotFound,
+  WrongSide
 } from "./Errors.ts"
 
 /** Every rejection a code action may answer. */
 export const CodeErrors = [
-  InvalidRequest, SameAccounts, InvalidAmount, WrongSide, TransactionNotPending, TransactionNotFound, BalanceNotEnough, NonceExists,
-  UnknownCurrency, TooManyDecimals, WalletBlocked, WalletNotFound, RateLimited
+  InvalidRequest,
+  SameAccounts,
+  InvalidAmount,
+  WrongSide,
+  TransactionNotPending,
+  TransactionNotFound,
+  BalanceNotEnough,
+  NonceExists,
+  UnknownCurrency,
+  TooManyDecimals,
+  WalletBlocked,
+  WalletNotFound,
+  RateLimited
 ]
 
 export const partnerInfoLengthMax = 100
@@ -20,7 +42,9 @@ export const CreateTxCodeIn = Schema.Struct({
   amount: PositiveAmount,
   currency: CurrencyCode,
   typeTx: Schema.Literals([11, 12, 13, 14]),
-  timeLimit: Schema.optional(Schema.Boolean).annotate({ description: "Embed the creation time in the code and let it expire" }),
+  timeLimit: Schema.optional(Schema.Boolean).annotate({
+    description: "Embed the creation time in the code and let it expire"
+  }),
   partnerInfo: Schema.optional(Schema.NullOr(Schema.String.check(Schema.isMaxLength(partnerInfoLengthMax)))),
   tag: Schema.optional(Schema.NullOr(Schema.String.check(Schema.isMaxLength(partnerInfoLengthMax))))
 }).annotate({ identifier: "CreateTxCodeIn" })
@@ -28,7 +52,9 @@ export type CreateTxCodeIn = typeof CreateTxCodeIn.Type
 
 export const TxCodesOut = Schema.Struct({
   timetick: Int64String,
-  code: Schema.NullOr(Schema.String).annotate({ description: "The bearer code; shown to the creator and to a caller who presented it" }),
+  code: Schema.NullOr(Schema.String).annotate({
+    description: "The bearer code; shown to the creator and to a caller who presented it"
+  }),
   currency: Schema.String,
   amount: Schema.Number,
   typeTx: Schema.Int,
@@ -64,20 +90,31 @@ export type CodeType = (typeof CodeType)[keyof typeof CodeType]
 export const CodeTxState = { Created: 1, Joined: 3, Predicted: 4, Finished: 8, Canceled: 16 } as const
 
 /** CodeStateEnum (SPEC): the code's face derived from its type and transaction state. */
-export const CodeStateCode = { Unknown: 0, FundsHolded: 1, InvoiceCreated: 2, NeedConfirm: 3, NeedCancel: 4, Finished: 7, Cancelled: 8 } as const
+export const CodeStateCode = {
+  Unknown: 0,
+  FundsHolded: 1,
+  InvoiceCreated: 2,
+  NeedConfirm: 3,
+  NeedCancel: 4,
+  Finished: 7,
+  Cancelled: 8
+} as const
 
 export const stateCodeOf = (state: { readonly typeTx: number; readonly txState: number }): number => {
   switch (state.txState) {
-    case CodeTxState.Finished: return CodeStateCode.Finished
-    case CodeTxState.Canceled: return CodeStateCode.Cancelled
-    case CodeTxState.Joined: return CodeStateCode.NeedConfirm
+    case CodeTxState.Finished:
+      return CodeStateCode.Finished
+    case CodeTxState.Canceled:
+      return CodeStateCode.Cancelled
+    case CodeTxState.Joined:
+      return CodeStateCode.NeedConfirm
     case CodeTxState.Created:
     case CodeTxState.Predicted:
       return state.typeTx <= CodeType.InternalTxConfirm ? CodeStateCode.FundsHolded : CodeStateCode.InvoiceCreated
-    default: return CodeStateCode.Unknown
+    default:
+      return CodeStateCode.Unknown
   }
 }
 
 export const stateNameOf = (code: number): string =>
   Object.entries(CodeStateCode).find(([, value]) => value === code)?.[0] ?? "Unknown"
-

@@ -37,5 +37,8 @@ export const RequestId = Context.Reference<number>("core/RequestId", { defaultVa
 export const ok = <A>(result: A): Effect.Effect<{ result: A; error: null; id: number }> =>
   RequestId.useSync((id) => ({ result, error: null, id }))
 
-export const okCursor = <A>(result: A, cursor: string): Effect.Effect<{ result: A; error: null; id: number; cursor: string }> =>
+export const okCursor = <A>(
+  result: A,
+  cursor: string
+): Effect.Effect<{ result: A; error: null; id: number; cursor: string }> =>
   RequestId.useSync((id) => ({ result, error: null, id, cursor }))

@@ -9,61 +9,109 @@ import { Schema } from "effect"
 const fields = { message: Schema.String }
 
 /** 10001: the request is malformed (wrong type, missing field, bad JSON); the message names the field. */
-export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", fields, { httpApiStatus: 400 }) {}
+export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", fields, {
+  httpApiStatus: 400
+}) {}
 /** 10002 (SPEC): the free balance does not cover the amount plus fee. */
-export class BalanceNotEnough extends Schema.TaggedError<BalanceNotEnough>()("BalanceNotEnough", fields, { httpApiStatus: 400 }) {}
+export class BalanceNotEnough extends Schema.TaggedError<BalanceNotEnough>()("BalanceNotEnough", fields, {
+  httpApiStatus: 400
+}) {}
 /** 10008 (SPEC): sender and recipient are the same wallet. */
 export class SameAccounts extends Schema.TaggedError<SameAccounts>()("SameAccounts", fields, { httpApiStatus: 400 }) {}
 /** 10014 (SPEC): the amount does not match what the operation requires. */
-export class InvalidAmount extends Schema.TaggedError<InvalidAmount>()("InvalidAmount", fields, { httpApiStatus: 400 }) {}
+export class InvalidAmount extends Schema.TaggedError<InvalidAmount>()("InvalidAmount", fields, {
+  httpApiStatus: 400
+}) {}
 /** 10094 (SPEC): the wallet holds the maximum number of open orders. */
-export class MaxActiveOrdersExceeded extends Schema.TaggedError<MaxActiveOrdersExceeded>()("MaxActiveOrdersExceeded", fields, { httpApiStatus: 400 }) {}
+export class MaxActiveOrdersExceeded extends Schema.TaggedError<MaxActiveOrdersExceeded>()(
+  "MaxActiveOrdersExceeded",
+  fields,
+  { httpApiStatus: 400 }
+) {}
 /** 10130 (SPEC): the client nonce was used before. */
 export class NonceExists extends Schema.TaggedError<NonceExists>()("NonceExists", fields, { httpApiStatus: 400 }) {}
 /** 10020: the currency is not in the catalogue. */
-export class UnknownCurrency extends Schema.TaggedError<UnknownCurrency>()("UnknownCurrency", fields, { httpApiStatus: 400 }) {}
+export class UnknownCurrency extends Schema.TaggedError<UnknownCurrency>()("UnknownCurrency", fields, {
+  httpApiStatus: 400
+}) {}
 /** 10021: the amount has more decimals than its currency. */
-export class TooManyDecimals extends Schema.TaggedError<TooManyDecimals>()("TooManyDecimals", fields, { httpApiStatus: 400 }) {}
+export class TooManyDecimals extends Schema.TaggedError<TooManyDecimals>()("TooManyDecimals", fields, {
+  httpApiStatus: 400
+}) {}
 /** 10022: the currency is not enabled for this operation. */
-export class CurrencyNotEnabled extends Schema.TaggedError<CurrencyNotEnabled>()("CurrencyNotEnabled", fields, { httpApiStatus: 400 }) {}
+export class CurrencyNotEnabled extends Schema.TaggedError<CurrencyNotEnabled>()("CurrencyNotEnabled", fields, {
+  httpApiStatus: 400
+}) {}
 /** 10030: no such wallet (or not visible to the caller). */
-export class WalletNotFound extends Schema.TaggedError<WalletNotFound>()("WalletNotFound", fields, { httpApiStatus: 404 }) {}
+export class WalletNotFound extends Schema.TaggedError<WalletNotFound>()("WalletNotFound", fields, {
+  httpApiStatus: 404
+}) {}
 /** 10031: the wallet's flags forbid the operation (WalletBlock, InnerTransferBlock, Deleted). */
-export class WalletBlocked extends Schema.TaggedError<WalletBlocked>()("WalletBlocked", fields, { httpApiStatus: 400 }) {}
+export class WalletBlocked extends Schema.TaggedError<WalletBlocked>()("WalletBlocked", fields, {
+  httpApiStatus: 400
+}) {}
 /** 10032: a field value is outside its allowed range or set (the message names the field and rule). */
-export class FieldRuleViolated extends Schema.TaggedError<FieldRuleViolated>()("FieldRuleViolated", fields, { httpApiStatus: 400 }) {}
+export class FieldRuleViolated extends Schema.TaggedError<FieldRuleViolated>()("FieldRuleViolated", fields, {
+  httpApiStatus: 400
+}) {}
 /** 10040: no such terminal. */
-export class TerminalNotFound extends Schema.TaggedError<TerminalNotFound>()("TerminalNotFound", fields, { httpApiStatus: 404 }) {}
+export class TerminalNotFound extends Schema.TaggedError<TerminalNotFound>()("TerminalNotFound", fields, {
+  httpApiStatus: 404
+}) {}
 /** 10041: the network already has its one Base terminal. */
-export class BaseTerminalExists extends Schema.TaggedError<BaseTerminalExists>()("BaseTerminalExists", fields, { httpApiStatus: 400 }) {}
+export class BaseTerminalExists extends Schema.TaggedError<BaseTerminalExists>()("BaseTerminalExists", fields, {
+  httpApiStatus: 400
+}) {}
 /** 10042: the built-in internal terminal cannot be replaced or re-typed. */
-export class TerminalReadOnly extends Schema.TaggedError<TerminalReadOnly>()("TerminalReadOnly", fields, { httpApiStatus: 400 }) {}
+export class TerminalReadOnly extends Schema.TaggedError<TerminalReadOnly>()("TerminalReadOnly", fields, {
+  httpApiStatus: 400
+}) {}
 /** 10050: no rate can be derived for the pair (direct, via USDT, via BTC). */
 export class RateNotFound extends Schema.TaggedError<RateNotFound>()("RateNotFound", fields, { httpApiStatus: 404 }) {}
 /** 10060: an externalId was reused with a different body. */
-export class ExternalIdConflict extends Schema.TaggedError<ExternalIdConflict>()("ExternalIdConflict", fields, { httpApiStatus: 400 }) {}
+export class ExternalIdConflict extends Schema.TaggedError<ExternalIdConflict>()("ExternalIdConflict", fields, {
+  httpApiStatus: 400
+}) {}
 /** 10070: the request carries more items than the action allows. */
 export class TooManyItems extends Schema.TaggedError<TooManyItems>()("TooManyItems", fields, { httpApiStatus: 400 }) {}
 /** 10080: the confirmation code or signature is wrong (the message says how many attempts are left). */
-export class ConfirmationFailed extends Schema.TaggedError<ConfirmationFailed>()("ConfirmationFailed", fields, { httpApiStatus: 400 }) {}
+export class ConfirmationFailed extends Schema.TaggedError<ConfirmationFailed>()("ConfirmationFailed", fields, {
+  httpApiStatus: 400
+}) {}
 /** 10081: the confirmation expired or its attempts are used up; the reservation was released. */
-export class ConfirmationExpired extends Schema.TaggedError<ConfirmationExpired>()("ConfirmationExpired", fields, { httpApiStatus: 400 }) {}
+export class ConfirmationExpired extends Schema.TaggedError<ConfirmationExpired>()("ConfirmationExpired", fields, {
+  httpApiStatus: 400
+}) {}
 /** 10082: the transaction is not waiting for this step (already settled, cancelled, or not yours). */
-export class TransactionNotPending extends Schema.TaggedError<TransactionNotPending>()("TransactionNotPending", fields, { httpApiStatus: 400 }) {}
+export class TransactionNotPending extends Schema.TaggedError<TransactionNotPending>()(
+  "TransactionNotPending",
+  fields,
+  { httpApiStatus: 400 }
+) {}
 /** 10083: no such transaction visible to the caller. */
-export class TransactionNotFound extends Schema.TaggedError<TransactionNotFound>()("TransactionNotFound", fields, { httpApiStatus: 404 }) {}
+export class TransactionNotFound extends Schema.TaggedError<TransactionNotFound>()("TransactionNotFound", fields, {
+  httpApiStatus: 404
+}) {}
 /** 10084: this party may not apply or cancel the code in its current state (SPEC error rule 6). */
 export class WrongSide extends Schema.TaggedError<WrongSide>()("WrongSide", fields, { httpApiStatus: 400 }) {}
 /** 10090: a post-only (LimitOnly) order would have matched on arrival; it was not placed. */
-export class OrderWouldMatch extends Schema.TaggedError<OrderWouldMatch>()("OrderWouldMatch", fields, { httpApiStatus: 400 }) {}
+export class OrderWouldMatch extends Schema.TaggedError<OrderWouldMatch>()("OrderWouldMatch", fields, {
+  httpApiStatus: 400
+}) {}
 /** 10091: no such order of this wallet. */
-export class OrderNotFound extends Schema.TaggedError<OrderNotFound>()("OrderNotFound", fields, { httpApiStatus: 404 }) {}
+export class OrderNotFound extends Schema.TaggedError<OrderNotFound>()("OrderNotFound", fields, {
+  httpApiStatus: 404
+}) {}
 /** 10092: the order is no longer open (completed, cancelled) or is still being placed. */
-export class OrderNotActive extends Schema.TaggedError<OrderNotActive>()("OrderNotActive", fields, { httpApiStatus: 400 }) {}
+export class OrderNotActive extends Schema.TaggedError<OrderNotActive>()("OrderNotActive", fields, {
+  httpApiStatus: 400
+}) {}
 /** 10093: no such room, or the wallet is not a member, or it is closed. */
 export class RoomNotFound extends Schema.TaggedError<RoomNotFound>()("RoomNotFound", fields, { httpApiStatus: 404 }) {}
 /** 10095: the creator already has the maximum number of private rooms (5). */
-export class MaxRoomsExceeded extends Schema.TaggedError<MaxRoomsExceeded>()("MaxRoomsExceeded", fields, { httpApiStatus: 400 }) {}
+export class MaxRoomsExceeded extends Schema.TaggedError<MaxRoomsExceeded>()("MaxRoomsExceeded", fields, {
+  httpApiStatus: 400
+}) {}
 /** 10096: only the room's owner may close it. */
 export class NotRoomOwner extends Schema.TaggedError<NotRoomOwner>()("NotRoomOwner", fields, { httpApiStatus: 403 }) {}
 /** 10097: the swap's toAmount drifts from the server's recomputation beyond the tolerance. */
@@ -77,7 +125,9 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", fields,
 /** 10429: rate limited or the service is shedding load. */
 export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", fields, { httpApiStatus: 429 }) {}
 /** 10500: unexpected failure; the message never carries internals. */
-export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", fields, { httpApiStatus: 500 }) {}
+export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", fields, {
+  httpApiStatus: 500
+}) {}
 
 /** The one table of error codes: tag → [code, HTTP status]. */
 export const errorCodes = {

@@ -5,10 +5,14 @@ import { decimalInput, PositiveAmount } from "./Money.ts"
 import { CurrencyCode } from "./Reference.ts"
 
 /** Checked against the int64 range too: 19 digits alone would let a key past it reach SQL's bigint. */
-export const RoomKey = Schema.String.check(Schema.makeFilter<string>(
-  (text) => (/^(0|[1-9][0-9]{0,18})$/.test(text) && isInt64String(text)) || "must be 0 or a room's timetick (a 64-bit integer from 1 up)",
-  { expected: "a room key" }
-)).annotate({
+export const RoomKey = Schema.String.check(
+  Schema.makeFilter<string>(
+    (text) =>
+      (/^(0|[1-9][0-9]{0,18})$/.test(text) && isInt64String(text)) ||
+      "must be 0 or a room's timetick (a 64-bit integer from 1 up)",
+    { expected: "a room key" }
+  )
+).annotate({
   description: "Room key: `0` is the public room of the pair; a private room's key is its timetick"
 })
 
@@ -17,8 +21,12 @@ export const NewOrderInfo = Schema.Struct({
   fromCurrency: CurrencyCode,
   toCurrency: CurrencyCode,
   fromAmount: PositiveAmount,
-  toAmount: Schema.optional(Schema.NullOr(PositiveAmount)).annotate({ description: "Optional for market orders; required for limit orders and swaps" }),
-  clientNonce: Schema.optional(Schema.NullOr(Int64)).annotate({ description: "Fresh per request; unique per wallet (10130 on reuse). Required by create_order" }),
+  toAmount: Schema.optional(Schema.NullOr(PositiveAmount)).annotate({
+    description: "Optional for market orders; required for limit orders and swaps"
+  }),
+  clientNonce: Schema.optional(Schema.NullOr(Int64)).annotate({
+    description: "Fresh per request; unique per wallet (10130 on reuse). Required by create_order"
+  }),
   isLimit: Schema.optional(Schema.Boolean).annotate({ description: "Default true" }),
   postOnly: Schema.optional(Schema.Boolean).annotate({ description: "Default false" }),
   roomKey: Schema.optional(RoomKey),
@@ -29,7 +37,11 @@ export type NewOrderInfo = typeof NewOrderInfo.Type
 export const orderStateNames = ["Active", "Completed", "Canceled", "Finished", "Failed"] as const
 export const OrderStateName = Schema.Literals(orderStateNames)
 export const orderStateCodes: Record<(typeof orderStateNames)[number], number> = {
-  Active: 1, Completed: 198, Canceled: 199, Finished: 200, Failed: 255
+  Active: 1,
+  Completed: 198,
+  Canceled: 199,
+  Finished: 200,
+  Failed: 255
 }
 
 export const OrderOut = Schema.Struct({
@@ -40,7 +52,9 @@ export const OrderOut = Schema.Struct({
   fromAmount: Schema.String,
   toAmount: Schema.NullOr(Schema.String),
   orderType: Schema.Literals(["Limit", "LimitOnly", "Market"]),
-  price: Schema.NullOr(Schema.String).annotate({ description: "Limit price, in quote per base of the pair (see `base`, `quote`)" }),
+  price: Schema.NullOr(Schema.String).annotate({
+    description: "Limit price, in quote per base of the pair (see `base`, `quote`)"
+  }),
   base: Schema.String,
   quote: Schema.String,
   given: Schema.String.annotate({ description: "fromCurrency given so far" }),
@@ -59,7 +73,8 @@ export type OrderOut = typeof OrderOut.Type
 const DateText = Schema.String.check(Schema.isPattern(/^\d{4}-\d{2}-\d{2}(T[0-9:.]+(Z|[+-]\d{2}:\d{2})?)?$/)).annotate({
   description: "ISO-8601 date or date-time (UTC when no offset)"
 })
-const IntParam = (min: number, max: number) => Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: min, maximum: max }))
+const IntParam = (min: number, max: number) =>
+  Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: min, maximum: max }))
 
 export const GetOrdersQuery = {
   currency_from: Schema.optional(CurrencyCode),
@@ -76,7 +91,11 @@ export const RoomIn = Schema.Struct({
   currency1: CurrencyCode,
   currency2: CurrencyCode,
   flags: Schema.optional(Schema.Literals([0, 1])).annotate({ description: "RoomFlags: None = 0, IcoMode = 1" }),
-  toBalanceLimit: Schema.optional(Schema.NullOr(decimalInput({ allowZero: true, fractionDigitsMax: 18, description: "Destination-balance cap; persisted only" })))
+  toBalanceLimit: Schema.optional(
+    Schema.NullOr(
+      decimalInput({ allowZero: true, fractionDigitsMax: 18, description: "Destination-balance cap; persisted only" })
+    )
+  )
 }).annotate({ identifier: "RoomIn" })
 export type RoomIn = typeof RoomIn.Type
 
@@ -98,9 +117,15 @@ export const TradeInfoOut = Schema.Struct({
   currencyFrom: Schema.String,
   currencyTo: Schema.String,
   roomKey: Schema.String,
-  asks: Schema.Array(BookLevel).annotate({ description: "Orders giving currencyFrom for currencyTo, price ascending (currencyTo per currencyFrom)" }),
-  bids: Schema.Array(BookLevel).annotate({ description: "Orders giving currencyTo for currencyFrom, price descending" }),
-  rate: Schema.NullOr(Schema.String).annotate({ description: "currencyTo per currencyFrom (SPEC rule 7), null when none" }),
+  asks: Schema.Array(BookLevel).annotate({
+    description: "Orders giving currencyFrom for currencyTo, price ascending (currencyTo per currencyFrom)"
+  }),
+  bids: Schema.Array(BookLevel).annotate({
+    description: "Orders giving currencyTo for currencyFrom, price descending"
+  }),
+  rate: Schema.NullOr(Schema.String).annotate({
+    description: "currencyTo per currencyFrom (SPEC rule 7), null when none"
+  }),
   lastPrice: Schema.NullOr(Schema.String),
   fee: Schema.Struct({ currency: Schema.String, feePercent: Schema.String, feeFixed: Schema.String })
 }).annotate({ identifier: "TradeInfoOut" })
@@ -111,7 +136,9 @@ export const SwapInfoOut = Schema.Struct({
   currencyTo: Schema.String,
   rate: Schema.String.annotate({ description: "currencyTo per currencyFrom" }),
   minAmount: Schema.String.annotate({ description: "Smallest fromAmount" }),
-  maxAmount: Schema.NullOr(Schema.String).annotate({ description: "Largest fromAmount (tariff bound, and what the session may spend); null = unbounded" }),
+  maxAmount: Schema.NullOr(Schema.String).annotate({
+    description: "Largest fromAmount (tariff bound, and what the session may spend); null = unbounded"
+  }),
   feeCurrency: Schema.String,
   feePercent: Schema.String,
   feeFixed: Schema.String,
@@ -127,13 +154,19 @@ export const CandlesQuery = {
   currency_from: CurrencyCode,
   currency_to: CurrencyCode,
   room_key: Schema.optional(RoomKey),
-  interval: Schema.optional(Schema.Literals(candleIntervals.map(String) as ["60"])).annotate({ description: "Seconds per candle: 60, 300, 900, 3600, 14400, 86400 (default 3600)" }),
+  interval: Schema.optional(Schema.Literals(candleIntervals.map(String) as ["60"])).annotate({
+    description: "Seconds per candle: 60, 300, 900, 3600, 14400, 86400 (default 3600)"
+  }),
   start: Schema.optional(DateText),
   end: Schema.optional(DateText)
 }
 
 export const CandleOut = Schema.Struct({
-  time: Schema.String, open: Schema.String, high: Schema.String, low: Schema.String, close: Schema.String,
+  time: Schema.String,
+  open: Schema.String,
+  high: Schema.String,
+  low: Schema.String,
+  close: Schema.String,
   volume: Schema.String.annotate({ description: "Traded amount of currency_from" }),
   total: Schema.String.annotate({ description: "Traded amount of currency_to" }),
   trades: Schema.Int
@@ -141,6 +174,12 @@ export const CandleOut = Schema.Struct({
 export type CandleOut = typeof CandleOut.Type
 
 export const OrderFill = Schema.Struct({
-  role: Schema.Literals(["taker", "maker"]), price: Schema.String, amount: Schema.String, total: Schema.String, at: Schema.String
+  role: Schema.Literals(["taker", "maker"]),
+  price: Schema.String,
+  amount: Schema.String,
+  total: Schema.String,
+  at: Schema.String
 })
-export const OrderTxInfoOut = Schema.Struct({ ...OrderOut.fields, fills: Schema.Array(OrderFill) }).annotate({ identifier: "OrderTxInfo" })
+export const OrderTxInfoOut = Schema.Struct({ ...OrderOut.fields, fills: Schema.Array(OrderFill) }).annotate({
+  identifier: "OrderTxInfo"
+})

@@ -44,16 +44,18 @@ export const Int64 = Schema.Union([Schema.String, Schema.Number.check(Schema.isI
  * A cursor, tick or page bound a client sends back to a feed: an int64 that is not negative (every
  * tick and id the service hands out is positive, and 0 means "from the start").
  */
-export const Cursor = Int64.check(Schema.makeFilter<string>(
-  (text) => !text.startsWith("-") || "must not be negative",
-  { expected: "a 64-bit integer from 0 up, as a decimal string" }
-)).annotate({ description: "Non-negative 64-bit integer as a decimal string" })
+export const Cursor = Int64.check(
+  Schema.makeFilter<string>((text) => !text.startsWith("-") || "must not be negative", {
+    expected: "a 64-bit integer from 0 up, as a decimal string"
+  })
+).annotate({ description: "Non-negative 64-bit integer as a decimal string" })
 
 /** An id used as a filter (an app, a terminal): ids the service mints start at 1. */
-export const PositiveId = Int64.check(Schema.makeFilter<string>(
-  (text) => (!text.startsWith("-") && text !== "0") || "must be at least 1",
-  { expected: "a 64-bit integer from 1 up, as a decimal string" }
-)).annotate({ description: "Positive 64-bit integer as a decimal string" })
+export const PositiveId = Int64.check(
+  Schema.makeFilter<string>((text) => (!text.startsWith("-") && text !== "0") || "must be at least 1", {
+    expected: "a 64-bit integer from 1 up, as a decimal string"
+  })
+).annotate({ description: "Positive 64-bit integer as a decimal string" })
 
 export const WalletId = Int64.pipe(Schema.brand("WalletId"))
 export type WalletId = typeof WalletId.Type

@@ -17,25 +17,35 @@ export const TreasuryPostingIn = Schema.Struct({
 }).annotate({ identifier: "TreasuryPostingIn" })
 export type TreasuryPostingIn = typeof TreasuryPostingIn.Type
 
-export const ExecuteTransactionsIn = Schema.Array(TreasuryPostingIn).check(Schema.isMinLength(1), Schema.isMaxLength(executeBatchMax))
+export const ExecuteTransactionsIn = Schema.Array(TreasuryPostingIn).check(
+  Schema.isMinLength(1),
+  Schema.isMaxLength(executeBatchMax)
+)
 
 export const ExecuteItemOut = Schema.Struct({
   externalId: Schema.String,
   txId: Schema.NullOr(TxIdOut),
-  replayed: Schema.Boolean.annotate({ description: "True when this externalId was executed before and the first result is returned" }),
+  replayed: Schema.Boolean.annotate({
+    description: "True when this externalId was executed before and the first result is returned"
+  }),
   error: Schema.NullOr(ErrorBody)
 }).annotate({ identifier: "ExecuteItemOut" })
 export type ExecuteItemOut = typeof ExecuteItemOut.Type
 
 /** ledger_audit (private, operator): the invariant of CONTRACT C6 as figures. */
 export const LedgerAuditOut = Schema.Struct({
-  sums: Schema.Array(Schema.Struct({
-    currency: Schema.String,
-    total: Schema.String.annotate({ description: "Sum of all buckets of all wallets, system wallets included, as a decimal string; \"0\" when sound" })
-  })).annotate({ description: "One entry per catalogue currency" }),
+  sums: Schema.Array(
+    Schema.Struct({
+      currency: Schema.String,
+      total: Schema.String.annotate({
+        description: 'Sum of all buckets of all wallets, system wallets included, as a decimal string; "0" when sound'
+      })
+    })
+  ).annotate({ description: "One entry per catalogue currency" }),
   negativeUserBuckets: Schema.Int.annotate({ description: "Buckets of user wallets below zero; 0 when sound" }),
   orphanRows: Schema.Int.annotate({
-    description: "Postings, confirmations and orders whose transaction is missing, orders whose wallet is missing, transactions whose currency is missing; 0 when sound"
+    description:
+      "Postings, confirmations and orders whose transaction is missing, orders whose wallet is missing, transactions whose currency is missing; 0 when sound"
   })
 }).annotate({ identifier: "LedgerAuditOut" })
 export type LedgerAuditOut = typeof LedgerAuditOut.Type

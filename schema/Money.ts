@@ -18,7 +18,11 @@ const decimalPattern = new RegExp(`^[0-9]{1,${amountIntegerDigitsMax}}(\\.[0-9]{
 export const jsonNumberDigitsMax = 15
 const impreciseNumber = "imprecise-json-number"
 
-const significantDigits = (text: string): number => text.replace(/^[-0.]+/, "").replace(/\./, "").replace(/0+$/, "").length
+const significantDigits = (text: string): number =>
+  text
+    .replace(/^[-0.]+/, "")
+    .replace(/\./, "")
+    .replace(/0+$/, "").length
 
 const toDecimalText = (input: string | number): string => {
   if (typeof input === "number") {
@@ -44,15 +48,18 @@ const positiveDecimal = Schema.makeFilter<string>(
 )
 
 /** A positive amount as a canonical decimal string (no exponent, no sign). */
-export const PositiveAmount = Schema.Union([Schema.String, Schema.Number]).pipe(
-  Schema.decodeTo(Schema.String.check(positiveDecimal), {
-    decode: SchemaGetter.transform(toDecimalText),
-    encode: SchemaGetter.transform((text: string) => text)
+export const PositiveAmount = Schema.Union([Schema.String, Schema.Number])
+  .pipe(
+    Schema.decodeTo(Schema.String.check(positiveDecimal), {
+      decode: SchemaGetter.transform(toDecimalText),
+      encode: SchemaGetter.transform((text: string) => text)
+    })
+  )
+  .annotate({
+    description:
+      "Positive decimal amount: a decimal string, or a JSON number of at most 15 significant digits (beyond that a float is not exact)",
+    examples: ["12.5"]
   })
-).annotate({
-  description: "Positive decimal amount: a decimal string, or a JSON number of at most 15 significant digits (beyond that a float is not exact)",
-  examples: ["12.5"]
-})
 
 /**
  * The same amount as a query parameter: always text, kept as text. (A number member would claim
@@ -69,19 +76,27 @@ export const PositiveAmountParam = Schema.String.pipe(
  * Other decimal inputs (fees, rates, network fees): a decimal string or a JSON number of at most
  * 15 significant digits, kept as canonical text; zero allowed or not.
  */
-export const decimalInput = (options: { readonly allowZero: boolean; readonly fractionDigitsMax: number; readonly description: string }) => {
+export const decimalInput = (options: {
+  readonly allowZero: boolean
+  readonly fractionDigitsMax: number
+  readonly description: string
+}) => {
   const pattern = new RegExp(`^[0-9]{1,${amountIntegerDigitsMax}}(\\.[0-9]{1,${options.fractionDigitsMax}})?$`)
   const check = Schema.makeFilter<string>((text) => {
-    if (text === impreciseNumber) return `a JSON number with more than ${jsonNumberDigitsMax} significant digits is not exact; send a decimal string`
-    if (!pattern.test(text)) return `must be a ${options.allowZero ? "non-negative" : "positive"} decimal with at most ${options.fractionDigitsMax} fraction digits`
+    if (text === impreciseNumber)
+      return `a JSON number with more than ${jsonNumberDigitsMax} significant digits is not exact; send a decimal string`
+    if (!pattern.test(text))
+      return `must be a ${options.allowZero ? "non-negative" : "positive"} decimal with at most ${options.fractionDigitsMax} fraction digits`
     return options.allowZero || /[1-9]/.test(text) || "must be greater than 0"
   })
-  return Schema.Union([Schema.String, Schema.Number]).pipe(
-    Schema.decodeTo(Schema.String.check(check), {
-      decode: SchemaGetter.transform(toDecimalText),
-      encode: SchemaGetter.transform((text: string) => text)
-    })
-  ).annotate({ description: options.description })
+  return Schema.Union([Schema.String, Schema.Number])
+    .pipe(
+      Schema.decodeTo(Schema.String.check(check), {
+        decode: SchemaGetter.transform(toDecimalText),
+        encode: SchemaGetter.transform((text: string) => text)
+      })
+    )
+    .annotate({ description: options.description })
 }
 
 /** Decimal text to minor units; undefined when the text has more decimals than the currency. */

@@ -51,7 +51,9 @@ export const envelopeErrors = (spec: Record<string, any>): Record<string, any> =
       }
     }
   }
-  spec["x-error-codes"] = Object.fromEntries(Object.entries(errorCodes).map(([tag, [code, status]]) => [tag, { code, status }]))
+  spec["x-error-codes"] = Object.fromEntries(
+    Object.entries(errorCodes).map(([tag, [code, status]]) => [tag, { code, status }])
+  )
   spec.info.description = `${spec.info.description ?? ""}\n\n| code | name | HTTP |\n|---|---|---|\n${codeTable}`
   return spec
 }

@@ -27,16 +27,43 @@ export type CurrencyOut = typeof CurrencyOut.Type
 // Terminals ---------------------------------------------------------------------------------
 
 /** Network types (type_network). SPEC fixes Internal = 240; the rest are ours. */
-export const NetworkType = { Bitcoin: 1, Ethereum: 2, Tron: 3, BnbSmartChain: 4, Solana: 5, Ton: 6, Card: 100, BankWire: 101, Internal: 240 } as const
+export const NetworkType = {
+  Bitcoin: 1,
+  Ethereum: 2,
+  Tron: 3,
+  BnbSmartChain: 4,
+  Solana: 5,
+  Ton: 6,
+  Card: 100,
+  BankWire: 101,
+  Internal: 240
+} as const
 /** Contract types (type_contract). SPEC fixes SelfWalletTransfer = 234; the rest are ours. */
-export const ContractType = { Base: 0, ERC20: 1, TRC20: 2, BEP20: 3, EVM: 4, SPL: 5, Jetton: 6, SelfWalletTransfer: 234 } as const
+export const ContractType = {
+  Base: 0,
+  ERC20: 1,
+  TRC20: 2,
+  BEP20: 3,
+  EVM: 4,
+  SPL: 5,
+  Jetton: 6,
+  SelfWalletTransfer: 234
+} as const
 /** Terminal flags: what the terminal may be used for. */
 export const TerminalFlag = { Deposit: 1, Withdraw: 2, Hidden: 4 } as const
 
 const SmallText = (max: number) => Schema.String.check(Schema.isMaxLength(max))
-const WalletGroups = Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 63 }))).check(Schema.isMaxLength(64))
-const NetworkFee = decimalInput({ allowZero: true, fractionDigitsMax: 18, description: "Network fee in the currency, decimal" })
-const Flags = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 7 })).annotate({ description: "Deposit 1, Withdraw 2, Hidden 4" })
+const WalletGroups = Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 63 }))).check(
+  Schema.isMaxLength(64)
+)
+const NetworkFee = decimalInput({
+  allowZero: true,
+  fractionDigitsMax: 18,
+  description: "Network fee in the currency, decimal"
+})
+const Flags = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 7 })).annotate({
+  description: "Deposit 1, Withdraw 2, Hidden 4"
+})
 
 /** add_network: every field authoritative. */
 export const TerminalCreateIn = Schema.Struct({
@@ -125,8 +152,11 @@ export type WalletTerminalOut = typeof WalletTerminalOut.Type
 
 // Rates --------------------------------------------------------------------------------------
 
-
-const RateText = decimalInput({ allowZero: false, fractionDigitsMax: 20, description: "Units of `to` per unit of `from`, decimal" })
+const RateText = decimalInput({
+  allowZero: false,
+  fractionDigitsMax: 20,
+  description: "Units of `to` per unit of `from`, decimal"
+})
 
 export const RateIn = Schema.Struct({ from: CurrencyCode, to: CurrencyCode, rate: RateText })
 export const SetRatesIn = Schema.Array(RateIn).check(Schema.isMinLength(1), Schema.isMaxLength(1000))
@@ -141,10 +171,20 @@ export type RateOut = typeof RateOut.Type
 
 // Tariffs and fees ---------------------------------------------------------------------------
 
-export const txClasses = ["InnerTransfer", "SelfTransfer", "Code", "Withdraw", "Deposit", "Exchange", "Swap", "Payment", "Payout", "Refund"] as const
+export const txClasses = [
+  "InnerTransfer",
+  "SelfTransfer",
+  "Code",
+  "Withdraw",
+  "Deposit",
+  "Exchange",
+  "Swap",
+  "Payment",
+  "Payout",
+  "Refund"
+] as const
 export const TxClass = Schema.Literals(txClasses)
 export type TxClass = typeof TxClass.Type
-
 
 const FeeNumber = decimalInput({ allowZero: true, fractionDigitsMax: 18, description: "Non-negative decimal" })
 
@@ -163,7 +203,9 @@ export type TariffRule = typeof TariffRule.Type
 export const SetTariffsIn = Schema.Array(TariffRule).check(Schema.isMaxLength(1000))
 
 export const EstimateFeeQuery = {
-  tx_type: Schema.String.check(Schema.isMaxLength(32)).annotate({ description: "A tariff class name (InnerTransfer, Withdraw, ...) or a numeric typeTx" }),
+  tx_type: Schema.String.check(Schema.isMaxLength(32)).annotate({
+    description: "A tariff class name (InnerTransfer, Withdraw, ...) or a numeric typeTx"
+  }),
   currency: CurrencyCode,
   amount: PositiveAmountParam,
   recipient: Schema.optional(Schema.String.check(Schema.isMaxLength(100)))

@@ -8,10 +8,25 @@ import { PositiveAmount } from "./Money.ts"
 import { BooleanQuery, CurrencyCode, NetworkType } from "./Reference.ts"
 
 export const TxType = {
-  Income: 1, Outcome: 2, CreateInvest: 7, CloseInvest: 8, EarlyCloseInvest: 9, PaymentInvest: 10,
-  InternalTx: 11, InternalTxConfirm: 12, InvoiceTx: 13, InvoiceTxConfirm: 14, SelfWalletTransfer: 15,
-  ExchangeToBroker: 16, ExchangeFromBroker: 17, DebtCharge: 18, Refund: 19, PaymentOrder: 20, TransferOrder: 21,
-  Adjustment: 22, FederationCredit: 26
+  Income: 1,
+  Outcome: 2,
+  CreateInvest: 7,
+  CloseInvest: 8,
+  EarlyCloseInvest: 9,
+  PaymentInvest: 10,
+  InternalTx: 11,
+  InternalTxConfirm: 12,
+  InvoiceTx: 13,
+  InvoiceTxConfirm: 14,
+  SelfWalletTransfer: 15,
+  ExchangeToBroker: 16,
+  ExchangeFromBroker: 17,
+  DebtCharge: 18,
+  Refund: 19,
+  PaymentOrder: 20,
+  TransferOrder: 21,
+  Adjustment: 22,
+  FederationCredit: 26
 } as const
 
 /** Bit marks; Created|Confirmed is 3. */
@@ -39,8 +54,12 @@ export const TxRow = Schema.Struct({
   fee: Schema.Number,
   tag: Schema.NullOr(Schema.String),
   dateTxUTC: Schema.String,
-  currencyTo: Schema.optional(Schema.String).annotate({ description: "Exchange transactions (typeTx 16/17): the currency received; `fee` is then in it" }),
-  amountTo: Schema.optional(Schema.Number).annotate({ description: "Exchange transactions: received so far, net of fee" })
+  currencyTo: Schema.optional(Schema.String).annotate({
+    description: "Exchange transactions (typeTx 16/17): the currency received; `fee` is then in it"
+  }),
+  amountTo: Schema.optional(Schema.Number).annotate({
+    description: "Exchange transactions: received so far, net of fee"
+  })
 }).annotate({ identifier: "TxRow" })
 export type TxRow = typeof TxRow.Type
 
@@ -58,7 +77,9 @@ export const CreateTransactOut = Schema.Struct({
   txId: TxIdOut,
   fee: Schema.Number,
   confirmationStatusCode: Schema.Literals(["NeedCodeConfirm", "NeedSign", "Confirmed"]),
-  confirmationCode: Schema.optional(Schema.String).annotate({ description: "The one-time code, inline only without Require2FA" })
+  confirmationCode: Schema.optional(Schema.String).annotate({
+    description: "The one-time code, inline only without Require2FA"
+  })
 }).annotate({ identifier: "CreateTransactOut" })
 export type CreateTransactOut = typeof CreateTransactOut.Type
 
@@ -67,7 +88,9 @@ export const InternalTransferIn = Schema.Struct({
   currency: CurrencyCode,
   amount: PositiveAmount,
   tag: Schema.optional(Schema.NullOr(Schema.String.check(Schema.isMaxLength(100)))),
-  clientNonce: Schema.optional(Schema.NullOr(Int64)).annotate({ description: "Optional; unique per wallet (10130 on reuse)" })
+  clientNonce: Schema.optional(Schema.NullOr(Int64)).annotate({
+    description: "Optional; unique per wallet (10130 on reuse)"
+  })
 }).annotate({ identifier: "InternalTransferIn" })
 export type InternalTransferIn = typeof InternalTransferIn.Type
 
@@ -87,20 +110,28 @@ export const ConfirmQuery = {
 }
 
 export const historyLimitMax = 1000
-const Limit = (max: number) => Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: max }))
+const Limit = (max: number) =>
+  Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: max }))
 
 export const HistoryQuery = {
   limit: Schema.optional(Limit(historyLimitMax)),
   orderByUpdate: Schema.optional(BooleanQuery),
   oldestFirst: Schema.optional(BooleanQuery),
-  startTick: Schema.optional(Cursor).annotate({ description: "Inclusive lower bound (idUpdate when orderByUpdate, else id)" }),
+  startTick: Schema.optional(Cursor).annotate({
+    description: "Inclusive lower bound (idUpdate when orderByUpdate, else id)"
+  }),
   endTick: Schema.optional(Cursor).annotate({ description: "Exclusive upper bound" }),
   currency: Schema.optional(CurrencyCode),
-  typeTx: Schema.optional(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 255 }))),
+  typeTx: Schema.optional(
+    Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 255 }))
+  ),
   activeOnly: Schema.optional(BooleanQuery)
 }
 
-export const TxIdQuery = { id: Schema.optional(TxId), code: Schema.optional(Schema.String.check(Schema.isMaxLength(200))) }
+export const TxIdQuery = {
+  id: Schema.optional(TxId),
+  code: Schema.optional(Schema.String.check(Schema.isMaxLength(200)))
+}
 
 export const TxListIn = Schema.Array(TxId).check(Schema.isMaxLength(100))
 
@@ -117,15 +148,24 @@ export const JournalQueryIn = Schema.Struct({
   // SPEC: "Clamped into 1..1000", so an integer out of that range is clamped, not refused.
   limit: Schema.optional(Schema.Int).annotate({ description: "Clamped into 1..1000" }),
   scope: Schema.optional(Schema.Literals([0, 1, 2])).annotate({ description: "0 Both, 1 Client, 2 Address" }),
-  networks: Schema.optional(Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: networkTypeMax })))
-    .check(Schema.isMaxLength(journalNetworksMax))).annotate({ description: `Network types (1..${networkTypeMax}), expanded to their terminals` }),
-  tokenNetworks: Schema.optional(Schema.Array(PositiveId).check(Schema.isMaxLength(journalTokenNetworksMax))).annotate({ description: "Terminal ids" }),
-  intern: Schema.optional(Schema.NullOr(PositiveId)).annotate({ description: "Filters the money side by app/merchant id" })
+  networks: Schema.optional(
+    Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: networkTypeMax }))).check(
+      Schema.isMaxLength(journalNetworksMax)
+    )
+  ).annotate({ description: `Network types (1..${networkTypeMax}), expanded to their terminals` }),
+  tokenNetworks: Schema.optional(Schema.Array(PositiveId).check(Schema.isMaxLength(journalTokenNetworksMax))).annotate({
+    description: "Terminal ids"
+  }),
+  intern: Schema.optional(Schema.NullOr(PositiveId)).annotate({
+    description: "Filters the money side by app/merchant id"
+  })
 }).annotate({ identifier: "JournalQuery" })
 
 export const WaitQuery = {
   cursor: Schema.optional(Cursor),
-  timeout: Schema.optional(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 3600 }))).annotate({
+  timeout: Schema.optional(
+    Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 3600 }))
+  ).annotate({
     description: "Idle wait in seconds, default 30, capped at 45"
   })
 }
@@ -145,7 +185,9 @@ export const EventOut = Schema.Struct({
 
 export const RegisterKeyIn = Schema.Struct({
   walletId: WalletId,
-  publicKey: Schema.String.check(Schema.isPattern(/^[A-Za-z0-9+/]{43}=$/)).annotate({ description: "base64 of the raw 32-byte Ed25519 public key" })
+  publicKey: Schema.String.check(Schema.isPattern(/^[A-Za-z0-9+/]{43}=$/)).annotate({
+    description: "base64 of the raw 32-byte Ed25519 public key"
+  })
 })
 
 export const DebtChargeIn = Schema.Struct({
@@ -158,7 +200,9 @@ export const DebtChargeIn = Schema.Struct({
 
 export const DebtChargeOut = Schema.Struct({
   txId: Schema.NullOr(TxIdOut),
-  charged: Schema.Number.annotate({ description: "What was taken: at most the free balance, never driving it negative" }),
+  charged: Schema.Number.annotate({
+    description: "What was taken: at most the free balance, never driving it negative"
+  }),
   outstanding: Schema.Number.annotate({ description: "What could not be taken now" }),
   replayed: Schema.Boolean
 }).annotate({ identifier: "DebtChargeOut" })

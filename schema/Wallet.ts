@@ -90,6 +90,8 @@ export const GetBalanceOut = Schema.Struct({
 
 export const GetWalletsQuery = {
   client_id: Schema.optional(ClientId),
-  limit: Schema.optional(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 1000 }))),
+  limit: Schema.optional(
+    Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 1000 }))
+  ),
   from_id: Schema.optional(WalletId)
 }

@@ -31,10 +31,16 @@ const columns = `c.tx_id, c.kind, c.creator, c.counterparty, c.expires_at, c.par
 
 export const findCodeByHash = (codeHash: Uint8Array) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql`SELECT ${sql.literal(columns)} FROM codes c JOIN transactions t ON t.id = c.tx_id WHERE c.code_hash = ${codeHash}`,
-      firstCode))
+    Effect.map(
+      sql`SELECT ${sql.literal(columns)} FROM codes c JOIN transactions t ON t.id = c.tx_id WHERE c.code_hash = ${codeHash}`,
+      firstCode
+    )
+  )
 
 export const findCodeByTx = (txId: string | bigint) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql`SELECT ${sql.literal(columns)} FROM codes c JOIN transactions t ON t.id = c.tx_id WHERE c.tx_id = ${txId}`,
-      firstCode))
+    Effect.map(
+      sql`SELECT ${sql.literal(columns)} FROM codes c JOIN transactions t ON t.id = c.tx_id WHERE c.tx_id = ${txId}`,
+      firstCode
+    )
+  )

@@ -17,28 +17,38 @@ export type Session = typeof Session.Type
 const firstSession = decodeFirst(Session)
 
 export const insertSession = (sidHash: Uint8Array, walletId: string, expiresAt: Date) =>
-  SqlClient.SqlClient.use((sql) =>
-    sql`INSERT INTO sessions (sid_hash, wallet_id, expires_at) VALUES (${sidHash}, ${walletId}, ${expiresAt})`)
+  SqlClient.SqlClient.use(
+    (sql) => sql`INSERT INTO sessions (sid_hash, wallet_id, expires_at) VALUES (${sidHash}, ${walletId}, ${expiresAt})`
+  )
 
 export const findLiveSession = (sidHash: Uint8Array) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql`SELECT s.wallet_id, s.expires_at, w.client_id, w.project, w.flags, w.wallet_group FROM sessions s JOIN wallets w ON w.id = s.wallet_id
-      WHERE s.sid_hash = ${sidHash} AND s.expires_at > now()`, firstSession))
+    Effect.map(
+      sql`SELECT s.wallet_id, s.expires_at, w.client_id, w.project, w.flags, w.wallet_group FROM sessions s JOIN wallets w ON w.id = s.wallet_id
+      WHERE s.sid_hash = ${sidHash} AND s.expires_at > now()`,
+      firstSession
+    )
+  )
 
 export const deleteSession = (sidHash: Uint8Array) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql`DELETE FROM sessions WHERE sid_hash = ${sidHash} RETURNING wallet_id`, (rows) => rows.length > 0))
+    Effect.map(sql`DELETE FROM sessions WHERE sid_hash = ${sidHash} RETURNING wallet_id`, (rows) => rows.length > 0)
+  )
 
-export const deleteExpiredSessions = SqlClient.SqlClient.use((sql) => sql`DELETE FROM sessions WHERE expires_at <= now()`)
+export const deleteExpiredSessions = SqlClient.SqlClient.use(
+  (sql) => sql`DELETE FROM sessions WHERE expires_at <= now()`
+)
 
 const nextId = decodeOne(record({ id: Int8 }))
 
 export const nextAppId = SqlClient.SqlClient.use((sql) =>
-  Effect.map(sql`SELECT nextval('app_ids') AS id`, (rows) => nextId(rows).id))
+  Effect.map(sql`SELECT nextval('app_ids') AS id`, (rows) => nextId(rows).id)
+)
 
 export const insertApp = (id: string, walletId: string, name: string, pkeyHash: Uint8Array) =>
-  SqlClient.SqlClient.use((sql) =>
-    sql`INSERT INTO apps (id, wallet_id, name, pkey_hash) VALUES (${id}, ${walletId}, ${name}, ${pkeyHash})`)
+  SqlClient.SqlClient.use(
+    (sql) => sql`INSERT INTO apps (id, wallet_id, name, pkey_hash) VALUES (${id}, ${walletId}, ${name}, ${pkeyHash})`
+  )
 
 /** A merchant app, found by the hash of its key. */
 export const App = record({ id: Int8, walletId: Int8, pkeyHash: Bytes })
@@ -48,12 +58,16 @@ const firstApp = decodeFirst(App)
 
 export const findAppByKeyHash = (pkeyHash: Uint8Array) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql`SELECT id, wallet_id, pkey_hash FROM apps WHERE pkey_hash = ${pkeyHash}`, firstApp))
+    Effect.map(sql`SELECT id, wallet_id, pkey_hash FROM apps WHERE pkey_hash = ${pkeyHash}`, firstApp)
+  )
 
 const keyHashes = decodeAll(record({ keyHash: Bytes }))
 
 export const serviceKeyHashes = SqlClient.SqlClient.use((sql) =>
-  Effect.map(sql`SELECT key_hash FROM service_keys`, (rows) => keyHashes(rows).map((row) => row.keyHash)))
+  Effect.map(sql`SELECT key_hash FROM service_keys`, (rows) => keyHashes(rows).map((row) => row.keyHash))
+)
 
 export const insertServiceKey = (keyHash: Uint8Array, label: string) =>
-  SqlClient.SqlClient.use((sql) => sql`INSERT INTO service_keys (key_hash, label) VALUES (${keyHash}, ${label}) ON CONFLICT DO NOTHING`)
+  SqlClient.SqlClient.use(
+    (sql) => sql`INSERT INTO service_keys (key_hash, label) VALUES (${keyHash}, ${label}) ON CONFLICT DO NOTHING`
+  )

@@ -45,7 +45,8 @@ const integerText = /^-?\d+$/
  * NUMERIC over as text; nothing on the way passes through a float.
  */
 export const MinorUnits = withFast(Schema.BigIntFromString, (u) =>
-  typeof u === "string" && integerText.test(u) ? BigInt(u) : Refused)
+  typeof u === "string" && integerText.test(u) ? BigInt(u) : Refused
+)
 
 /**
  * A NUMERIC with a fraction (rates, percentages, network fees): kept as its canonical decimal text,
@@ -70,16 +71,18 @@ export const OneOf = <const L extends ReadonlyArray<string>>(literals: L) => {
 export const ArrayOf = <S extends Schema.Top>(schema: S) => {
   const fast = fastOf.get(schema)
   const array = Schema.Array(schema)
-  return fast === undefined ? array : withFast(array, (u) => {
-    if (!Array.isArray(u)) return Refused
-    const out = new Array(u.length)
-    for (let i = 0; i < u.length; i++) {
-      const value = fast(u[i])
-      if (value === Refused) return Refused
-      out[i] = value
-    }
-    return out
-  })
+  return fast === undefined
+    ? array
+    : withFast(array, (u) => {
+        if (!Array.isArray(u)) return Refused
+        const out = new Array(u.length)
+        for (let i = 0; i < u.length; i++) {
+          const value = fast(u[i])
+          if (value === Refused) return Refused
+          out[i] = value
+        }
+        return out
+      })
 }
 
 const snake = (key: string): string => key.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase())

@@ -8,7 +8,9 @@
  */
 import type { TxTransition } from "./Ledger.ts"
 
-export const foldTransitions = <T extends { readonly t: TxTransition; readonly tick: bigint }>(rows: ReadonlyArray<T>): Array<T> => {
+export const foldTransitions = <T extends { readonly t: TxTransition; readonly tick: bigint }>(
+  rows: ReadonlyArray<T>
+): Array<T> => {
   const out: Array<T> = []
   const last = new Map<bigint, number>()
   for (const row of rows) {
@@ -18,9 +20,13 @@ export const foldTransitions = <T extends { readonly t: TxTransition; readonly t
       out[at] = {
         ...row,
         t: {
-          ...row.t, from: prev.from,
-          walletFrom: row.t.walletFrom ?? prev.walletFrom, walletTo: row.t.walletTo ?? prev.walletTo,
-          amount: row.t.amount ?? prev.amount, amountTo: row.t.amountTo ?? prev.amountTo, fee: row.t.fee ?? prev.fee
+          ...row.t,
+          from: prev.from,
+          walletFrom: row.t.walletFrom ?? prev.walletFrom,
+          walletTo: row.t.walletTo ?? prev.walletTo,
+          amount: row.t.amount ?? prev.amount,
+          amountTo: row.t.amountTo ?? prev.amountTo,
+          fee: row.t.fee ?? prev.fee
         }
       }
       continue

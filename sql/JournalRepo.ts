@@ -1,7 +1,19 @@
 /** Reads of the journal: one transaction, history pages, the cross-wallet journal feed, events. */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { decodeAll, decodeFirst, decodeOne, Int, Int8, Json, MinorUnits, Nullable, record, Text, Timestamp } from "./Decoding.ts"
+import {
+  decodeAll,
+  decodeFirst,
+  decodeOne,
+  Int,
+  Int8,
+  Json,
+  MinorUnits,
+  Nullable,
+  record,
+  Text,
+  Timestamp
+} from "./Decoding.ts"
 
 /** A transaction of the journal, money in minor units of its currency (amountTo: of currencyTo). */
 export const Tx = record({
@@ -30,16 +42,19 @@ export const txColumns = `id, id_update, type_tx, tx_state, wallet_from, wallet_
   tag, app_id, profit_wallet, currency_to, amount_to::text AS amount_to, created_at`
 
 export const txById = (id: string | bigint) =>
-  SqlClient.SqlClient.use((sql) => Effect.map(sql`SELECT ${sql.literal(txColumns)} FROM transactions WHERE id = ${id}`, firstTx))
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(sql`SELECT ${sql.literal(txColumns)} FROM transactions WHERE id = ${id}`, firstTx)
+  )
 
 export const findTxs = (ids: ReadonlyArray<string>) =>
   SqlClient.SqlClient.use((sql) =>
     ids.length === 0
       ? Effect.succeed([] as ReadonlyArray<Tx>)
       : Effect.map(
-        sql`SELECT ${sql.literal(txColumns)} FROM transactions WHERE id = ANY(${"{" + ids.join(",") + "}"}::bigint[]) ORDER BY id`,
-        txs
-      ))
+          sql`SELECT ${sql.literal(txColumns)} FROM transactions WHERE id = ANY(${"{" + ids.join(",") + "}"}::bigint[]) ORDER BY id`,
+          txs
+        )
+  )
 
 export interface HistoryFilter {
   readonly walletId: string
@@ -88,10 +103,14 @@ const watermarkOf = decodeOne(record({ watermark: Int8 }))
 
 export const profitRows = (walletId: string, startTick: string | undefined, limit: number) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql`SELECT ${sql.literal(txColumns)} FROM transactions
+    Effect.map(
+      sql`SELECT ${sql.literal(txColumns)} FROM transactions
       WHERE profit_wallet = ${walletId} AND fee > 0
         ${startTick !== undefined ? sql`AND id_update >= ${startTick}::bigint` : sql``}
-      ORDER BY id_update LIMIT ${limit}`, txs))
+      ORDER BY id_update LIMIT ${limit}`,
+      txs
+    )
+  )
 
 export interface JournalFilter {
   readonly since: string
@@ -111,17 +130,21 @@ export const journalAfter = (f: JournalFilter) =>
         WHERE id_update > ${f.since}::bigint
           ${f.intern !== null ? sql`AND app_id = ${f.intern}::bigint` : sql``}
           ${f.scope === 2 ? sql`AND type_tx IN (1, 2)` : f.scope === 1 ? sql`AND type_tx NOT IN (1, 2)` : sql``}
-          ${f.networks.length > 0 || f.tokenNetworks.length > 0
-            ? sql`AND (terminal_id = ANY(${"{" + f.tokenNetworks.join(",") + "}"}::bigint[])
+          ${
+            f.networks.length > 0 || f.tokenNetworks.length > 0
+              ? sql`AND (terminal_id = ANY(${"{" + f.tokenNetworks.join(",") + "}"}::bigint[])
                 OR terminal_id IN (SELECT id FROM terminals WHERE type_network = ANY(${"{" + f.networks.join(",") + "}"}::integer[])))`
-            : sql``}
+              : sql``
+          }
         ORDER BY id_update LIMIT ${f.limit}) t ON true
-      ORDER BY t.id_update`))
+      ORDER BY t.id_update`)
+  )
 
 const clock = decodeOne(record({ tick: Int8 }))
 
 export const committedWatermark = SqlClient.SqlClient.use((sql) =>
-  Effect.map(sql`SELECT tick FROM journal_clock`, (rows) => clock(rows).tick))
+  Effect.map(sql`SELECT tick FROM journal_clock`, (rows) => clock(rows).tick)
+)
 
 /** A notification event; its payload is the JSON its kind wrote. */
 export const Event = record({
@@ -137,10 +160,14 @@ const events = decodeAll(Event)
 
 export const eventsAfter = (cursor: string, limit: number) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql`SELECT c.tick AS watermark, e.* FROM journal_clock c
+    Effect.map(
+      sql`SELECT c.tick AS watermark, e.* FROM journal_clock c
       LEFT JOIN LATERAL (SELECT id, kind, wallet_id, payload, created_at FROM events WHERE id > ${cursor}::bigint
         ORDER BY id LIMIT ${limit}) e ON true
-      ORDER BY e.id`, (rows) => ({
-      watermark: rows.length > 0 ? watermarkOf(rows).watermark : 0n,
-      rows: events(rows.filter((row) => row.id !== null))
-    })))
+      ORDER BY e.id`,
+      (rows) => ({
+        watermark: rows.length > 0 ? watermarkOf(rows).watermark : 0n,
+        rows: events(rows.filter((row) => row.id !== null))
+      })
+    )
+  )

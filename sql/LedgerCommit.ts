@@ -10,8 +10,17 @@ import { SqlClient } from "effect/sql"
 import { byteaArray, numberArray, textArray } from "./ArrayLiterals.ts"
 import { foldTransitions } from "./Folding.ts"
 import {
-  type Columns, type ConfirmationInsert, type EventInsert, journalChannel, type LedgerOperation, type Posting, type RowKind,
-  StateConflict, type TxRecord, type TxTransition, txIdOf
+  type Columns,
+  type ConfirmationInsert,
+  type EventInsert,
+  journalChannel,
+  type LedgerOperation,
+  type Posting,
+  type RowKind,
+  StateConflict,
+  type TxRecord,
+  type TxTransition,
+  txIdOf
 } from "./Ledger.ts"
 
 /**
@@ -23,7 +32,7 @@ import {
  */
 export const commitOperations = (requested: ReadonlyArray<LedgerOperation>, nowMicros: bigint) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       // Each operation and each of its `extra` transactions is one part with its own tick; rows
       // carry their part's offset from the batch's first tick, events come after the parts.
       const operations: Array<LedgerOperation> = []
@@ -37,8 +46,12 @@ export const commitOperations = (requested: ReadonlyArray<LedgerOperation>, nowM
       const count = operations.length + eventCount
 
       const inserts = operations.flatMap((op, i) => (op.tx !== undefined ? [{ t: op.tx, tick: BigInt(i) }] : []))
-      const transitions = foldTransitions(operations.flatMap((op, i) => (op.transition !== undefined ? [{ t: op.transition, tick: BigInt(i) }] : [])))
-      const postingRows = operations.flatMap((op, i) => op.postings.map((p, seq) => ({ txId: txIdOf(op), off: i, seq, ...p })))
+      const transitions = foldTransitions(
+        operations.flatMap((op, i) => (op.transition !== undefined ? [{ t: op.transition, tick: BigInt(i) }] : []))
+      )
+      const postingRows = operations.flatMap((op, i) =>
+        op.postings.map((p, seq) => ({ txId: txIdOf(op), off: i, seq, ...p }))
+      )
       const confirmations = operations.flatMap((op) => (op.confirmation !== undefined ? [op.confirmation] : []))
       const dropped = operations.flatMap((op) => (op.dropConfirmation === true ? [txIdOf(op)] : []))
       let nextEvent = operations.length
@@ -52,11 +65,15 @@ export const commitOperations = (requested: ReadonlyArray<LedgerOperation>, nowM
           ${param(confirmationColumns(confirmations))}::text[], ${param(dropped.length === 0 ? null : [numberArray(dropped)])}::text[],
           ${param(eventColumns(events))}::text[], ${param(nonceColumns(operations))}::text[],
           ${kinds === null ? null : textArray(kinds.names)}::text[], ${kinds === null ? null : textArray(kinds.groups)}::text[])::text AS last_tick`.pipe(
-          Effect.catchIf((error) => sqlStateIn(error) === staleRowsState, (error) =>
-            Effect.fail(new StateConflict({ txIds: staleIdsOf(error) }))))
+        Effect.catchIf(
+          (error) => sqlStateIn(error) === staleRowsState,
+          (error) => Effect.fail(new StateConflict({ txIds: staleIdsOf(error) }))
+        )
+      )
       const firstTick = BigInt(row.last_tick) - BigInt(count) + 1n
       return firstPart.map((index) => firstTick + BigInt(index))
-    }))
+    })
+  )
 
 /** The SQLSTATE `ledger_commit` raises when a conditional update found its row moved on. */
 const staleRowsState = "LC409"
@@ -83,33 +100,56 @@ const transactionColumns = (rows: ReadonlyArray<{ readonly t: TxRecord; readonly
   if (rows.length === 0) return null
   const txs = rows.map((r) => r.t)
   return [
-    numberArray(txs.map((t) => t.id)), numberArray(rows.map((r) => r.tick)), numberArray(txs.map((t) => t.typeTx)),
-    numberArray(txs.map((t) => t.txState)), numberArray(txs.map((t) => t.walletFrom)), numberArray(txs.map((t) => t.walletTo)),
-    textArray(txs.map((t) => t.currency)), numberArray(txs.map((t) => t.amount)), numberArray(txs.map((t) => t.fee)),
-    textArray(txs.map((t) => t.tag)), numberArray(txs.map((t) => t.appId)), textArray(txs.map((t) => t.externalId)),
-    textArray(txs.map((t) => t.requestHash)), numberArray(txs.map((t) => t.clientNonce ?? null)),
-    numberArray(txs.map((t) => t.profitWallet ?? null)), textArray(txs.map((t) => t.currencyTo ?? null)),
+    numberArray(txs.map((t) => t.id)),
+    numberArray(rows.map((r) => r.tick)),
+    numberArray(txs.map((t) => t.typeTx)),
+    numberArray(txs.map((t) => t.txState)),
+    numberArray(txs.map((t) => t.walletFrom)),
+    numberArray(txs.map((t) => t.walletTo)),
+    textArray(txs.map((t) => t.currency)),
+    numberArray(txs.map((t) => t.amount)),
+    numberArray(txs.map((t) => t.fee)),
+    textArray(txs.map((t) => t.tag)),
+    numberArray(txs.map((t) => t.appId)),
+    textArray(txs.map((t) => t.externalId)),
+    textArray(txs.map((t) => t.requestHash)),
+    numberArray(txs.map((t) => t.clientNonce ?? null)),
+    numberArray(txs.map((t) => t.profitWallet ?? null)),
+    textArray(txs.map((t) => t.currencyTo ?? null)),
     numberArray(txs.map((t) => t.amountTo ?? null))
   ]
 }
 
 /** Conditional state changes (`WHERE tx_state = from`); the caller compares what applied with what it asked. */
 const transitionColumns = (rows: ReadonlyArray<{ readonly t: TxTransition; readonly tick: bigint }>): Columns | null =>
-  rows.length === 0 ? null : [
-    numberArray(rows.map((r) => r.t.id)), numberArray(rows.map((r) => r.t.from)), numberArray(rows.map((r) => r.t.to)),
-    numberArray(rows.map((r) => r.tick)), numberArray(rows.map((r) => r.t.walletFrom ?? null)),
-    numberArray(rows.map((r) => r.t.walletTo ?? null)), numberArray(rows.map((r) => r.t.amount ?? null)),
-    numberArray(rows.map((r) => r.t.amountTo ?? null)), numberArray(rows.map((r) => r.t.fee ?? null))
-  ]
+  rows.length === 0
+    ? null
+    : [
+        numberArray(rows.map((r) => r.t.id)),
+        numberArray(rows.map((r) => r.t.from)),
+        numberArray(rows.map((r) => r.t.to)),
+        numberArray(rows.map((r) => r.tick)),
+        numberArray(rows.map((r) => r.t.walletFrom ?? null)),
+        numberArray(rows.map((r) => r.t.walletTo ?? null)),
+        numberArray(rows.map((r) => r.t.amount ?? null)),
+        numberArray(rows.map((r) => r.t.amountTo ?? null)),
+        numberArray(rows.map((r) => r.t.fee ?? null))
+      ]
 
 type PostingRow = Posting & { readonly txId: bigint; readonly off: number; readonly seq: number }
 
 const postingColumns = (rows: ReadonlyArray<PostingRow>): Columns | null =>
-  rows.length === 0 ? null : [
-    numberArray(rows.map((p) => p.txId)), numberArray(rows.map((p) => p.off)), numberArray(rows.map((p) => p.seq)),
-    numberArray(rows.map((p) => p.walletId)), textArray(rows.map((p) => p.currency)), numberArray(rows.map((p) => p.bucket)),
-    numberArray(rows.map((p) => p.delta))
-  ]
+  rows.length === 0
+    ? null
+    : [
+        numberArray(rows.map((p) => p.txId)),
+        numberArray(rows.map((p) => p.off)),
+        numberArray(rows.map((p) => p.seq)),
+        numberArray(rows.map((p) => p.walletId)),
+        textArray(rows.map((p) => p.currency)),
+        numberArray(rows.map((p) => p.bucket)),
+        numberArray(rows.map((p) => p.delta))
+      ]
 
 /** Per wallet and currency the sum of each bucket's deltas, sorted so concurrent batches lock balance rows in one global order (no deadlocks). */
 const balanceColumns = (postings: ReadonlyArray<Posting>): Columns | null => {
@@ -125,31 +165,58 @@ const balanceColumns = (postings: ReadonlyArray<Posting>): Columns | null => {
     entry.d[p.bucket] += p.delta
   }
   const rows = [...sums.values()].sort((a, b) =>
-    a.walletId < b.walletId ? -1 : a.walletId > b.walletId ? 1 : a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0)
+    a.walletId < b.walletId
+      ? -1
+      : a.walletId > b.walletId
+        ? 1
+        : a.currency < b.currency
+          ? -1
+          : a.currency > b.currency
+            ? 1
+            : 0
+  )
   return [
-    numberArray(rows.map((r) => r.walletId)), textArray(rows.map((r) => r.currency)), numberArray(rows.map((r) => r.d[0])),
-    numberArray(rows.map((r) => r.d[1])), numberArray(rows.map((r) => r.d[2])), numberArray(rows.map((r) => r.d[3]))
+    numberArray(rows.map((r) => r.walletId)),
+    textArray(rows.map((r) => r.currency)),
+    numberArray(rows.map((r) => r.d[0])),
+    numberArray(rows.map((r) => r.d[1])),
+    numberArray(rows.map((r) => r.d[2])),
+    numberArray(rows.map((r) => r.d[3]))
   ]
 }
 
 const confirmationColumns = (rows: ReadonlyArray<ConfirmationInsert>): Columns | null =>
-  rows.length === 0 ? null : [
-    numberArray(rows.map((c) => c.txId)), numberArray(rows.map((c) => c.walletId)), textArray(rows.map((c) => c.channel)),
-    byteaArray(rows.map((c) => c.codeHash)), numberArray(rows.map((c) => c.attempts)), textArray(rows.map((c) => c.expiresAt.toISOString()))
-  ]
+  rows.length === 0
+    ? null
+    : [
+        numberArray(rows.map((c) => c.txId)),
+        numberArray(rows.map((c) => c.walletId)),
+        textArray(rows.map((c) => c.channel)),
+        byteaArray(rows.map((c) => c.codeHash)),
+        numberArray(rows.map((c) => c.attempts)),
+        textArray(rows.map((c) => c.expiresAt.toISOString()))
+      ]
 
 const eventColumns = (rows: ReadonlyArray<EventInsert & { readonly off: number }>): Columns | null =>
-  rows.length === 0 ? null : [
-    numberArray(rows.map((e) => e.off)), textArray(rows.map((e) => e.kind)), numberArray(rows.map((e) => e.walletId)),
-    textArray(rows.map((e) => JSON.stringify(e.payload)))
-  ]
+  rows.length === 0
+    ? null
+    : [
+        numberArray(rows.map((e) => e.off)),
+        textArray(rows.map((e) => e.kind)),
+        numberArray(rows.map((e) => e.walletId)),
+        textArray(rows.map((e) => JSON.stringify(e.payload)))
+      ]
 
 /** Client nonces consumed (unique per wallet: a reuse fails the batch with a unique violation). */
 const nonceColumns = (operations: ReadonlyArray<LedgerOperation>): Columns | null => {
   const nonces = operations.flatMap((op) => (op.nonce !== undefined ? [{ ...op.nonce, txId: txIdOf(op) }] : []))
-  return nonces.length === 0 ? null : [
-    numberArray(nonces.map((n) => n.walletId)), numberArray(nonces.map((n) => n.clientNonce)), numberArray(nonces.map((n) => n.txId))
-  ]
+  return nonces.length === 0
+    ? null
+    : [
+        numberArray(nonces.map((n) => n.walletId)),
+        numberArray(nonces.map((n) => n.clientNonce)),
+        numberArray(nonces.map((n) => n.txId))
+      ]
 }
 
 /**

@@ -4,7 +4,19 @@
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { DecimalText, decodeAll, decodeFirst, decodeOne, Int, Int8, MinorUnits, Nullable, record, Text, Timestamp } from "./Decoding.ts"
+import {
+  DecimalText,
+  decodeAll,
+  decodeFirst,
+  decodeOne,
+  Int,
+  Int8,
+  MinorUnits,
+  Nullable,
+  record,
+  Text,
+  Timestamp
+} from "./Decoding.ts"
 
 /** One wallet's buckets in one currency, in minor units. */
 export const Balance = record({
@@ -21,16 +33,23 @@ const firstBalance = decodeFirst(Balance)
 
 export const balancesOf = (walletId: string) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql`SELECT b.currency, b.free::text AS free, b.lock_out::text AS lock_out, b.lock_in::text AS lock_in,
+    Effect.map(
+      sql`SELECT b.currency, b.free::text AS free, b.lock_out::text AS lock_out, b.lock_in::text AS lock_in,
         b.lock_orders::text AS lock_orders
       FROM balances b JOIN currencies c ON c.code = b.currency WHERE b.wallet_id = ${walletId} ORDER BY c.sort_order, b.currency`,
-      balances))
+      balances
+    )
+  )
 
 /** One wallet's buckets in one currency; undefined when the wallet never held it. */
 export const balanceIn = (walletId: string | bigint, currency: string) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql`SELECT currency, free::text AS free, lock_out::text AS lock_out, lock_in::text AS lock_in,
-        lock_orders::text AS lock_orders FROM balances WHERE wallet_id = ${walletId} AND currency = ${currency}`, firstBalance))
+    Effect.map(
+      sql`SELECT currency, free::text AS free, lock_out::text AS lock_out, lock_in::text AS lock_in,
+        lock_orders::text AS lock_orders FROM balances WHERE wallet_id = ${walletId} AND currency = ${currency}`,
+      firstBalance
+    )
+  )
 
 /** A transaction found by its external id: what an idempotent replay compares and answers with. */
 export const StoredTx = record({
@@ -48,28 +67,40 @@ const firstStoredTx = decodeFirst(StoredTx)
 
 export const findTxByExternalId = (externalId: string) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql`SELECT id, id_update, wallet_to, wallet_from, currency, amount::text AS amount, request_hash
-      FROM transactions WHERE external_id = ${externalId}`, firstStoredTx))
+    Effect.map(
+      sql`SELECT id, id_update, wallet_to, wallet_from, currency, amount::text AS amount, request_hash
+      FROM transactions WHERE external_id = ${externalId}`,
+      firstStoredTx
+    )
+  )
 
 /**
  * Σ of every bucket of every wallet (system wallets included) per catalogue currency, in minor
  * units: zero when the ledger is sound (CONTRACT C6). A currency nobody holds sums to 0.
  */
 export const ledgerSums = SqlClient.SqlClient.use((sql) =>
-  Effect.map(sql`SELECT c.code AS currency,
+  Effect.map(
+    sql`SELECT c.code AS currency,
       COALESCE(sum(b.free + b.lock_out + b.lock_in + b.lock_orders), 0)::text AS total
     FROM currencies c LEFT JOIN balances b ON b.currency = c.code
-    GROUP BY c.code, c.sort_order ORDER BY c.sort_order, c.code`, currencySums))
+    GROUP BY c.code, c.sort_order ORDER BY c.sort_order, c.code`,
+    currencySums
+  )
+)
 
 const currencySums = decodeAll(record({ currency: Text, total: MinorUnits }))
 const count = decodeOne(record({ n: Int8 }))
 
 /** How many buckets of user wallets (id > 0) are below zero: 0 when the ledger is sound (CONTRACT C6). */
 export const negativeUserBucketCount = SqlClient.SqlClient.use((sql) =>
-  Effect.map(sql`SELECT
+  Effect.map(
+    sql`SELECT
       count(*) FILTER (WHERE free < 0) + count(*) FILTER (WHERE lock_out < 0) +
       count(*) FILTER (WHERE lock_in < 0) + count(*) FILTER (WHERE lock_orders < 0) AS n
-    FROM balances WHERE wallet_id > 0`, (rows) => Number(count(rows).n)))
+    FROM balances WHERE wallet_id > 0`,
+    (rows) => Number(count(rows).n)
+  )
+)
 
 /**
  * Rows that name a transaction (or currency) that does not exist: 0 when sound. The hot append-only
@@ -77,13 +108,16 @@ export const negativeUserBucketCount = SqlClient.SqlClient.use((sql) =>
  * in one SQL transaction), so the audit checks what the keys would have. A full scan: an operator action.
  */
 export const orphanRowCount = SqlClient.SqlClient.use((sql) =>
-  Effect.map(sql`SELECT (
+  Effect.map(
+    sql`SELECT (
       (SELECT count(*) FROM postings p WHERE NOT EXISTS (SELECT 1 FROM transactions t WHERE t.id = p.tx_id)) +
       (SELECT count(*) FROM confirmations c WHERE NOT EXISTS (SELECT 1 FROM transactions t WHERE t.id = c.tx_id)) +
       (SELECT count(*) FROM orders o WHERE NOT EXISTS (SELECT 1 FROM transactions t WHERE t.id = o.id)) +
       (SELECT count(*) FROM orders o WHERE NOT EXISTS (SELECT 1 FROM wallets w WHERE w.id = o.wallet_id)) +
       (SELECT count(*) FROM transactions t WHERE NOT EXISTS (SELECT 1 FROM currencies c WHERE c.code = t.currency)))::bigint AS n`,
-  (rows) => Number(count(rows).n)))
+    (rows) => Number(count(rows).n)
+  )
+)
 
 /** A merchant app's payment as its feed lists it. */
 export const AppPayment = record({
@@ -103,10 +137,13 @@ const appPaymentRecords = decodeAll(AppPayment)
 
 export const appPayments = (appId: string, after: string, limit: number) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql`
+    Effect.map(
+      sql`
       SELECT id, id_update, type_tx, tx_state, currency, amount::text AS amount, fee::text AS fee, tag, created_at
       FROM transactions WHERE app_id = ${appId} AND id_update > ${after}::bigint ORDER BY id_update LIMIT ${limit}`,
-      appPaymentRecords))
+      appPaymentRecords
+    )
+  )
 
 export const Investment = record({
   timetick: Int8,
@@ -131,11 +168,19 @@ const investmentColumns = `timetick, wallet_id, currency, investment_type, state
 
 export const investmentsOf = (walletId: string, from: Date, to: Date, types: ReadonlyArray<number> | undefined) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql`SELECT ${sql.literal(investmentColumns)} FROM investments
+    Effect.map(
+      sql`SELECT ${sql.literal(investmentColumns)} FROM investments
       WHERE wallet_id = ${walletId} AND created_at >= ${from} AND created_at < ${to}
         ${types !== undefined ? sql`AND investment_type IN (${sql.literal(types.map(Number).join(",") || "NULL")})` : sql``}
-      ORDER BY timetick DESC LIMIT 1000`, investments))
+      ORDER BY timetick DESC LIMIT 1000`,
+      investments
+    )
+  )
 
 export const findInvestment = (timetick: string) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql`SELECT ${sql.literal(investmentColumns)} FROM investments WHERE timetick = ${timetick}`, firstInvestment))
+    Effect.map(
+      sql`SELECT ${sql.literal(investmentColumns)} FROM investments WHERE timetick = ${timetick}`,
+      firstInvestment
+    )
+  )

@@ -26,12 +26,16 @@ export const statementsOf = (text: string): Array<string> => {
     }
   }
   if (current.length > 0) statements.push(current)
-  return statements.map((part) => part.trim()).filter((part) =>
-    part.split("\n").some((line) => line.trim().length > 0 && !line.trim().startsWith("--"))
-  )
+  return statements
+    .map((part) => part.trim())
+    .filter((part) => part.split("\n").some((line) => line.trim().length > 0 && !line.trim().startsWith("--")))
 }
 
-export const migrationFiles = (): Array<{ readonly id: number; readonly name: string; readonly statements: Array<string> }> =>
+export const migrationFiles = (): Array<{
+  readonly id: number
+  readonly name: string
+  readonly statements: Array<string>
+}> =>
   readdirSync(migrationsDir)
     .filter((file) => /^[0-9]{4}_[a-z0-9_]+\.sql$/.test(file))
     .sort()
@@ -41,20 +45,22 @@ export const migrationFiles = (): Array<{ readonly id: number; readonly name: st
       statements: statementsOf(readFileSync(migrationsDir + file, "utf8"))
     }))
 
-export const runMigrations = Effect.gen(function*() {
+export const runMigrations = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const applied: Array<string> = []
-  yield* sql.withTransaction(Effect.gen(function*() {
-    yield* sql`SELECT pg_advisory_xact_lock(${migrationLockKey})`
-    yield* sql`CREATE TABLE IF NOT EXISTS schema_migrations (
+  yield* sql.withTransaction(
+    Effect.gen(function* () {
+      yield* sql`SELECT pg_advisory_xact_lock(${migrationLockKey})`
+      yield* sql`CREATE TABLE IF NOT EXISTS schema_migrations (
       id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`
-    const done = new Set((yield* sql<{ id: number }>`SELECT id FROM schema_migrations`).map((row) => Number(row.id)))
-    for (const migration of migrationFiles()) {
-      if (done.has(migration.id)) continue
-      for (const statement of migration.statements) yield* sql.unsafe(statement)
-      yield* sql`INSERT INTO schema_migrations (id, name) VALUES (${migration.id}, ${migration.name})`
-      applied.push(`${migration.id}_${migration.name}`)
-    }
-  }))
+      const done = new Set((yield* sql<{ id: number }>`SELECT id FROM schema_migrations`).map((row) => Number(row.id)))
+      for (const migration of migrationFiles()) {
+        if (done.has(migration.id)) continue
+        for (const statement of migration.statements) yield* sql.unsafe(statement)
+        yield* sql`INSERT INTO schema_migrations (id, name) VALUES (${migration.id}, ${migration.name})`
+        applied.push(`${migration.id}_${migration.name}`)
+      }
+    })
+  )
   return applied
 })

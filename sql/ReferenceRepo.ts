@@ -1,7 +1,19 @@
 /** Reference data: currencies, terminals, rates, tariffs. */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { ArrayOf, Bool, DecimalText, decodeAll, decodeFirst, decodeOne, Int, Int8, Nullable, record, Text } from "./Decoding.ts"
+import {
+  ArrayOf,
+  Bool,
+  DecimalText,
+  decodeAll,
+  decodeFirst,
+  decodeOne,
+  Int,
+  Int8,
+  Nullable,
+  record,
+  Text
+} from "./Decoding.ts"
 
 export const CurrencyRecord = record({
   code: Text,
@@ -15,7 +27,11 @@ export type CurrencyRecord = typeof CurrencyRecord.Type
 const currencyRecords = decodeAll(CurrencyRecord)
 
 export const allCurrencies = SqlClient.SqlClient.use((sql) =>
-  Effect.map(sql`SELECT code, name, decimals, exchange_enabled, is_base FROM currencies ORDER BY sort_order, code`, currencyRecords))
+  Effect.map(
+    sql`SELECT code, name, decimals, exchange_enabled, is_base FROM currencies ORDER BY sort_order, code`,
+    currencyRecords
+  )
+)
 
 /** A deposit/withdrawal terminal; currency null only for the built-in internal one (any currency). */
 export const Terminal = record({
@@ -49,16 +65,24 @@ const terminalColumns = `id, type_network, type_contract, currency, decimals, ad
   wallet_groups, last_block, built_in`
 
 export const allTerminals = SqlClient.SqlClient.use((sql) =>
-  Effect.map(sql`SELECT ${sql.literal(terminalColumns)} FROM terminals ORDER BY COALESCE(priority, 0) DESC, id`, terminals))
+  Effect.map(
+    sql`SELECT ${sql.literal(terminalColumns)} FROM terminals ORDER BY COALESCE(priority, 0) DESC, id`,
+    terminals
+  )
+)
 
 export const findTerminal = (id: string) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql`SELECT ${sql.literal(terminalColumns)} FROM terminals WHERE id = ${id}`, firstTerminal))
+    Effect.map(sql`SELECT ${sql.literal(terminalColumns)} FROM terminals WHERE id = ${id}`, firstTerminal)
+  )
 
 export const baseTerminalOf = (typeNetwork: number) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql`SELECT id FROM terminals WHERE type_network = ${typeNetwork} AND type_contract = 0 AND NOT built_in`,
-      firstTerminalId))
+    Effect.map(
+      sql`SELECT id FROM terminals WHERE type_network = ${typeNetwork} AND type_contract = 0 AND NOT built_in`,
+      firstTerminalId
+    )
+  )
 
 const firstTerminalId = decodeFirst(record({ id: Int8 }))
 
@@ -82,12 +106,16 @@ export interface TerminalValues {
 
 export const insertTerminal = (t: TerminalValues) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql`INSERT INTO terminals (type_network, type_contract, currency, decimals, address_contract, name, tag,
+    Effect.map(
+      sql`INSERT INTO terminals (type_network, type_contract, currency, decimals, address_contract, name, tag,
         priority, network_fee, display_name, icon_code, flags, default_hot_address, default_system_wallet_id, wallet_groups)
       VALUES (${t.typeNetwork}, ${t.typeContract}, ${t.currency}, ${t.decimals}, ${t.addressContract}, ${t.name}, ${t.tag},
         ${t.priority}, ${t.networkFee}::numeric, ${t.displayName}, ${t.iconCode}, ${t.flags}, ${t.defaultHotAddress},
         ${t.defaultSystemWalletId}::bigint, ${"{" + t.walletGroups.join(",") + "}"}::integer[])
-      RETURNING ${sql.literal(terminalColumns)}`, oneTerminal))
+      RETURNING ${sql.literal(terminalColumns)}`,
+      oneTerminal
+    )
+  )
 
 /**
  * The update_network write: nullable attributes arrive as "keep" (undefined/null), "clear" ("" or 0
@@ -109,9 +137,13 @@ export interface TerminalPatch {
 
 export const updateTerminal = (id: string, p: TerminalPatch) =>
   SqlClient.SqlClient.use((sql) => {
-    const set = <A>(column: string, field: { readonly keep: true } | { readonly keep: false; readonly value: A }, cast: string) =>
-      field.keep ? sql`` : sql`, ${sql.literal(column)} = ${field.value as any}::${sql.literal(cast)}`
-    return Effect.map(sql`UPDATE terminals SET
+    const set = <A>(
+      column: string,
+      field: { readonly keep: true } | { readonly keep: false; readonly value: A },
+      cast: string
+    ) => (field.keep ? sql`` : sql`, ${sql.literal(column)} = ${field.value as any}::${sql.literal(cast)}`)
+    return Effect.map(
+      sql`UPDATE terminals SET
         flags = ${p.flags},
         default_hot_address = ${p.defaultHotAddress},
         default_system_wallet_id = ${p.defaultSystemWalletId}::bigint,
@@ -123,7 +155,9 @@ export const updateTerminal = (id: string, p: TerminalPatch) =>
         ${set("display_name", p.displayName, "text")}
         ${set("icon_code", p.iconCode, "text")}
       WHERE id = ${id}
-      RETURNING ${sql.literal(terminalColumns)}`, firstTerminal)
+      RETURNING ${sql.literal(terminalColumns)}`,
+      firstTerminal
+    )
   })
 
 /** A reference rate: one unit of fromCurrency in toCurrency, as exact decimal text. */
@@ -133,13 +167,26 @@ export type Rate = typeof Rate.Type
 const rates = decodeAll(Rate)
 
 export const allRates = SqlClient.SqlClient.use((sql) =>
-  Effect.map(sql`SELECT from_currency, to_currency, rate::text AS rate FROM rates ORDER BY from_currency, to_currency`, rates))
+  Effect.map(
+    sql`SELECT from_currency, to_currency, rate::text AS rate FROM rates ORDER BY from_currency, to_currency`,
+    rates
+  )
+)
 
-export const upsertRates = (rates: ReadonlyArray<{ readonly from: string; readonly to: string; readonly rate: string }>) =>
+export const upsertRates = (
+  rates: ReadonlyArray<{ readonly from: string; readonly to: string; readonly rate: string }>
+) =>
   SqlClient.SqlClient.use((sql) =>
-    sql.withTransaction(Effect.forEach(rates, (r) =>
-      sql`INSERT INTO rates (from_currency, to_currency, rate, updated_at) VALUES (${r.from}, ${r.to}, ${r.rate}::numeric, now())
-        ON CONFLICT (from_currency, to_currency) DO UPDATE SET rate = EXCLUDED.rate, updated_at = now()`, { discard: true })))
+    sql.withTransaction(
+      Effect.forEach(
+        rates,
+        (r) =>
+          sql`INSERT INTO rates (from_currency, to_currency, rate, updated_at) VALUES (${r.from}, ${r.to}, ${r.rate}::numeric, now())
+        ON CONFLICT (from_currency, to_currency) DO UPDATE SET rate = EXCLUDED.rate, updated_at = now()`,
+        { discard: true }
+      )
+    )
+  )
 
 /**
  * A tariff rule (CONTRACT C7): the fee figures and the amount range are NUMERICs in currency units,
@@ -161,18 +208,25 @@ export type Tariff = typeof Tariff.Type
 const tariffs = decodeAll(Tariff)
 
 export const allTariffs = SqlClient.SqlClient.use((sql) =>
-  Effect.map(sql`SELECT tx_class, currency, wallet_group, type_tx, fee_fixed::text AS fee_fixed, fee_percent::text AS fee_percent,
+  Effect.map(
+    sql`SELECT tx_class, currency, wallet_group, type_tx, fee_fixed::text AS fee_fixed, fee_percent::text AS fee_percent,
       min_amount::text AS min_amount, max_amount::text AS max_amount, profit_wallet_id
-    FROM tariffs ORDER BY id`, tariffs))
+    FROM tariffs ORDER BY id`,
+    tariffs
+  )
+)
 
 /** set_tariffs replaces the whole rule set atomically. */
 export const replaceTariffs = (rules: ReadonlyArray<Tariff>) =>
   SqlClient.SqlClient.use((sql) =>
-    sql.withTransaction(Effect.gen(function*() {
-      yield* sql`DELETE FROM tariffs`
-      for (const r of rules) {
-        yield* sql`INSERT INTO tariffs (tx_class, currency, wallet_group, type_tx, fee_fixed, fee_percent, min_amount, max_amount, profit_wallet_id)
+    sql.withTransaction(
+      Effect.gen(function* () {
+        yield* sql`DELETE FROM tariffs`
+        for (const r of rules) {
+          yield* sql`INSERT INTO tariffs (tx_class, currency, wallet_group, type_tx, fee_fixed, fee_percent, min_amount, max_amount, profit_wallet_id)
           VALUES (${r.txClass}, ${r.currency}, ${r.walletGroup}, ${r.typeTx}, ${r.feeFixed}::numeric, ${r.feePercent}::numeric,
             ${r.minAmount}::numeric, ${r.maxAmount}::numeric, ${r.profitWalletId}::bigint)`
-      }
-    })))
+        }
+      })
+    )
+  )

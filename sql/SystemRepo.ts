@@ -6,7 +6,8 @@ import { decodeOne, Int8, record } from "./Decoding.ts"
 const nextId = decodeOne(record({ id: Int8 }))
 
 export const nextRunnerNumber = SqlClient.SqlClient.use((sql) =>
-  Effect.map(sql`SELECT nextval('runner_ids') AS id`, (rows) => nextId(rows).id))
+  Effect.map(sql`SELECT nextval('runner_ids') AS id`, (rows) => nextId(rows).id)
+)
 
 export const ping = SqlClient.SqlClient.use((sql) => sql`SELECT 1`)
 
@@ -19,7 +20,7 @@ export interface CurrencySeed {
 
 /** Inserts catalogue currencies that are missing; existing rows (possibly edited by an operator) are kept. */
 export const seedCurrencies = (currencies: ReadonlyArray<CurrencySeed>, base: string) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     let order = 0
     for (const currency of currencies) {
@@ -31,7 +32,7 @@ export const seedCurrencies = (currencies: ReadonlyArray<CurrencySeed>, base: st
   })
 
 /** The built-in internal terminal (SPEC: type_network 240, type_contract 234, Own Wallet Transfer). */
-export const seedInternalTerminal = Effect.gen(function*() {
+export const seedInternalTerminal = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   yield* sql`INSERT INTO terminals (type_network, type_contract, currency, decimals, name, display_name, flags, built_in, priority)
     SELECT 240, 234, NULL, 0, 'Own Wallet Transfer', 'Own Wallet Transfer', 0, true, 0

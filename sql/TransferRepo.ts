@@ -24,20 +24,28 @@ const firstConfirmation = decodeFirst(Confirmation)
  */
 export const findPendingWithConfirmation = (id: string) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql`SELECT ${sql.literal(txColumns)},
+    Effect.map(
+      sql`SELECT ${sql.literal(txColumns)},
         c.tx_id, c.wallet_id, c.channel, c.code_hash, c.attempts_left, c.expires_at
-      FROM transactions JOIN confirmations c ON c.tx_id = transactions.id WHERE transactions.id = ${id}`, (rows) => {
-      // The transaction's columns and the confirmation's do not share a name: one row holds both records.
-      const tx = firstTx(rows)
-      const confirmation = firstConfirmation(rows)
-      return tx === undefined || confirmation === undefined ? undefined : { tx, confirmation }
-    }))
+      FROM transactions JOIN confirmations c ON c.tx_id = transactions.id WHERE transactions.id = ${id}`,
+      (rows) => {
+        // The transaction's columns and the confirmation's do not share a name: one row holds both records.
+        const tx = firstTx(rows)
+        const confirmation = firstConfirmation(rows)
+        return tx === undefined || confirmation === undefined ? undefined : { tx, confirmation }
+      }
+    )
+  )
 
 /** One wrong attempt used; returns the attempts left. */
 export const spendAttempt = (txId: string) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql`UPDATE confirmations SET attempts_left = GREATEST(attempts_left - 1, 0)
-      WHERE tx_id = ${txId} RETURNING attempts_left`, (rows) => attemptsLeft(rows)?.attemptsLeft ?? 0))
+    Effect.map(
+      sql`UPDATE confirmations SET attempts_left = GREATEST(attempts_left - 1, 0)
+      WHERE tx_id = ${txId} RETURNING attempts_left`,
+      (rows) => attemptsLeft(rows)?.attemptsLeft ?? 0
+    )
+  )
 
 const attemptsLeft = decodeFirst(record({ attemptsLeft: Int }))
 
@@ -50,15 +58,20 @@ export const expiredConfirmations = (limit: number) =>
     Effect.map(
       sql`SELECT tx_id, wallet_id FROM confirmations WHERE expires_at <= now() ORDER BY expires_at LIMIT ${limit}`,
       expired
-    ))
+    )
+  )
 
 export const signingKeysOf = (walletId: string) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql`SELECT public_key FROM signing_keys WHERE wallet_id = ${walletId}`,
-      (rows) => publicKeys(rows).map((row) => row.publicKey)))
+    Effect.map(sql`SELECT public_key FROM signing_keys WHERE wallet_id = ${walletId}`, (rows) =>
+      publicKeys(rows).map((row) => row.publicKey)
+    )
+  )
 
 const publicKeys = decodeAll(record({ publicKey: Bytes }))
 
 export const insertSigningKey = (walletId: string, publicKey: Uint8Array) =>
-  SqlClient.SqlClient.use((sql) =>
-    sql`INSERT INTO signing_keys (wallet_id, public_key) VALUES (${walletId}, ${publicKey}) ON CONFLICT DO NOTHING`)
+  SqlClient.SqlClient.use(
+    (sql) =>
+      sql`INSERT INTO signing_keys (wallet_id, public_key) VALUES (${walletId}, ${publicKey}) ON CONFLICT DO NOTHING`
+  )

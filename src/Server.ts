@@ -58,44 +58,90 @@ import { TimeTicks } from "./platform/TimeTicks.ts"
  * per order; the actor test tier keeps the runtime's default, so every protocol is proven to survive
  * the wire it would cross between runners.
  */
-const ActorRuntime = Layer.unwrap(AppConfigService.useSync((config) =>
-  CountedSharding.pipe(Layer.provideMerge(Sharding.layer.pipe(
-    Layer.provideMerge(Runners.layerNoop),
-    Layer.provideMerge(MessageStorage.layerMemory),
-    Layer.provide([RunnerStorage.layerMemory, RunnerHealth.layerNoop]),
-    Layer.provide(ShardingConfig.layer({
-      entityMaxIdleTime: "5 minutes", maxResidentEntities: config.maxResidentEntities, simulateRemoteSerialization: false
-    } as any))
-  )))))
+const ActorRuntime = Layer.unwrap(
+  AppConfigService.useSync((config) =>
+    CountedSharding.pipe(
+      Layer.provideMerge(
+        Sharding.layer.pipe(
+          Layer.provideMerge(Runners.layerNoop),
+          Layer.provideMerge(MessageStorage.layerMemory),
+          Layer.provide([RunnerStorage.layerMemory, RunnerHealth.layerNoop]),
+          Layer.provide(
+            ShardingConfig.layer({
+              entityMaxIdleTime: "5 minutes",
+              maxResidentEntities: config.maxResidentEntities,
+              simulateRemoteSerialization: false
+            } as any)
+          )
+        )
+      )
+    )
+  )
+)
 
 const Foundation = Layer.mergeAll(Metrics.layer, ChangeNotices.layer).pipe(Layer.provideMerge(MigratedDatabase))
 
-const Core = Layer.mergeAll(TimeTicks.layer, Currencies.layer, Rates.layer, Tariffs.layer, LedgerWriter.layer, ActorRuntime)
-  .pipe(Layer.provideMerge(Foundation))
+const Core = Layer.mergeAll(
+  TimeTicks.layer,
+  Currencies.layer,
+  Rates.layer,
+  Tariffs.layer,
+  LedgerWriter.layer,
+  ActorRuntime
+).pipe(Layer.provideMerge(Foundation))
 
 const Lookups = Layer.mergeAll(Recipients.layer, Journal.layer, Feeds.layer).pipe(Layer.provideMerge(Core))
 
-const Actors = Layer.mergeAll(WalletEntityLayer, CodeEntityLayer, RoomEntityLayer, Rooms.layer, ExchangeOrders.layer).pipe(Layer.provideMerge(Lookups))
+const Actors = Layer.mergeAll(
+  WalletEntityLayer,
+  CodeEntityLayer,
+  RoomEntityLayer,
+  Rooms.layer,
+  ExchangeOrders.layer
+).pipe(Layer.provideMerge(Lookups))
 
 const Services = Layer.mergeAll(
-  Wallets.layer, Credentials.layer, Terminals.layer, Treasury.layer, LedgerAudit.layer, Transfers.layer, DebtCharges.layer, Codes.layer,
-  MarketData.layer, Swaps.layer, Investments.layer, MerchantFeed.layer
+  Wallets.layer,
+  Credentials.layer,
+  Terminals.layer,
+  Treasury.layer,
+  LedgerAudit.layer,
+  Transfers.layer,
+  DebtCharges.layer,
+  Codes.layer,
+  MarketData.layer,
+  Swaps.layer,
+  Investments.layer,
+  MerchantFeed.layer
 ).pipe(Layer.provideMerge(Actors))
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" }).pipe(
-  Layer.provide([PublicHandlers, GeneralHandlers, WalletHandlers, MarketHandlers, InvestHandlers, PayordersHandlers, PaymentHandlers, PrivateHandlers, PrivateLedgerHandlers]),
+  Layer.provide([
+    PublicHandlers,
+    GeneralHandlers,
+    WalletHandlers,
+    MarketHandlers,
+    InvestHandlers,
+    PayordersHandlers,
+    PaymentHandlers,
+    PrivateHandlers,
+    PrivateLedgerHandlers
+  ]),
   Layer.provide([SessionAuthLive, ServiceAuthLive, MerchantAuthLive])
 )
 
 const Docs = HttpApiSwagger.layer(Api, { path: "/core/swagger/" })
 
-const PublicServer = Layer.unwrap(Effect.gen(function*() {
-  const config = yield* AppConfigService
-  const metrics = yield* Metrics
-  return HttpRouter.serve(Layer.mergeAll(ApiRoutes, Docs, EnvelopeLayer), { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provide(NodeHttpServer.layer(makePublicServer(metrics), { port: config.port, host: config.host }))
-  )
-}))
+const PublicServer = Layer.unwrap(
+  Effect.gen(function* () {
+    const config = yield* AppConfigService
+    const metrics = yield* Metrics
+    return HttpRouter.serve(Layer.mergeAll(ApiRoutes, Docs, EnvelopeLayer), {
+      disableLogger: true,
+      disableListenLog: true
+    }).pipe(Layer.provide(NodeHttpServer.layer(makePublicServer(metrics), { port: config.port, host: config.host })))
+  })
+)
 
 export const AppLayer = Layer.mergeAll(PublicServer, MonitoringServer).pipe(
   Layer.provide(Services),

@@ -17,7 +17,8 @@ export const workersMax = 16
 export const workerCount = (env: NodeJS.ProcessEnv): number => {
   const text = (env.WORKERS ?? "1").trim()
   const count = /^[0-9]{1,2}$/.test(text) ? Number(text) : NaN
-  if (!(count >= 1 && count <= workersMax)) throw new Error(`WORKERS: must be an integer from 1 to ${workersMax} (got "${text}")`)
+  if (!(count >= 1 && count <= workersMax))
+    throw new Error(`WORKERS: must be an integer from 1 to ${workersMax} (got "${text}")`)
   if (count > 1 && (env.DATABASE_URL ?? "").trim().length === 0) {
     throw new Error("WORKERS: more than one process needs DATABASE_URL (the embedded database serves one process)")
   }
@@ -44,7 +45,9 @@ export const supervise = (count: number, port: number): void => {
         return
       }
       console.error(`worker ${index} exited (${signal ?? code}); starting another`)
-      setTimeout(() => { if (!stopping) fork(index) }, 1_000)
+      setTimeout(() => {
+        if (!stopping) fork(index)
+      }, 1_000)
     })
     return worker
   }

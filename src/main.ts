@@ -6,10 +6,12 @@ import { AppConfigService } from "./platform/Config.ts"
 import { AppLayer } from "./Server.ts"
 import { supervise, workerCount } from "./Supervisor.ts"
 
-const announce = Effect.gen(function*() {
+const announce = Effect.gen(function* () {
   const config = yield* AppConfigService
   const worker = process.env.WORKER_INDEX === undefined ? "" : `worker ${process.env.WORKER_INDEX}: `
-  yield* Effect.logInfo(`${worker}core wallet service on http://${config.host}:${config.port} (monitoring http://${config.monitoringHost}:${config.monitoringPort}); database: ${config.databaseUrl._tag === "Some" ? "DATABASE_URL" : "embedded PGlite in " + config.dataDir}`)
+  yield* Effect.logInfo(
+    `${worker}core wallet service on http://${config.host}:${config.port} (monitoring http://${config.monitoringHost}:${config.monitoringPort}); database: ${config.databaseUrl._tag === "Some" ? "DATABASE_URL" : "embedded PGlite in " + config.dataDir}`
+  )
 }).pipe(Effect.provide(AppConfigService.fromEnv))
 
 let workers = 1

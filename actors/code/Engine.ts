@@ -49,37 +49,73 @@ export interface Outcome {
   readonly debits: bigint | null
 }
 
-export type Transition = { readonly _tag: "Ok"; readonly outcome: Outcome } | { readonly _tag: "Reject"; readonly rule: Rejection }
+export type Transition =
+  { readonly _tag: "Ok"; readonly outcome: Outcome } | { readonly _tag: "Reject"; readonly rule: Rejection }
 
-const ok = (state: CodeState, postings: ReadonlyArray<Posting>, reply: Outcome["reply"], debits: bigint | null = null): Transition =>
-  ({ _tag: "Ok", outcome: { state, postings: postings.filter((p) => p.delta !== 0n), reply, debits } })
+const ok = (
+  state: CodeState,
+  postings: ReadonlyArray<Posting>,
+  reply: Outcome["reply"],
+  debits: bigint | null = null
+): Transition => ({ _tag: "Ok", outcome: { state, postings: postings.filter((p) => p.delta !== 0n), reply, debits } })
 const reject = (rule: Rejection): Transition => ({ _tag: "Reject", rule })
 
 /** What creating a code commits: its transaction, what it holds, and the code row. */
 export const creationOperation = (input: {
-  readonly txId: bigint; readonly creator: bigint; readonly typeTx: CodeType; readonly currency: string; readonly amount: bigint
-  readonly fee: bigint; readonly profitWallet: bigint; readonly tag: string | null; readonly codeHash: Uint8Array
-  readonly expiresAt: Date | null; readonly partnerInfo: string | null
+  readonly txId: bigint
+  readonly creator: bigint
+  readonly typeTx: CodeType
+  readonly currency: string
+  readonly amount: bigint
+  readonly fee: bigint
+  readonly profitWallet: bigint
+  readonly tag: string | null
+  readonly codeHash: Uint8Array
+  readonly expiresAt: Date | null
+  readonly partnerInfo: string | null
 }): LedgerOperation => ({
   tx: {
-    id: input.txId, typeTx: input.typeTx, txState: CodeTxState.Created, walletFrom: input.creator, walletTo: input.creator,
-    currency: input.currency, amount: input.amount, fee: input.fee, tag: input.tag, appId: null, externalId: null,
-    requestHash: null, profitWallet: input.profitWallet
+    id: input.txId,
+    typeTx: input.typeTx,
+    txState: CodeTxState.Created,
+    walletFrom: input.creator,
+    walletTo: input.creator,
+    currency: input.currency,
+    amount: input.amount,
+    fee: input.fee,
+    tag: input.tag,
+    appId: null,
+    externalId: null,
+    requestHash: null,
+    profitWallet: input.profitWallet
   },
   postings: creationPostings(input.typeTx, input.creator, input.currency, input.amount),
-  rows: [rowsOf(CodeInserts, [{
-    txId: input.txId, codeHash: input.codeHash, kind: "transfer" as const, creator: input.creator, expiresAt: input.expiresAt,
-    partnerInfo: input.partnerInfo
-  }])]
+  rows: [
+    rowsOf(CodeInserts, [
+      {
+        txId: input.txId,
+        codeHash: input.codeHash,
+        kind: "transfer" as const,
+        creator: input.creator,
+        expiresAt: input.expiresAt,
+        partnerInfo: input.partnerInfo
+      }
+    ])
+  ]
 })
 
 /** What creating a code moves: types 11 and 12 hold the amount (free → lock_out); invoices move nothing. */
-export const creationPostings = (typeTx: CodeType, creator: bigint, currency: string, amount: bigint): ReadonlyArray<Posting> =>
+export const creationPostings = (
+  typeTx: CodeType,
+  creator: bigint,
+  currency: string,
+  amount: bigint
+): ReadonlyArray<Posting> =>
   typeTx <= CodeType.InternalTxConfirm
     ? [
-      { walletId: creator, currency, bucket: Bucket.free, delta: -amount },
-      { walletId: creator, currency, bucket: Bucket.lockOut, delta: amount }
-    ]
+        { walletId: creator, currency, bucket: Bucket.free, delta: -amount },
+        { walletId: creator, currency, bucket: Bucket.lockOut, delta: amount }
+      ]
     : []
 
 const settleFrom = (s: CodeState, holder: bigint, recipient: bigint): ReadonlyArray<Posting> => [
@@ -125,7 +161,8 @@ export const applyCode = (s: CodeState, by: bigint, amount: bigint | null): Tran
       return ok({ ...s, txState: CodeTxState.Finished, counterparty: by }, payDirect(s, by), "Confirmed", by)
     case CodeType.InvoiceTxConfirm:
       if (by === s.creator) return reject("SameAccounts")
-      if (isOpen(s)) return ok({ ...s, txState: CodeTxState.Joined, counterparty: by }, lock(s, by), "NeedCodeConfirm", by)
+      if (isOpen(s))
+        return ok({ ...s, txState: CodeTxState.Joined, counterparty: by }, lock(s, by), "NeedCodeConfirm", by)
       if (by !== s.counterparty) return reject("NotAllowed")
       return ok({ ...s, txState: CodeTxState.Finished }, settleFrom(s, by, s.creator), "Confirmed")
   }
@@ -145,8 +182,10 @@ export const cancelCode = (s: CodeState, by: bigint): Transition => {
     return ok({ ...s, txState: CodeTxState.Canceled }, release(s, s.creator), "Confirmed")
   }
   // Type 14 with a payer bound: the payer detaches (Predicted, payable again); the creator cancels.
-  if (by === s.counterparty) return ok({ ...s, txState: CodeTxState.Predicted, counterparty: null }, release(s, by), "Confirmed")
-  if (by === s.creator && s.counterparty !== null) return ok({ ...s, txState: CodeTxState.Canceled, counterparty: null }, release(s, s.counterparty), "Confirmed")
+  if (by === s.counterparty)
+    return ok({ ...s, txState: CodeTxState.Predicted, counterparty: null }, release(s, by), "Confirmed")
+  if (by === s.creator && s.counterparty !== null)
+    return ok({ ...s, txState: CodeTxState.Canceled, counterparty: null }, release(s, s.counterparty), "Confirmed")
   return reject("NotAllowed")
 }
 

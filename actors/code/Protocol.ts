@@ -3,11 +3,27 @@ import { Schema } from "effect"
 import { Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
 import {
-  BalanceNotEnough, InvalidAmount, InvalidRequest, NonceExists, RateLimited, SameAccounts, TransactionNotPending, WrongSide
+  BalanceNotEnough,
+  InvalidAmount,
+  InvalidRequest,
+  NonceExists,
+  RateLimited,
+  SameAccounts,
+  TransactionNotPending,
+  WrongSide
 } from "../../schema/Errors.ts"
 import { WalletIdOut } from "../../schema/Ids.ts"
 
-const CodeErrors = Schema.Union([SameAccounts, InvalidAmount, InvalidRequest, WrongSide, TransactionNotPending, BalanceNotEnough, NonceExists, RateLimited])
+const CodeErrors = Schema.Union([
+  SameAccounts,
+  InvalidAmount,
+  InvalidRequest,
+  WrongSide,
+  TransactionNotPending,
+  BalanceNotEnough,
+  NonceExists,
+  RateLimited
+])
 
 /**
  * Create the code (the entity id is its transaction id): types 11 and 12 hold the amount from the
@@ -32,7 +48,10 @@ export const CreateCode = Rpc.make("CreateCode", {
 
 export const ApplyCode = Rpc.make("ApplyCode", {
   payload: { by: WalletIdOut, amount: Schema.NullOr(Schema.BigIntFromString), clientNonce: Schema.BigIntFromString },
-  success: Schema.Struct({ confirmationStatusCode: Schema.Literals(["Confirmed", "NeedCodeConfirm"]), txState: Schema.Int }),
+  success: Schema.Struct({
+    confirmationStatusCode: Schema.Literals(["Confirmed", "NeedCodeConfirm"]),
+    txState: Schema.Int
+  }),
   error: CodeErrors
 })
 

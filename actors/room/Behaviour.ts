@@ -35,7 +35,7 @@ interface Placed {
 }
 
 export const RoomEntityLayer = RoomEntity.toLayer(
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const address = yield* Entity.CurrentAddress
     const name = address.entityId
     const [roomKeyText, base, quote] = name.split(":")
@@ -56,16 +56,32 @@ export const RoomEntityLayer = RoomEntity.toLayer(
     const enqueue = (operation: LedgerOperation) =>
       Effect.map(ledger.enqueue(operation), (wait) =>
         Effect.catch(Effect.asVoid(wait), (failure) =>
-          Effect.die(new Error(`room ${name}: commit failed (${failure._tag}: ${failure._tag === "StateConflict" ? failure.txIds.join(",") : failure.constraint}); rebuilding from SQL`))))
+          Effect.die(
+            new Error(
+              `room ${name}: commit failed (${failure._tag}: ${failure._tag === "StateConflict" ? failure.txIds.join(",") : failure.constraint}); rebuilding from SQL`
+            )
+          )
+        )
+      )
 
-    const feeOf = (rules: Effect.Success<ReturnType<typeof tariffs.list>>): FeeOf => (order, gross, withFixed) =>
-      quoteFee(rules, {
-        txClass: "Exchange", currency: order.toCurrency, decimals: decimalsOf(order.toCurrency), amount: gross,
-        walletGroup: order.walletGroup, typeTx: order.typeTx
-      }, withFixed)
+    const feeOf =
+      (rules: Effect.Success<ReturnType<typeof tariffs.list>>): FeeOf =>
+      (order, gross, withFixed) =>
+        quoteFee(
+          rules,
+          {
+            txClass: "Exchange",
+            currency: order.toCurrency,
+            decimals: decimalsOf(order.toCurrency),
+            amount: gross,
+            walletGroup: order.walletGroup,
+            typeTx: order.typeTx
+          },
+          withFixed
+        )
 
     /** Decides a placed order (under the gate) and remembers the answer. */
-    const place = Effect.fnUntraced(function*(row: Parameters<typeof book.place>[0]) {
+    const place = Effect.fnUntraced(function* (row: Parameters<typeof book.place>[0]) {
       const decision = book.place(row, closed, feeOf(yield* tariffs.list()), ticks.next)
       const committed = yield* enqueue(decision.operation)
       const result: Placed = { figures: decision.figures, wouldMatch: decision.wouldMatch, committed }
@@ -85,57 +101,70 @@ export const RoomEntityLayer = RoomEntity.toLayer(
     for (const row of open) if (row.seq === null) replayed.push((yield* place(row)).committed)
     yield* Effect.all(replayed, { discard: true })
 
-    const wouldMatch = () => new OrderWouldMatch({ message: "postOnly: the order would match on arrival; it was cancelled and its amount unlocked" })
+    const wouldMatch = () =>
+      new OrderWouldMatch({
+        message: "postOnly: the order would match on arrival; it was cancelled and its amount unlocked"
+      })
 
     return RoomEntity.of({
-      Match: Effect.fnUntraced(function*({ payload }) {
+      Match: Effect.fnUntraced(function* ({ payload }) {
         const known = placed.get(payload.orderId)
-        const row = known !== undefined || book.resting(payload.orderId) !== undefined ? undefined : yield* Effect.orDie(db(findOrder(payload.orderId)))
-        const result = yield* gate.withPermits(1)(Effect.gen(function*() {
-          const again = placed.get(payload.orderId)
-          if (again !== undefined) return again
-          const resting = book.resting(payload.orderId)
-          if (resting !== undefined) return { figures: figuresOf(resting), wouldMatch: false, committed: Effect.void }
-          const current = row ?? (yield* Effect.orDie(db(findOrder(payload.orderId))))
-          if (current === undefined) return yield* Effect.die(new Error(`room ${name}: order ${payload.orderId} does not exist`))
-          // Processed before this activation: the same answer again.
-          if (current.seq !== null || current.state !== OrderState.Active) {
-            return { figures: figuresOfRow(current), wouldMatch: false, committed: Effect.void }
-          }
-          return yield* place(current)
-        }))
+        const row =
+          known !== undefined || book.resting(payload.orderId) !== undefined
+            ? undefined
+            : yield* Effect.orDie(db(findOrder(payload.orderId)))
+        const result = yield* gate.withPermits(1)(
+          Effect.gen(function* () {
+            const again = placed.get(payload.orderId)
+            if (again !== undefined) return again
+            const resting = book.resting(payload.orderId)
+            if (resting !== undefined) return { figures: figuresOf(resting), wouldMatch: false, committed: Effect.void }
+            const current = row ?? (yield* Effect.orDie(db(findOrder(payload.orderId))))
+            if (current === undefined)
+              return yield* Effect.die(new Error(`room ${name}: order ${payload.orderId} does not exist`))
+            // Processed before this activation: the same answer again.
+            if (current.seq !== null || current.state !== OrderState.Active) {
+              return { figures: figuresOfRow(current), wouldMatch: false, committed: Effect.void }
+            }
+            return yield* place(current)
+          })
+        )
         yield* result.committed
         if (result.wouldMatch) return yield* wouldMatch()
         return result.figures
       }),
-      Cancel: Effect.fnUntraced(function*({ payload }) {
+      Cancel: Effect.fnUntraced(function* ({ payload }) {
         const notFound = new OrderNotFound({ message: `id: no order ${payload.orderId} of this wallet` })
         const notActive = new OrderNotActive({ message: `id: order ${payload.orderId} is no longer open` })
-        const result = yield* gate.withPermits(1)(Effect.gen(function*() {
-          const waits: Array<Effect.Effect<void>> = []
-          if (book.resting(payload.orderId) === undefined && placed.get(payload.orderId) === undefined) {
-            const row = yield* Effect.orDie(db(findOrder(payload.orderId)))
-            if (row === undefined || String(row.walletId) !== payload.walletId) return yield* notFound
-            if (row.state !== OrderState.Active) return yield* notActive
-            // Placed but not matched yet: match it first, as its placement would.
-            if (row.seq === null) waits.push((yield* place(row)).committed)
-          }
-          const resting = book.resting(payload.orderId)
-          if (resting === undefined) return yield* notActive
-          if (String(resting.walletId) !== payload.walletId) return yield* notFound
-          const { order, operation } = book.cancel(payload.orderId)!
-          waits.push(yield* enqueue(operation))
-          return { figures: figuresOf(order), committed: Effect.all(waits, { discard: true }) }
-        }))
+        const result = yield* gate.withPermits(1)(
+          Effect.gen(function* () {
+            const waits: Array<Effect.Effect<void>> = []
+            if (book.resting(payload.orderId) === undefined && placed.get(payload.orderId) === undefined) {
+              const row = yield* Effect.orDie(db(findOrder(payload.orderId)))
+              if (row === undefined || String(row.walletId) !== payload.walletId) return yield* notFound
+              if (row.state !== OrderState.Active) return yield* notActive
+              // Placed but not matched yet: match it first, as its placement would.
+              if (row.seq === null) waits.push((yield* place(row)).committed)
+            }
+            const resting = book.resting(payload.orderId)
+            if (resting === undefined) return yield* notActive
+            if (String(resting.walletId) !== payload.walletId) return yield* notFound
+            const { order, operation } = book.cancel(payload.orderId)!
+            waits.push(yield* enqueue(operation))
+            return { figures: figuresOf(order), committed: Effect.all(waits, { discard: true }) }
+          })
+        )
         yield* result.committed
         return result.figures
       }),
-      Close: Effect.fnUntraced(function*() {
-        const result = yield* gate.withPermits(1)(Effect.gen(function*() {
-          closed = true
-          const { count, operation } = book.cancelAll()
-          return { count, committed: operation === undefined ? Effect.void : yield* enqueue(operation) }
-        }))
+      Close: Effect.fnUntraced(function* () {
+        const result = yield* gate.withPermits(1)(
+          Effect.gen(function* () {
+            closed = true
+            const { count, operation } = book.cancelAll()
+            return { count, committed: operation === undefined ? Effect.void : yield* enqueue(operation) }
+          })
+        )
         yield* result.committed
         return { cancelled: result.count }
       })

@@ -131,7 +131,8 @@ export class BookStore {
     const p = this.lApprox[lvl]
     if (p > hi) return 1
     if (p < lo) return -1
-    const ln = this.lNum[lvl], ld = this.lDen[lvl]
+    const ln = this.lNum[lvl],
+      ld = this.lDen[lvl]
     return ln === n && ld === d ? 0 : cmpRatio(ln, ld, n, d)
   }
 
@@ -141,7 +142,8 @@ export class BookStore {
    */
   find(side: SideLevels, a: number, n: number, d: number): number {
     const levels = side.levels
-    const hi = a * (1 + DECISIVE), lo = a * (1 - DECISIVE)
+    const hi = a * (1 + DECISIVE),
+      lo = a * (1 - DECISIVE)
     // Fast path: at or beyond the best level (new orders cluster near the top of the book).
     const len = side.len
     if (len > 0) {
@@ -251,7 +253,8 @@ export class BookStore {
       let prevLvl = NONE
       for (let i = 0; i < book.len; i++) {
         const lvl = book.levels[i]
-        const n = this.lNum[lvl], d = this.lDen[lvl]
+        const n = this.lNum[lvl],
+          d = this.lDen[lvl]
         const p = `${n}/${d}`
         if (!Number.isSafeInteger(n) || n <= 0 || !Number.isSafeInteger(d) || d <= 0) fail(`bad level ratio ${p}`)
         if (gcdOf(n, d) !== 1) fail(`level ratio ${p} not reduced`)

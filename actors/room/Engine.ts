@@ -52,10 +52,20 @@ export type CancelReason = "user" | "noLiquidity" | "selfTrade" | "dust"
 
 export type EngineEvent =
   | {
-    readonly type: "trade"; readonly taker: number; readonly maker: number; readonly price: number; readonly quantity: number
-    readonly quote: number
-  }
-  | { readonly type: "rest"; readonly id: number; readonly side: Side; readonly price: number; readonly remaining: number }
+      readonly type: "trade"
+      readonly taker: number
+      readonly maker: number
+      readonly price: number
+      readonly quantity: number
+      readonly quote: number
+    }
+  | {
+      readonly type: "rest"
+      readonly id: number
+      readonly side: Side
+      readonly price: number
+      readonly remaining: number
+    }
   | { readonly type: "cancel"; readonly id: number; readonly remaining: number; readonly reason: CancelReason }
   | { readonly type: "reject"; readonly id: number; readonly reason: RejectReason }
 
@@ -141,7 +151,16 @@ export class Engine {
    * removed*[0..removedCount), and returns a RAW_* code. `num`/`den` are ignored for market orders;
    * `quantity` or `budget` may be 0 (none) for a buy, `budget` must be 0 for a sell.
    */
-  submitRaw(id: number, side: number, kind: number, num: number, den: number, quantity: number, budget: number, owner: number): number {
+  submitRaw(
+    id: number,
+    side: number,
+    kind: number,
+    num: number,
+    den: number,
+    quantity: number,
+    budget: number,
+    owner: number
+  ): number {
     this.fillCount = 0
     this.removedCount = 0
     this.restRemaining = 0
@@ -151,13 +170,18 @@ export class Engine {
     const buy = side === SIDE_BUY
     const market = kind === KIND_MARKET
     if (!Number.isSafeInteger(id) || (!buy && side !== SIDE_SELL) || !isSafeCount(owner)) return RAW_REJECT_INVALID
-    if (!isSafeCount(quantity) || !isSafeCount(budget) || (buy ? quantity + budget === 0 : quantity === 0 || budget !== 0)) return RAW_REJECT_INVALID
+    if (
+      !isSafeCount(quantity) ||
+      !isSafeCount(budget) ||
+      (buy ? quantity + budget === 0 : quantity === 0 || budget !== 0)
+    )
+      return RAW_REJECT_INVALID
     if (!market) {
       if (kind !== KIND_LIMIT && kind !== KIND_LIMIT_ONLY) return RAW_REJECT_INVALID
       if (!isPositiveSafeInt(num) || !isPositiveSafeInt(den)) return RAW_REJECT_INVALID
       if (den !== 1) {
         const g = gcd(num, den)
-        if (g !== 1) num /= g, den /= g
+        if (g !== 1) ((num /= g), (den /= g))
       }
     }
     if (s.ids.has(id)) return RAW_REJECT_DUPLICATE
@@ -174,11 +198,18 @@ export class Engine {
     const byBudget = budget > 0
     let lots = quantity > 0 ? quantity : MAX_SAFE
     let funds = byBudget ? budget : MAX_SAFE
-    const oQty = s.oQty, oId = s.oId, oNext = s.oNext, oOwner = s.oOwner, lHead = s.lHead, lTotal = s.lTotal, ids = s.ids
+    const oQty = s.oQty,
+      oId = s.oId,
+      oNext = s.oNext,
+      oOwner = s.oOwner,
+      lHead = s.lHead,
+      lTotal = s.lTotal,
+      ids = s.ids
     let stop = false
     while (opp.len > 0) {
       const lvl = opp.levels[opp.len - 1]
-      const ln = s.lNum[lvl], ld = s.lDen[lvl]
+      const ln = s.lNum[lvl],
+        ld = s.lDen[lvl]
       if (!market) {
         const c = ld === 1 && den === 1 ? ln - num : cmpRatio(ln, ld, num, den)
         if (buy ? c > 0 : c < 0) break
@@ -271,11 +302,12 @@ export class Engine {
    */
   restoreRaw(id: number, side: number, num: number, den: number, quantity: number, owner: number): number {
     const s = this.store
-    if (!Number.isSafeInteger(id) || (side !== SIDE_BUY && side !== SIDE_SELL) || !isSafeCount(owner)) return RAW_REJECT_INVALID
+    if (!Number.isSafeInteger(id) || (side !== SIDE_BUY && side !== SIDE_SELL) || !isSafeCount(owner))
+      return RAW_REJECT_INVALID
     if (!isPositiveSafeInt(num) || !isPositiveSafeInt(den) || !isPositiveSafeInt(quantity)) return RAW_REJECT_INVALID
     if (s.ids.has(id)) return RAW_REJECT_DUPLICATE
     const g = gcd(num, den)
-    num /= g, den /= g
+    ;((num /= g), (den /= g))
     const opp = side === SIDE_BUY ? s.asks : s.bids
     if (opp.len > 0) {
       const best = opp.levels[opp.len - 1]
@@ -298,30 +330,49 @@ export class Engine {
   /** The convenient form: returns the events of one order. */
   submit(order: OrderInput): Array<EngineEvent> {
     const side = order.side === "buy" ? SIDE_BUY : order.side === "sell" ? SIDE_SELL : -1
-    const kind = order.kind === "limit" ? KIND_LIMIT : order.kind === "limitOnly" ? KIND_LIMIT_ONLY : order.kind === "market" ? KIND_MARKET : -1
-    const num = order.num ?? order.price ?? 0, den = order.num !== undefined ? (order.den ?? 1) : 1
+    const kind =
+      order.kind === "limit"
+        ? KIND_LIMIT
+        : order.kind === "limitOnly"
+          ? KIND_LIMIT_ONLY
+          : order.kind === "market"
+            ? KIND_MARKET
+            : -1
+    const num = order.num ?? order.price ?? 0,
+      den = order.num !== undefined ? (order.den ?? 1) : 1
     const code = this.submitRaw(order.id, side, kind, num, den, order.quantity ?? 0, order.funds ?? 0, order.owner ?? 0)
     const id = order.id
     switch (code) {
-      case RAW_REJECT_INVALID: return [{ type: "reject", id, reason: "invalid" }]
-      case RAW_REJECT_DUPLICATE: return [{ type: "reject", id, reason: "duplicateId" }]
-      case RAW_REJECT_WOULD_MATCH: return [{ type: "reject", id, reason: "wouldMatch" }]
+      case RAW_REJECT_INVALID:
+        return [{ type: "reject", id, reason: "invalid" }]
+      case RAW_REJECT_DUPLICATE:
+        return [{ type: "reject", id, reason: "duplicateId" }]
+      case RAW_REJECT_WOULD_MATCH:
+        return [{ type: "reject", id, reason: "wouldMatch" }]
     }
     const events: Array<EngineEvent> = []
     for (let i = 0; i < this.removedCount; i++) {
       events.push({
-        type: "cancel", id: this.removedId[i], remaining: this.removedRemaining[i],
+        type: "cancel",
+        id: this.removedId[i],
+        remaining: this.removedRemaining[i],
         reason: this.removedReason[i] === REMOVED_SELF_TRADE ? "selfTrade" : "dust"
       })
     }
     for (let i = 0; i < this.fillCount; i++) {
       events.push({
-        type: "trade", taker: id, maker: this.fillMaker[i], price: this.fillNum[i] / this.fillDen[i], quantity: this.fillQty[i],
+        type: "trade",
+        taker: id,
+        maker: this.fillMaker[i],
+        price: this.fillNum[i] / this.fillDen[i],
+        quantity: this.fillQty[i],
         quote: this.fillQuote[i]
       })
     }
-    if (code === RAW_RESTED) events.push({ type: "rest", id, side: order.side, price: num / den, remaining: this.restRemaining })
-    else if (this.unfilled > 0) events.push({ type: "cancel", id, remaining: this.unfilled, reason: this.takerDust ? "dust" : "noLiquidity" })
+    if (code === RAW_RESTED)
+      events.push({ type: "rest", id, side: order.side, price: num / den, remaining: this.restRemaining })
+    else if (this.unfilled > 0)
+      events.push({ type: "cancel", id, remaining: this.unfilled, reason: this.takerDust ? "dust" : "noLiquidity" })
     return events
   }
 
@@ -332,12 +383,19 @@ export class Engine {
   }
 
   /** A resting order (its level's reduced ratio and its remaining lots), or undefined. */
-  order(id: number): { readonly side: Side; readonly num: number; readonly den: number; readonly remaining: number } | undefined {
+  order(
+    id: number
+  ): { readonly side: Side; readonly num: number; readonly den: number; readonly remaining: number } | undefined {
     const slot = this.store.ids.get(id)
     if (slot < 0) return undefined
     const s = this.store
     const lvl = s.oLevel[slot]
-    return { side: s.lSide[lvl] === SIDE_BUY ? "buy" : "sell", num: s.lNum[lvl], den: s.lDen[lvl], remaining: s.oQty[slot] }
+    return {
+      side: s.lSide[lvl] === SIDE_BUY ? "buy" : "sell",
+      num: s.lNum[lvl],
+      den: s.lDen[lvl],
+      remaining: s.oQty[slot]
+    }
   }
 
   /** The best bid's ratio as a float (num/den), or undefined. */
@@ -359,7 +417,13 @@ export class Engine {
     for (let i = levels.len - 1; i >= 0; i--) {
       const lvl = levels.levels[i]
       for (let slot = s.lHead[lvl]; slot !== NONE; slot = s.oNext[slot]) {
-        out.push({ id: s.oId[slot], num: s.lNum[lvl], den: s.lDen[lvl], remaining: s.oQty[slot], owner: s.oOwner[slot] })
+        out.push({
+          id: s.oId[slot],
+          num: s.lNum[lvl],
+          den: s.lDen[lvl],
+          remaining: s.oQty[slot],
+          owner: s.oOwner[slot]
+        })
       }
     }
     return out

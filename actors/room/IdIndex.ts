@@ -22,7 +22,9 @@ export class IdIndex {
 
   /** The slot of `id`, or -1. */
   get(id: number): number {
-    const keys = this.keys, vals = this.vals, mask = this.mask
+    const keys = this.keys,
+      vals = this.vals,
+      mask = this.mask
     for (let i = this.home(id); ; i = (i + 1) & mask) {
       const v = vals[i]
       if (v === EMPTY) return EMPTY
@@ -37,7 +39,9 @@ export class IdIndex {
   /** Inserts or replaces. */
   set(id: number, slot: number): void {
     if ((this.size + 1) * 2 > this.mask + 1) this.grow()
-    const keys = this.keys, vals = this.vals, mask = this.mask
+    const keys = this.keys,
+      vals = this.vals,
+      mask = this.mask
     for (let i = this.home(id); ; i = (i + 1) & mask) {
       if (vals[i] === EMPTY) {
         keys[i] = id
@@ -54,9 +58,11 @@ export class IdIndex {
 
   /** Removes `id`; returns its slot, or -1 when absent. */
   delete(id: number): number {
-    const keys = this.keys, vals = this.vals, mask = this.mask
+    const keys = this.keys,
+      vals = this.vals,
+      mask = this.mask
     let i = this.home(id)
-    for (;; i = (i + 1) & mask) {
+    for (; ; i = (i + 1) & mask) {
       if (vals[i] === EMPTY) return EMPTY
       if (keys[i] === id) break
     }
@@ -80,7 +86,8 @@ export class IdIndex {
   }
 
   private grow(): void {
-    const oldKeys = this.keys, oldVals = this.vals
+    const oldKeys = this.keys,
+      oldVals = this.vals
     const n = oldVals.length * 2
     this.keys = new Float64Array(n)
     this.vals = new Int32Array(n).fill(EMPTY)

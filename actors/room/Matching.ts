@@ -10,13 +10,30 @@
 import type { LedgerOperation } from "../../sql/Ledger.ts"
 import type { Order } from "../../sql/OrderRepo.ts"
 import {
-  Engine, KIND_LIMIT, KIND_LIMIT_ONLY, KIND_MARKET, RAW_CANCELLED, RAW_DONE, RAW_REJECT_WOULD_MATCH, RAW_RESTED, REMOVED_SELF_TRADE
+  Engine,
+  KIND_LIMIT,
+  KIND_LIMIT_ONLY,
+  KIND_MARKET,
+  RAW_CANCELLED,
+  RAW_DONE,
+  RAW_REJECT_WOULD_MATCH,
+  RAW_RESTED,
+  REMOVED_SELF_TRADE
 } from "./Engine.ts"
 import { lotsOf, type Pair, quoteUnitsFloor } from "./Pair.ts"
 import type { OrderFigures } from "./Protocol.ts"
 import { gcdBig } from "./Ratio.ts"
 import {
-  type BookOrder, cancelOrder, type Ended, type FeeOf, type Fill, markPersisted, OrderState, OrderType, settleMatch, SIDE_SELL
+  type BookOrder,
+  cancelOrder,
+  type Ended,
+  type FeeOf,
+  type Fill,
+  markPersisted,
+  OrderState,
+  OrderType,
+  settleMatch,
+  SIDE_SELL
 } from "./Settlement.ts"
 
 /** A limit order's exact ratio (quote units per lot): stored, or — rows placed before 0014 — from its amounts. */
@@ -31,18 +48,32 @@ export const ratioOfRow = (pair: Pair, row: Order): readonly [number, number] | 
   return [Number(n / g), Number(d / g)]
 }
 
-
 export const toBookOrder = (row: Order): BookOrder => ({
-  id: row.id, walletId: row.walletId, walletGroup: row.walletGroup, side: row.side,
-  fromCurrency: row.fromCurrency, toCurrency: row.toCurrency, typeTx: row.typeTx,
-  seq: row.seq === null ? 0 : Number(row.seq), remainingLots: row.remainingLots, locked: row.locked,
-  given: row.given, received: row.received, fee: row.fee, state: row.state,
+  id: row.id,
+  walletId: row.walletId,
+  walletGroup: row.walletGroup,
+  side: row.side,
+  fromCurrency: row.fromCurrency,
+  toCurrency: row.toCurrency,
+  typeTx: row.typeTx,
+  seq: row.seq === null ? 0 : Number(row.seq),
+  remainingLots: row.remainingLots,
+  locked: row.locked,
+  given: row.given,
+  received: row.received,
+  fee: row.fee,
+  state: row.state,
   persisted: { remainingLots: row.remainingLots, seq: row.seq }
 })
 
 /** A copy of the figures (a book order changes as it fills; an answer must not). */
 export const figuresOf = (o: OrderFigures): OrderFigures => ({
-  state: o.state, remainingLots: o.remainingLots, locked: o.locked, given: o.given, received: o.received, fee: o.fee
+  state: o.state,
+  remainingLots: o.remainingLots,
+  locked: o.locked,
+  given: o.given,
+  received: o.received,
+  fee: o.fee
 })
 
 export const figuresOfRow = (row: Order): OrderFigures => figuresOf(row)
@@ -83,7 +114,14 @@ export const makeBook = (pair: Pair, roomKey: bigint, name: string, firstSeq: nu
     const order = toBookOrder(row)
     const ratio = ratioOfRow(pair, row)
     if (ratio === null) throw new Error(`room ${name}: resting order ${order.id} has no limit ratio`)
-    const code = engine.restoreRaw(order.seq, order.side, ratio[0], ratio[1], Number(order.remainingLots), ownerOf(order.walletId))
+    const code = engine.restoreRaw(
+      order.seq,
+      order.side,
+      ratio[0],
+      ratio[1],
+      Number(order.remainingLots),
+      ownerOf(order.walletId)
+    )
     if (code === RAW_REJECT_WOULD_MATCH) return false
     if (code !== RAW_RESTED) throw new Error(`room ${name}: order ${order.id} does not rest on rebuild (${code})`)
     keep(order)
@@ -101,8 +139,9 @@ export const makeBook = (pair: Pair, roomKey: bigint, name: string, firstSeq: nu
     }
     if (closed) return cancelled(false)
     const orderType = row.orderType
-    const kind = orderType === OrderType.Market ? KIND_MARKET : orderType === OrderType.LimitOnly ? KIND_LIMIT_ONLY : KIND_LIMIT
-    const ratio = kind === KIND_MARKET ? [0, 0] as const : ratioOfRow(pair, row)
+    const kind =
+      orderType === OrderType.Market ? KIND_MARKET : orderType === OrderType.LimitOnly ? KIND_LIMIT_ONLY : KIND_LIMIT
+    const ratio = kind === KIND_MARKET ? ([0, 0] as const) : ratioOfRow(pair, row)
     if (ratio === null) throw new Error(`room ${name}: limit order ${order.id} has no ratio`)
     // A sell gives exactly its lots; a buy spends at most what is still locked for it (C14): it takes
     // all its budget buys at or under its ratio (makers asking less give it more than toAmount; a
@@ -110,11 +149,22 @@ export const makeBook = (pair: Pair, roomKey: bigint, name: string, firstSeq: nu
     const sell = order.side === SIDE_SELL
     const budget = sell ? 0n : quoteUnitsFloor(pair, order.locked)
     const quantity = sell ? order.remainingLots : 0n
-    const code = !sell && budget === 0n
-      ? RAW_DONE
-      : engine.submitRaw(order.seq, order.side, kind, ratio[0], ratio[1], Number(quantity), Number(budget), ownerOf(order.walletId))
+    const code =
+      !sell && budget === 0n
+        ? RAW_DONE
+        : engine.submitRaw(
+            order.seq,
+            order.side,
+            kind,
+            ratio[0],
+            ratio[1],
+            Number(quantity),
+            Number(budget),
+            ownerOf(order.walletId)
+          )
     if (code === RAW_REJECT_WOULD_MATCH) return cancelled(true)
-    if (code !== RAW_DONE && code !== RAW_RESTED) throw new Error(`room ${name}: engine refused order ${order.id} (${code})`)
+    if (code !== RAW_DONE && code !== RAW_RESTED)
+      throw new Error(`room ${name}: engine refused order ${order.id} (${code})`)
     const makerOf = (id: number) => {
       const maker = bySeq.get(id)
       if (maker === undefined) throw new Error(`room ${name}: unknown maker ${id}`)
@@ -127,12 +177,18 @@ export const makeBook = (pair: Pair, roomKey: bigint, name: string, firstSeq: nu
     } else {
       for (let i = 0; i < engine.fillCount; i++) {
         fills.push({
-          maker: makerOf(engine.fillMaker[i]), num: BigInt(engine.fillNum[i]), den: BigInt(engine.fillDen[i]),
-          lots: BigInt(engine.fillQty[i]), quoteUnits: BigInt(engine.fillQuote[i])
+          maker: makerOf(engine.fillMaker[i]),
+          num: BigInt(engine.fillNum[i]),
+          den: BigInt(engine.fillDen[i]),
+          lots: BigInt(engine.fillQty[i]),
+          quoteUnits: BigInt(engine.fillQuote[i])
         })
       }
       for (let i = 0; i < engine.removedCount; i++) {
-        ended.push({ maker: makerOf(engine.removedId[i]), reason: engine.removedReason[i] === REMOVED_SELF_TRADE ? "selfTrade" : "dust" })
+        ended.push({
+          maker: makerOf(engine.removedId[i]),
+          reason: engine.removedReason[i] === REMOVED_SELF_TRADE ? "selfTrade" : "dust"
+        })
       }
     }
     const rested = code === RAW_RESTED
@@ -156,7 +212,8 @@ export const makeBook = (pair: Pair, roomKey: bigint, name: string, firstSeq: nu
   const cancel = (orderId: string): { readonly order: BookOrder; readonly operation: LedgerOperation } | undefined => {
     const order = byId.get(orderId)
     if (order === undefined) return undefined
-    if (engine.cancelRaw(order.seq) !== RAW_CANCELLED) throw new Error(`room ${name}: order ${order.id} missing from the book`)
+    if (engine.cancelRaw(order.seq) !== RAW_CANCELLED)
+      throw new Error(`room ${name}: order ${order.id} missing from the book`)
     const operation = cancelOrder(order, null)
     forget(order)
     return { order, operation }
@@ -176,7 +233,10 @@ export const makeBook = (pair: Pair, roomKey: bigint, name: string, firstSeq: nu
   }
 
   return {
-    restore, place, cancel, cancelAll,
+    restore,
+    place,
+    cancel,
+    cancelAll,
     resting: (orderId: string) => byId.get(orderId),
     validate: () => engine.validateInternalState()
   }

@@ -48,7 +48,8 @@ export interface MappedOk {
   readonly budget?: number
 }
 
-export type MappedOrder = MappedOk | { readonly ok: false; readonly reason: "WrongPair" | "InvalidAmount" | "InvalidPrice" }
+export type MappedOrder =
+  MappedOk | { readonly ok: false; readonly reason: "WrongPair" | "InvalidAmount" | "InvalidPrice" }
 
 const SCALE = 18
 const TEN = 10n
@@ -112,7 +113,8 @@ export const mapOrderForm = (pair: PairSpec, form: OrderFormInput): MappedOrder 
   const units = unitsOf(sell ? to : from)
   if (lots === null || units === null) return invalid
   const g = gcd(BigInt(units), BigInt(lots))
-  const num = Number(BigInt(units) / g), den = Number(BigInt(lots) / g)
+  const num = Number(BigInt(units) / g),
+    den = Number(BigInt(lots) / g)
   return sell
     ? { ok: true, side: "sell", kind, num, den, quantity: lots }
     : { ok: true, side: "buy", kind, num, den, quantity: lots, budget: units }

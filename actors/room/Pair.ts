@@ -24,7 +24,8 @@ export interface Pair extends PairSpec {
 }
 
 export const canonicalPair = (a: string, b: string): { readonly base: string; readonly quote: string } => {
-  const ia = quotePreference.indexOf(a), ib = quotePreference.indexOf(b)
+  const ia = quotePreference.indexOf(a),
+    ib = quotePreference.indexOf(b)
   if (ia >= 0 || ib >= 0) {
     const aIsQuote = ia >= 0 && (ib < 0 || ia < ib)
     return aIsQuote ? { base: b, quote: a } : { base: a, quote: b }
@@ -33,7 +34,8 @@ export const canonicalPair = (a: string, b: string): { readonly base: string; re
 }
 
 export const makePair = (base: string, quote: string, baseDecimals: number, quoteDecimals: number): Pair => ({
-  base, quote,
+  base,
+  quote,
   baseDecimals: Math.min(baseDecimals, 8),
   priceDecimals: Math.min(quoteDecimals, 8),
   baseMinorDecimals: baseDecimals,
@@ -43,7 +45,8 @@ export const makePair = (base: string, quote: string, baseDecimals: number, quot
 const pow10 = (n: number): bigint => 10n ** BigInt(n)
 
 /** Base minor units of `lots`. */
-export const baseMinorOf = (pair: Pair, lots: bigint): bigint => lots * pow10(pair.baseMinorDecimals - pair.baseDecimals)
+export const baseMinorOf = (pair: Pair, lots: bigint): bigint =>
+  lots * pow10(pair.baseMinorDecimals - pair.baseDecimals)
 
 /** Lots in `baseMinor`, or null when it is not a whole number of lots. */
 export const lotsOf = (pair: Pair, baseMinor: bigint): bigint | null => {
@@ -52,7 +55,8 @@ export const lotsOf = (pair: Pair, baseMinor: bigint): bigint | null => {
 }
 
 /** Quote minor units of `units` quote units (10^-priceDecimals quote each). */
-export const quoteMinorOfUnits = (pair: Pair, units: bigint): bigint => units * pow10(pair.quoteMinorDecimals - pair.priceDecimals)
+export const quoteMinorOfUnits = (pair: Pair, units: bigint): bigint =>
+  units * pow10(pair.quoteMinorDecimals - pair.priceDecimals)
 
 /** Quote units in `quoteMinor`, or null when it is not a whole number of them. */
 export const quoteUnitsOf = (pair: Pair, quoteMinor: bigint): bigint | null => {
@@ -61,14 +65,17 @@ export const quoteUnitsOf = (pair: Pair, quoteMinor: bigint): bigint | null => {
 }
 
 /** Whole quote units in `quoteMinor` (rounded down: what a budget can spend). */
-export const quoteUnitsFloor = (pair: Pair, quoteMinor: bigint): bigint => quoteMinor / pow10(pair.quoteMinorDecimals - pair.priceDecimals)
+export const quoteUnitsFloor = (pair: Pair, quoteMinor: bigint): bigint =>
+  quoteMinor / pow10(pair.quoteMinorDecimals - pair.priceDecimals)
 
 /**
  * The price of a ratio n/d (quote units per lot) as shown: quote per base, or base per quote when
  * `inverted`, at most `digits` significant digits (CONTRACT C14: book levels show a rounded price).
  */
 export const priceOfRatio = (pair: Pair, n: bigint, d: bigint, inverted = false, digits = 12): string =>
-  inverted ? ratioText(d, n, pair.priceDecimals - pair.baseDecimals, digits) : ratioText(n, d, pair.baseDecimals - pair.priceDecimals, digits)
+  inverted
+    ? ratioText(d, n, pair.priceDecimals - pair.baseDecimals, digits)
+    : ratioText(n, d, pair.baseDecimals - pair.priceDecimals, digits)
 
 const TICKS_MAX = 2n ** 63n - 1n
 

@@ -50,7 +50,14 @@ export const roomEntityId = (roomKey: string, base: string, quote: string): stri
  * SPEC amounts to the book's units and back, and the order enumerations. The engine stays private.
  */
 export {
-  baseMinorOf, canonicalPair, levelTotal, makePair, type Pair, priceOfRatio, quoteMinorOfUnits, ticksOfRatio
+  baseMinorOf,
+  canonicalPair,
+  levelTotal,
+  makePair,
+  type Pair,
+  priceOfRatio,
+  quoteMinorOfUnits,
+  ticksOfRatio
 } from "./Pair.ts"
 export { mapOrderForm } from "./OrderForm.ts"
 export { BROKER_WALLET_ID, OrderType, SIDE_SELL } from "./Settlement.ts"

@@ -33,7 +33,8 @@ const HALF = 2 ** 52
 export const gcd = (a: number, b: number): number => {
   if (a <= 0x7fffffff && b <= 0x7fffffff) {
     // Small integers: int32 remainders (a float remainder is several times slower).
-    let x = a | 0, y = b | 0
+    let x = a | 0,
+      y = b | 0
     while (y !== 0) {
       const t = x % y
       x = y
@@ -78,18 +79,21 @@ export const mulDivCeil = (a: number, b: number, c: number): number => {
     if (q * c > p) q--
     return q * c === p ? q : q + 1
   }
-  const n = BigInt(a) * BigInt(b), d = BigInt(c)
+  const n = BigInt(a) * BigInt(b),
+    d = BigInt(c)
   return clamp((n + d - 1n) / d)
 }
 
 /** The sign of a·b − c·e, exact. */
 export const cmpProducts = (a: number, b: number, c: number, e: number): number => {
-  const x = a * b, y = c * e
+  const x = a * b,
+    y = c * e
   if (x < HALF && y < HALF) return x < y ? -1 : x > y ? 1 : 0
   // Each float product is within a relative 2^-53 of the truth: a wider gap is decisive.
   if (x > y * (1 + 2 ** -50)) return 1
   if (y > x * (1 + 2 ** -50)) return -1
-  const X = BigInt(a) * BigInt(b), Y = BigInt(c) * BigInt(e)
+  const X = BigInt(a) * BigInt(b),
+    Y = BigInt(c) * BigInt(e)
   return X < Y ? -1 : X > Y ? 1 : 0
 }
 
@@ -133,6 +137,7 @@ export const ratioText = (n: bigint, d: bigint, shift: number, digits = 12): str
   let s = q.toString()
   if (k <= 0) return s + "0".repeat(-k)
   if (s.length <= k) s = "0".repeat(k - s.length + 1) + s
-  const whole = s.slice(0, s.length - k), frac = s.slice(s.length - k).replace(/0+$/, "")
+  const whole = s.slice(0, s.length - k),
+    frac = s.slice(s.length - k).replace(/0+$/, "")
   return frac.length > 0 ? `${whole}.${frac}` : whole
 }

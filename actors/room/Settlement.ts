@@ -66,7 +66,11 @@ export interface Ended {
 }
 
 /** The fee on `grossMinor` received; `withFixed`: the order's first fill, which also pays feeFixed. */
-export type FeeOf = (order: BookOrder, grossMinor: bigint, withFixed: boolean) => { readonly fee: bigint; readonly profitWalletId: bigint }
+export type FeeOf = (
+  order: BookOrder,
+  grossMinor: bigint,
+  withFixed: boolean
+) => { readonly fee: bigint; readonly profitWalletId: bigint }
 
 /** How the taker left the match. */
 export type TakerOutcome = "rested" | "filled" | "remainderCancelled"
@@ -76,7 +80,13 @@ interface Leg {
   gross: bigint
 }
 
-const push = (postings: Array<Posting>, walletId: bigint, currency: string, bucket: Posting["bucket"], delta: bigint) => {
+const push = (
+  postings: Array<Posting>,
+  walletId: bigint,
+  currency: string,
+  bucket: Posting["bucket"],
+  delta: bigint
+) => {
   if (delta !== 0n) postings.push({ walletId, currency, bucket, delta })
 }
 
@@ -106,8 +116,16 @@ const settleParticipant = (order: BookOrder, leg: Leg, ends: boolean, feeOf: Fee
 }
 
 export const orderUpdateOf = (order: BookOrder, seq: bigint | null): OrderUpdate => ({
-  id: order.id, remainingLots: order.remainingLots, locked: order.locked, given: order.given, received: order.received,
-  fee: order.fee, state: order.state, seq, prevRemainingLots: order.persisted.remainingLots, prevSeq: order.persisted.seq
+  id: order.id,
+  remainingLots: order.remainingLots,
+  locked: order.locked,
+  given: order.given,
+  received: order.received,
+  fee: order.fee,
+  state: order.state,
+  seq,
+  prevRemainingLots: order.persisted.remainingLots,
+  prevSeq: order.persisted.seq
 })
 
 /** After its commit: the row now holds the order's figures. */
@@ -120,7 +138,12 @@ export const txStateOf = (order: BookOrder): number =>
   order.state === OrderState.Active ? TxState.Created : order.given > 0n ? TxState.Finished : TxState.Canceled
 
 const transitionOf = (order: BookOrder) => ({
-  id: order.id, from: TxState.Created, to: txStateOf(order), amount: order.given, amountTo: order.received, fee: order.fee
+  id: order.id,
+  from: TxState.Created,
+  to: txStateOf(order),
+  amount: order.given,
+  amountTo: order.received,
+  fee: order.fee
 })
 
 /**
@@ -147,21 +170,35 @@ export const settleMatch = (input: {
     let leg = makerLegs.get(fill.maker)
     if (leg === undefined) makerLegs.set(fill.maker, (leg = { given: 0n, gross: 0n }))
     if (taker.side === SIDE_SELL) {
-      takerLeg.given += base, takerLeg.gross += quote
-      leg.given += quote, leg.gross += base
+      ;((takerLeg.given += base), (takerLeg.gross += quote))
+      ;((leg.given += quote), (leg.gross += base))
     } else {
-      takerLeg.given += quote, takerLeg.gross += base
-      leg.given += base, leg.gross += quote
+      ;((takerLeg.given += quote), (takerLeg.gross += base))
+      ;((leg.given += base), (leg.gross += quote))
     }
     fill.maker.remainingLots -= fill.lots
     trades.push({
-      id: input.nextTradeId(), roomKey: input.roomKey, base: pair.base, quote: pair.quote,
-      priceTicks: ticksOfRatio(pair, fill.num, fill.den, false), price: priceOfRatio(pair, fill.num, fill.den, false, 30),
-      priceNum: fill.num, priceDen: fill.den, amount: base, total: quote, takerOrder: taker.id, makerOrder: fill.maker.id,
+      id: input.nextTradeId(),
+      roomKey: input.roomKey,
+      base: pair.base,
+      quote: pair.quote,
+      priceTicks: ticksOfRatio(pair, fill.num, fill.den, false),
+      price: priceOfRatio(pair, fill.num, fill.den, false, 30),
+      priceNum: fill.num,
+      priceDen: fill.den,
+      amount: base,
+      total: quote,
+      takerOrder: taker.id,
+      makerOrder: fill.maker.id,
       takerSide: taker.side
     })
   }
-  taker.state = input.outcome === "rested" ? OrderState.Active : input.outcome === "filled" ? OrderState.Completed : OrderState.Canceled
+  taker.state =
+    input.outcome === "rested"
+      ? OrderState.Active
+      : input.outcome === "filled"
+        ? OrderState.Completed
+        : OrderState.Canceled
   const takerPostings = settleParticipant(taker, takerLeg, taker.state !== OrderState.Active, feeOf)
   const extra: Array<LedgerOperation> = []
   const updates: Array<OrderUpdate> = [orderUpdateOf(taker, BigInt(taker.seq))]
@@ -181,7 +218,12 @@ export const settleMatch = (input: {
     extra.push({ transition: transitionOf(maker), postings })
     updates.push(orderUpdateOf(maker, null))
   }
-  return { transition: transitionOf(taker), postings: takerPostings, rows: [rowsOf(OrderUpdates, updates), rowsOf(Trades, trades)], extra }
+  return {
+    transition: transitionOf(taker),
+    postings: takerPostings,
+    rows: [rowsOf(OrderUpdates, updates), rowsOf(Trades, trades)],
+    extra
+  }
 }
 
 /** Cancelling a resting order (owner, room closed, post-only refusal): its lock returns to free. */

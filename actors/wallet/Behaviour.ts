@@ -5,7 +5,13 @@
  */
 import { Effect } from "effect"
 import { Entity } from "effect/cluster"
-import { BalanceNotEnough, ExternalIdConflict, MaxActiveOrdersExceeded, NonceExists, TransactionNotPending } from "../../schema/Errors.ts"
+import {
+  BalanceNotEnough,
+  ExternalIdConflict,
+  MaxActiveOrdersExceeded,
+  NonceExists,
+  TransactionNotPending
+} from "../../schema/Errors.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { TxState, TxType } from "../../schema/Transfer.ts"
 import { limits } from "../../src/platform/Config.ts"
@@ -22,7 +28,7 @@ import { makeTransferHandlers } from "./TransferHandlers.ts"
 import { countActiveOrders } from "../../sql/OrderRepo.ts"
 
 export const WalletEntityLayer = WalletEntity.toLayer(
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const address = yield* Entity.CurrentAddress
     const walletId = BigInt(address.entityId)
     const db = yield* makeDb
@@ -34,7 +40,8 @@ export const WalletEntityLayer = WalletEntity.toLayer(
     const transfers = makeTransferHandlers(state, db, commits, decimalsOf)
     let openOrders: number | undefined
 
-    const changedMeanwhile = (field: string) => () => new BalanceNotEnough({ message: `${field}: the balance changed; retry` })
+    const changedMeanwhile = (field: string) => () =>
+      new BalanceNotEnough({ message: `${field}: the balance changed; retry` })
 
     /**
      * Commits an operation prepared elsewhere (a code's apply or creation, an order's placement) that
@@ -42,94 +49,162 @@ export const WalletEntityLayer = WalletEntity.toLayer(
      */
     const commitDebiting = (currency: string, debit: bigint, operation: LedgerOperation, field: string, what: string) =>
       commits.commitPlanned(currency, (known) =>
-        known.free >= debit ? commitIt(operation) : refuse(new BalanceNotEnough({ message: `${field}: free ${currency} balance does not cover ${what}` })))
+        known.free >= debit
+          ? commitIt(operation)
+          : refuse(new BalanceNotEnough({ message: `${field}: free ${currency} balance does not cover ${what}` }))
+      )
 
     return WalletEntity.of({
-      PostTreasury: Effect.fnUntraced(function*({ payload }) {
+      PostTreasury: Effect.fnUntraced(function* ({ payload }) {
         const amount = payload.amount
         const credit = payload.direction === "credit"
-        const idUpdate = yield* commits.commitPlanned(payload.currency, (known) => {
-          const decision = treasuryPosting(walletId, known, payload.currency, amount, payload.direction)
-          if (decision._tag === "Reject") return refuse(new BalanceNotEnough({ message: `amount: free ${payload.currency} balance does not cover the debit` }))
-          return commitIt({
-            tx: {
-              id: BigInt(payload.txId), typeTx: TxType.Adjustment, txState: TxState.Finished,
-              walletFrom: credit ? SystemWallet.Treasury : walletId, walletTo: credit ? walletId : SystemWallet.Treasury,
-              currency: payload.currency, amount, fee: 0n, tag: payload.tag, appId: null,
-              externalId: payload.externalId, requestHash: payload.requestHash
-            },
-            postings: decision.postings
+        const idUpdate = yield* commits
+          .commitPlanned(payload.currency, (known) => {
+            const decision = treasuryPosting(walletId, known, payload.currency, amount, payload.direction)
+            if (decision._tag === "Reject")
+              return refuse(
+                new BalanceNotEnough({ message: `amount: free ${payload.currency} balance does not cover the debit` })
+              )
+            return commitIt({
+              tx: {
+                id: BigInt(payload.txId),
+                typeTx: TxType.Adjustment,
+                txState: TxState.Finished,
+                walletFrom: credit ? SystemWallet.Treasury : walletId,
+                walletTo: credit ? walletId : SystemWallet.Treasury,
+                currency: payload.currency,
+                amount,
+                fee: 0n,
+                tag: payload.tag,
+                appId: null,
+                externalId: payload.externalId,
+                requestHash: payload.requestHash
+              },
+              postings: decision.postings
+            })
           })
-        }).pipe(nameFailures({
-          Duplicate: () => new ExternalIdConflict({ message: "externalId: already used" }),
-          StateConflict: changedMeanwhile("amount"),
-          ConstraintViolated: changedMeanwhile("amount")
-        }))
+          .pipe(
+            nameFailures({
+              Duplicate: () => new ExternalIdConflict({ message: "externalId: already used" }),
+              StateConflict: changedMeanwhile("amount"),
+              ConstraintViolated: changedMeanwhile("amount")
+            })
+          )
         return { txId: payload.txId, idUpdate: String(idUpdate) }
       }),
       ...transfers,
-      ChargeDebt: Effect.fnUntraced(function*({ payload }) {
+      ChargeDebt: Effect.fnUntraced(function* ({ payload }) {
         const amount = payload.amount
         const profitWallet = BigInt(payload.profitWalletId)
-        let charge = debtCharge(walletId, { free: 0n, lockOut: 0n, lockIn: 0n, lockOrders: 0n }, payload.currency, amount, profitWallet)
+        let charge = debtCharge(
+          walletId,
+          { free: 0n, lockOut: 0n, lockIn: 0n, lockOrders: 0n },
+          payload.currency,
+          amount,
+          profitWallet
+        )
         // A charge takes min(free, amount) of the real free balance: one that would fall short on the
         // cached figure (which can only understate) is decided again on a fresh load.
-        yield* commits.commitPlanned(payload.currency, (known, fresh) => {
-          if (!fresh && known.free < amount) return refuse(new BalanceNotEnough({ message: "amount: decide on fresh figures" }))
-          charge = debtCharge(walletId, known, payload.currency, amount, profitWallet)
-          const units = (minor: bigint) => fromMinorUnits(minor, decimalsOf(payload.currency))
-          return commitIt({
-            tx: {
-              id: BigInt(payload.txId), typeTx: TxType.DebtCharge, txState: TxState.Finished, walletFrom: walletId,
-              walletTo: profitWallet, currency: payload.currency, amount: charge.charged, fee: 0n, tag: payload.tag,
-              appId: null, externalId: payload.externalId, requestHash: payload.requestHash
-            },
-            postings: charge.postings,
-            events: [{
-              kind: "DebtCharged", walletId,
-              payload: { txId: payload.txId, currency: payload.currency, charged: units(charge.charged), outstanding: units(charge.outstanding) }
-            }]
+        yield* commits
+          .commitPlanned(payload.currency, (known, fresh) => {
+            if (!fresh && known.free < amount)
+              return refuse(new BalanceNotEnough({ message: "amount: decide on fresh figures" }))
+            charge = debtCharge(walletId, known, payload.currency, amount, profitWallet)
+            const units = (minor: bigint) => fromMinorUnits(minor, decimalsOf(payload.currency))
+            return commitIt({
+              tx: {
+                id: BigInt(payload.txId),
+                typeTx: TxType.DebtCharge,
+                txState: TxState.Finished,
+                walletFrom: walletId,
+                walletTo: profitWallet,
+                currency: payload.currency,
+                amount: charge.charged,
+                fee: 0n,
+                tag: payload.tag,
+                appId: null,
+                externalId: payload.externalId,
+                requestHash: payload.requestHash
+              },
+              postings: charge.postings,
+              events: [
+                {
+                  kind: "DebtCharged",
+                  walletId,
+                  payload: {
+                    txId: payload.txId,
+                    currency: payload.currency,
+                    charged: units(charge.charged),
+                    outstanding: units(charge.outstanding)
+                  }
+                }
+              ]
+            })
           })
-        }).pipe(
-          nameFailures({
-            Duplicate: () => new ExternalIdConflict({ message: "externalId: already used" }),
-            StateConflict: () => new ExternalIdConflict({ message: "externalId: could not be charged; retry" }),
-            ConstraintViolated: () => new ExternalIdConflict({ message: "externalId: could not be charged; retry" })
-          }),
-          Effect.catchTag("BalanceNotEnough", () => Effect.die(new Error("invariant: a debt charge on fresh figures never refuses")))
-        )
+          .pipe(
+            nameFailures({
+              Duplicate: () => new ExternalIdConflict({ message: "externalId: already used" }),
+              StateConflict: () => new ExternalIdConflict({ message: "externalId: could not be charged; retry" }),
+              ConstraintViolated: () => new ExternalIdConflict({ message: "externalId: could not be charged; retry" })
+            }),
+            Effect.catchTag("BalanceNotEnough", () =>
+              Effect.die(new Error("invariant: a debt charge on fresh figures never refuses"))
+            )
+          )
         return { txId: payload.txId, charged: charge.charged, outstanding: charge.outstanding }
       }),
-      CommitWithDebit: Effect.fnUntraced(function*({ payload }) {
-        const idUpdate = yield* commitDebiting(payload.currency, payload.debit, payload.operation, "amount", "the payment").pipe(
+      CommitWithDebit: Effect.fnUntraced(function* ({ payload }) {
+        const idUpdate = yield* commitDebiting(
+          payload.currency,
+          payload.debit,
+          payload.operation,
+          "amount",
+          "the payment"
+        ).pipe(
           nameFailures({
             Duplicate: () => new NonceExists({ message: "client_nonce: already used by this wallet" }),
-            StateConflict: () => new TransactionNotPending({ message: "code: the code changed state meanwhile; read it again" }),
+            StateConflict: () =>
+              new TransactionNotPending({ message: "code: the code changed state meanwhile; read it again" }),
             ConstraintViolated: changedMeanwhile("amount")
           })
         )
         return { idUpdate: String(idUpdate) }
       }),
-      LockForOrder: Effect.fnUntraced(function*({ payload }) {
+      LockForOrder: Effect.fnUntraced(function* ({ payload }) {
         // Rooms complete and cancel orders without this actor, so a cached count can only be too
         // high: it is trusted to admit, and recounted in SQL before it refuses.
-        if (openOrders === undefined || openOrders >= payload.maxActive) openOrders = yield* db(countActiveOrders(String(walletId)))
+        if (openOrders === undefined || openOrders >= payload.maxActive)
+          openOrders = yield* db(countActiveOrders(String(walletId)))
         if (openOrders >= payload.maxActive) {
-          return yield* new MaxActiveOrdersExceeded({ message: `clientNonce: the wallet already holds ${openOrders} open orders (at most ${payload.maxActive})` })
+          return yield* new MaxActiveOrdersExceeded({
+            message: `clientNonce: the wallet already holds ${openOrders} open orders (at most ${payload.maxActive})`
+          })
         }
         const order = payload.order
         const operation = placementOperation(walletId, order)
-        const idUpdate = yield* commitDebiting(order.fromCurrency, order.fromAmount, operation, "fromAmount", "the order").pipe(
+        const idUpdate = yield* commitDebiting(
+          order.fromCurrency,
+          order.fromAmount,
+          operation,
+          "fromAmount",
+          "the order"
+        ).pipe(
           nameFailures({
             Duplicate: () => new NonceExists({ message: "clientNonce: already used by this wallet" }),
-            StateConflict: () => { throw new Error("invariant: a new order cannot conflict") },
+            StateConflict: () => {
+              throw new Error("invariant: a new order cannot conflict")
+            },
             ConstraintViolated: changedMeanwhile("fromAmount")
           })
         )
         openOrders += 1
         return { idUpdate: String(idUpdate) }
       }),
-      Reload: () => Effect.sync(() => { state.forget(); openOrders = undefined })
+      Reload: () =>
+        Effect.sync(() => {
+          state.forget()
+          openOrders = undefined
+        })
     })
   }),
   { maxIdleTime: `${limits.walletIdleSeconds} seconds`, mailboxCapacity: limits.walletMailboxMax }

@@ -27,7 +27,7 @@ const refusalRetriesMax = 3
 
 export const makeCommits = (state: WalletState, ledger: LedgerWriter["Service"]) => {
   const planned = <E>(currency: string, plan: Plan<E>) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       let decided = plan(yield* state.bucketsOf(currency), false)
       if ("refuse" in decided) {
         state.forget(currency)
@@ -47,17 +47,21 @@ export const makeCommits = (state: WalletState, ledger: LedgerWriter["Service"])
   /** Plans on the known figures, commits, and plans again on fresh figures after a CHECK refusal. */
   const commitPlanned = <E>(currency: string, plan: Plan<E>): Effect.Effect<bigint, E | CommitFailure> =>
     Effect.flatMap(planned(currency, plan), (operation) => commit(operation, currency)).pipe(
-      Effect.retry({ times: refusalRetriesMax, while: (failure) => isCommitFailure(failure) && failure._tag === "ConstraintViolated" })
+      Effect.retry({
+        times: refusalRetriesMax,
+        while: (failure) => isCommitFailure(failure) && failure._tag === "ConstraintViolated"
+      })
     )
 
   return { commit, commitPlanned }
 }
 
 /** Names the commit failures left after the retries in the caller's own words (its rejections). */
-export const nameFailures = <D, S, C>(names: {
-  readonly Duplicate: () => D
-  readonly StateConflict: () => S
-  readonly ConstraintViolated: () => C
-}) =>
-<A, E>(effect: Effect.Effect<A, E | CommitFailure>): Effect.Effect<A, Exclude<E, CommitFailure> | D | S | C> =>
-  Effect.catchIf(effect, isCommitFailure, (failure) => Effect.fail(names[failure._tag]())) as any
+export const nameFailures =
+  <D, S, C>(names: {
+    readonly Duplicate: () => D
+    readonly StateConflict: () => S
+    readonly ConstraintViolated: () => C
+  }) =>
+  <A, E>(effect: Effect.Effect<A, E | CommitFailure>): Effect.Effect<A, Exclude<E, CommitFailure> | D | S | C> =>
+    Effect.catchIf(effect, isCommitFailure, (failure) => Effect.fail(names[failure._tag]())) as any

@@ -40,16 +40,28 @@ export const treasuryPosting = (
 }
 
 /** Applies committed postings of this wallet to the known buckets. */
-export const applyPostings = (walletId: bigint, known: Map<string, Buckets>, postings: ReadonlyArray<Posting>): void => {
+export const applyPostings = (
+  walletId: bigint,
+  known: Map<string, Buckets>,
+  postings: ReadonlyArray<Posting>
+): void => {
   for (const posting of postings) {
     if (posting.walletId !== walletId) continue
     const buckets = known.get(posting.currency)
     if (buckets === undefined) continue
     switch (posting.bucket) {
-      case Bucket.free: buckets.free += posting.delta; break
-      case Bucket.lockOut: buckets.lockOut += posting.delta; break
-      case Bucket.lockIn: buckets.lockIn += posting.delta; break
-      case Bucket.lockOrders: buckets.lockOrders += posting.delta; break
+      case Bucket.free:
+        buckets.free += posting.delta
+        break
+      case Bucket.lockOut:
+        buckets.lockOut += posting.delta
+        break
+      case Bucket.lockIn:
+        buckets.lockIn += posting.delta
+        break
+      case Bucket.lockOrders:
+        buckets.lockOrders += posting.delta
+        break
     }
   }
 }
@@ -57,7 +69,13 @@ export const applyPostings = (walletId: bigint, known: Map<string, Buckets>, pos
 const nonZero = (postings: ReadonlyArray<Posting>): ReadonlyArray<Posting> => postings.filter((p) => p.delta !== 0n)
 
 /** Step one of a two-step transfer: amount + fee move free → lock_out; refused when free is short. */
-export const reserveTransfer = (walletId: bigint, known: Buckets, currency: string, amount: bigint, fee: bigint): Decision => {
+export const reserveTransfer = (
+  walletId: bigint,
+  known: Buckets,
+  currency: string,
+  amount: bigint,
+  fee: bigint
+): Decision => {
   if (amount <= 0n || fee < 0n) throw new Error("invariant: transfer amount must be positive and fee not negative")
   const total = amount + fee
   if (known.free < total) return { _tag: "Reject", rule: "BalanceNotEnough" }
@@ -72,7 +90,12 @@ export const reserveTransfer = (walletId: bigint, known: Buckets, currency: stri
 
 /** Step two: the reservation leaves lock_out; the recipient gets the amount, the profit wallet the fee. */
 export const settleTransfer = (
-  walletId: bigint, recipientId: bigint, profitWalletId: bigint, currency: string, amount: bigint, fee: bigint
+  walletId: bigint,
+  recipientId: bigint,
+  profitWalletId: bigint,
+  currency: string,
+  amount: bigint,
+  fee: bigint
 ): ReadonlyArray<Posting> =>
   nonZero([
     { walletId, currency, bucket: Bucket.lockOut, delta: -(amount + fee) },
@@ -81,21 +104,35 @@ export const settleTransfer = (
   ])
 
 /** Cancel or expiry: the reservation returns to free. */
-export const releaseTransfer = (walletId: bigint, currency: string, amount: bigint, fee: bigint): ReadonlyArray<Posting> => [
+export const releaseTransfer = (
+  walletId: bigint,
+  currency: string,
+  amount: bigint,
+  fee: bigint
+): ReadonlyArray<Posting> => [
   { walletId, currency, bucket: Bucket.lockOut, delta: -(amount + fee) },
   { walletId, currency, bucket: Bucket.free, delta: amount + fee }
 ]
 
 /** An operator debt charge takes at most the free balance (never drives it negative). */
-export const debtCharge = (walletId: bigint, known: Buckets, currency: string, amount: bigint, profitWalletId: bigint) => {
+export const debtCharge = (
+  walletId: bigint,
+  known: Buckets,
+  currency: string,
+  amount: bigint,
+  profitWalletId: bigint
+) => {
   const charged = known.free < amount ? (known.free > 0n ? known.free : 0n) : amount
   return {
     charged,
     outstanding: amount - charged,
-    postings: charged === 0n ? [] : [
-      { walletId, currency, bucket: Bucket.free, delta: -charged },
-      { walletId: profitWalletId, currency, bucket: Bucket.free, delta: charged }
-    ] as ReadonlyArray<Posting>
+    postings:
+      charged === 0n
+        ? []
+        : ([
+            { walletId, currency, bucket: Bucket.free, delta: -charged },
+            { walletId: profitWalletId, currency, bucket: Bucket.free, delta: charged }
+          ] as ReadonlyArray<Posting>)
   }
 }
 
@@ -104,7 +141,13 @@ export const debtCharge = (walletId: bigint, known: Buckets, currency: string, a
  * Broker pays the net amount and the fee (both in the target currency, CONTRACT C14).
  */
 export const settleSwap = (
-  walletId: bigint, profitWalletId: bigint, from: string, amount: bigint, to: string, net: bigint, fee: bigint
+  walletId: bigint,
+  profitWalletId: bigint,
+  from: string,
+  amount: bigint,
+  to: string,
+  net: bigint,
+  fee: bigint
 ): ReadonlyArray<Posting> =>
   nonZero([
     { walletId, currency: from, bucket: Bucket.lockOut, delta: -amount },

@@ -16,19 +16,49 @@ export const placementOperation = (walletId: bigint, order: OrderIntent): Ledger
   const debit = order.fromAmount
   return {
     tx: {
-      id, typeTx: order.side === SIDE_SELL ? TxType.ExchangeToBroker : TxType.ExchangeFromBroker, txState: TxState.Created,
-      walletFrom: walletId, walletTo: SystemWallet.Broker, currency: order.fromCurrency, amount: 0n, fee: 0n, tag: order.tag,
-      appId: null, externalId: null, requestHash: null, clientNonce: order.clientNonce, currencyTo: order.toCurrency, amountTo: 0n
+      id,
+      typeTx: order.side === SIDE_SELL ? TxType.ExchangeToBroker : TxType.ExchangeFromBroker,
+      txState: TxState.Created,
+      walletFrom: walletId,
+      walletTo: SystemWallet.Broker,
+      currency: order.fromCurrency,
+      amount: 0n,
+      fee: 0n,
+      tag: order.tag,
+      appId: null,
+      externalId: null,
+      requestHash: null,
+      clientNonce: order.clientNonce,
+      currencyTo: order.toCurrency,
+      amountTo: 0n
     },
     postings: [
       { walletId, currency: order.fromCurrency, bucket: Bucket.free, delta: -debit },
       { walletId, currency: order.fromCurrency, bucket: Bucket.lockOrders, delta: debit }
     ],
-    rows: [rowsOf(OrderInserts, [{
-      id, walletId, roomKey: order.roomKey, base: order.base, quote: order.quote, side: order.side, orderType: order.orderType,
-      priceTicks: order.priceTicks, priceNum: order.priceNum, priceDen: order.priceDen, quantityLots: order.quantityLots,
-      fromCurrency: order.fromCurrency, toCurrency: order.toCurrency, fromAmount: debit, toAmount: order.toAmount, locked: debit,
-      state: ACTIVE, tag: order.tag
-    }])]
+    rows: [
+      rowsOf(OrderInserts, [
+        {
+          id,
+          walletId,
+          roomKey: order.roomKey,
+          base: order.base,
+          quote: order.quote,
+          side: order.side,
+          orderType: order.orderType,
+          priceTicks: order.priceTicks,
+          priceNum: order.priceNum,
+          priceDen: order.priceDen,
+          quantityLots: order.quantityLots,
+          fromCurrency: order.fromCurrency,
+          toCurrency: order.toCurrency,
+          fromAmount: debit,
+          toAmount: order.toAmount,
+          locked: debit,
+          state: ACTIVE,
+          tag: order.tag
+        }
+      ])
+    ]
   }
 }

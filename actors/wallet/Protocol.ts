@@ -6,7 +6,13 @@ import { Schema } from "effect"
 import { Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
 import {
-  BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, ExternalIdConflict, MaxActiveOrdersExceeded, NonceExists, TransactionNotPending
+  BalanceNotEnough,
+  ConfirmationExpired,
+  ConfirmationFailed,
+  ExternalIdConflict,
+  MaxActiveOrdersExceeded,
+  NonceExists,
+  TransactionNotPending
 } from "../../schema/Errors.ts"
 import { TxIdOut, WalletIdOut } from "../../schema/Ids.ts"
 import { LedgerOperationSchema } from "../../sql/rows/OperationSchema.ts"
@@ -78,7 +84,11 @@ export const CancelTransfer = Rpc.make("CancelTransfer", {
 /** An operator's debt charge: takes at most the free balance, to the profit wallet. */
 export const ChargeDebt = Rpc.make("ChargeDebt", {
   payload: { ...operatorPosting, profitWalletId: WalletIdOut },
-  success: Schema.Struct({ txId: Schema.NullOr(Schema.String), charged: Schema.BigIntFromString, outstanding: Schema.BigIntFromString }),
+  success: Schema.Struct({
+    txId: Schema.NullOr(Schema.String),
+    charged: Schema.BigIntFromString,
+    outstanding: Schema.BigIntFromString
+  }),
   error: ExternalIdConflict
 })
 
@@ -136,4 +146,13 @@ export const LockForOrder = Rpc.make("LockForOrder", {
 /** Forget cached balances (sent after credits committed by other actors, or by operators). */
 export const Reload = Rpc.make("Reload")
 
-export const WalletEntity = Entity.make("Wallet", [PostTreasury, ReserveTransfer, ConfirmTransfer, CancelTransfer, ChargeDebt, CommitWithDebit, LockForOrder, Reload])
+export const WalletEntity = Entity.make("Wallet", [
+  PostTreasury,
+  ReserveTransfer,
+  ConfirmTransfer,
+  CancelTransfer,
+  ChargeDebt,
+  CommitWithDebit,
+  LockForOrder,
+  Reload
+])

@@ -12,11 +12,17 @@ import { applyPostings, type Buckets, emptyBuckets } from "./Engine.ts"
 export const makeWalletState = (walletId: bigint, db: Db) => {
   const known = new Map<string, Buckets>()
 
-  const load = Effect.fnUntraced(function*(currency: string) {
+  const load = Effect.fnUntraced(function* (currency: string) {
     const balance = yield* db(balanceIn(walletId, currency))
-    const buckets = balance === undefined ? emptyBuckets() : {
-      free: balance.free, lockOut: balance.lockOut, lockIn: balance.lockIn, lockOrders: balance.lockOrders
-    }
+    const buckets =
+      balance === undefined
+        ? emptyBuckets()
+        : {
+            free: balance.free,
+            lockOut: balance.lockOut,
+            lockIn: balance.lockIn,
+            lockOrders: balance.lockOrders
+          }
     known.set(currency, buckets)
     return buckets
   })

@@ -7,7 +7,11 @@ import { Effect } from "effect"
 import { SystemWallet } from "../../sql/Ledger.ts"
 import { findPendingWithConfirmation, signingKeysOf, spendAttempt } from "../../sql/TransferRepo.ts"
 import {
-  BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, NonceExists, TransactionNotPending
+  BalanceNotEnough,
+  ConfirmationExpired,
+  ConfirmationFailed,
+  NonceExists,
+  TransactionNotPending
 } from "../../schema/Errors.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { TxState } from "../../schema/Transfer.ts"
@@ -25,84 +29,141 @@ type Payload<R extends { payloadSchema: { Type: unknown } }> = R["payloadSchema"
  * currency units (CONTRACT C5), never the ledger's minor units.
  */
 export const makeTransferHandlers = (
-  state: WalletState, db: Db, commits: ReturnType<typeof makeCommits>, decimalsOf: (currency: string) => number
+  state: WalletState,
+  db: Db,
+  commits: ReturnType<typeof makeCommits>,
+  decimalsOf: (currency: string) => number
 ) => {
   const walletId = state.walletId
   const units = (minor: bigint, currency: string) => fromMinorUnits(minor, decimalsOf(currency))
 
-  const notPending = (txId: string, field = "confirmationTimetick") => new TransactionNotPending({ message: `${field}: transaction ${txId} is not waiting for confirmation` })
+  const notPending = (txId: string, field = "confirmationTimetick") =>
+    new TransactionNotPending({ message: `${field}: transaction ${txId} is not waiting for confirmation` })
 
   const commitApplied = commits.commit
 
   /** Releases a pending reservation back to free (cancel, expiry, attempts used up). */
   const release = (tx: NonNullable<Effect.Success<ReturnType<typeof loadPending>>>["tx"], reason: string) => {
     // A swap's fee is in its target currency and was never reserved.
-    const amount = tx.amount, fee = tx.currencyTo === null ? tx.fee : 0n
-    return commitApplied({
-      transition: { id: tx.id, from: TxState.Created, to: TxState.Canceled },
-      postings: releaseTransfer(walletId, tx.currency, amount, fee),
-      dropConfirmation: true,
-      events: [{ kind: "TransferCanceled", walletId, payload: { txId: String(tx.id), reason } }]
-    }, tx.currency).pipe(Effect.catch(() => Effect.fail(notPending(String(tx.id)))))
+    const amount = tx.amount,
+      fee = tx.currencyTo === null ? tx.fee : 0n
+    return commitApplied(
+      {
+        transition: { id: tx.id, from: TxState.Created, to: TxState.Canceled },
+        postings: releaseTransfer(walletId, tx.currency, amount, fee),
+        dropConfirmation: true,
+        events: [{ kind: "TransferCanceled", walletId, payload: { txId: String(tx.id), reason } }]
+      },
+      tx.currency
+    ).pipe(Effect.catch(() => Effect.fail(notPending(String(tx.id)))))
   }
 
-  const loadPending = Effect.fnUntraced(function*(txId: string) {
+  const loadPending = Effect.fnUntraced(function* (txId: string) {
     const pending = yield* db(findPendingWithConfirmation(txId))
-    if (pending === undefined || pending.tx.walletFrom !== walletId || pending.tx.txState !== TxState.Created) return undefined
+    if (pending === undefined || pending.tx.walletFrom !== walletId || pending.tx.txState !== TxState.Created)
+      return undefined
     return pending
   })
 
-  const ReserveTransferHandler = Effect.fnUntraced(function*({ payload }: { payload: Payload<typeof ReserveTransfer> }) {
-    const amount = payload.amount, fee = payload.fee
+  const ReserveTransferHandler = Effect.fnUntraced(function* ({
+    payload
+  }: {
+    payload: Payload<typeof ReserveTransfer>
+  }) {
+    const amount = payload.amount,
+      fee = payload.fee
     const swap = payload.exchange
     const reservedFee = swap === undefined ? fee : 0n
     const withheld = payload.withheld ?? 0n
     const txId = BigInt(payload.txId)
-    const idUpdate = yield* commits.commitPlanned(payload.currency, (known) => {
-      const decision = reserveTransfer(walletId, withheld === 0n ? known : { ...known, free: known.free - withheld }, payload.currency, amount, reservedFee)
-      if (decision._tag === "Reject") {
-        return refuse(new BalanceNotEnough({
-          message: withheld > 0n
-            ? `fromAmount: free ${payload.currency} balance, less funds received within the chargeback period, does not cover the amount`
-            : `amount: free ${payload.currency} balance does not cover amount plus fee`
-        }))
-      }
-      return commitIt({
-        tx: {
-          id: txId, typeTx: payload.typeTx, txState: TxState.Created, walletFrom: walletId, walletTo: BigInt(payload.recipientId),
-          currency: payload.currency, amount, fee, tag: payload.tag, appId: null, externalId: null, requestHash: null,
-          clientNonce: payload.clientNonce, profitWallet: BigInt(payload.profitWalletId),
-          ...(swap === undefined ? {} : { currencyTo: swap.currencyTo, amountTo: swap.amountTo })
-        },
-        postings: decision.postings,
-        confirmation: {
-          txId, walletId, channel: payload.channel,
-          codeHash: payload.codeHash,
-          attempts: payload.attempts, expiresAt: payload.expiresAt
-        },
-        events: payload.codeForEvent === null ? [] : [{
-          kind: "ConfirmationCode", walletId, payload: { walletId: String(walletId), txId: payload.txId, code: payload.codeForEvent }
-        }]
+    const idUpdate = yield* commits
+      .commitPlanned(payload.currency, (known) => {
+        const decision = reserveTransfer(
+          walletId,
+          withheld === 0n ? known : { ...known, free: known.free - withheld },
+          payload.currency,
+          amount,
+          reservedFee
+        )
+        if (decision._tag === "Reject") {
+          return refuse(
+            new BalanceNotEnough({
+              message:
+                withheld > 0n
+                  ? `fromAmount: free ${payload.currency} balance, less funds received within the chargeback period, does not cover the amount`
+                  : `amount: free ${payload.currency} balance does not cover amount plus fee`
+            })
+          )
+        }
+        return commitIt({
+          tx: {
+            id: txId,
+            typeTx: payload.typeTx,
+            txState: TxState.Created,
+            walletFrom: walletId,
+            walletTo: BigInt(payload.recipientId),
+            currency: payload.currency,
+            amount,
+            fee,
+            tag: payload.tag,
+            appId: null,
+            externalId: null,
+            requestHash: null,
+            clientNonce: payload.clientNonce,
+            profitWallet: BigInt(payload.profitWalletId),
+            ...(swap === undefined ? {} : { currencyTo: swap.currencyTo, amountTo: swap.amountTo })
+          },
+          postings: decision.postings,
+          confirmation: {
+            txId,
+            walletId,
+            channel: payload.channel,
+            codeHash: payload.codeHash,
+            attempts: payload.attempts,
+            expiresAt: payload.expiresAt
+          },
+          events:
+            payload.codeForEvent === null
+              ? []
+              : [
+                  {
+                    kind: "ConfirmationCode",
+                    walletId,
+                    payload: { walletId: String(walletId), txId: payload.txId, code: payload.codeForEvent }
+                  }
+                ]
+        })
       })
-    }).pipe(nameFailures({
-      Duplicate: () => new NonceExists({ message: "clientNonce: already used by this wallet" }),
-      StateConflict: () => new BalanceNotEnough({ message: "amount: the balance changed; retry" }),
-      ConstraintViolated: () => new BalanceNotEnough({ message: "amount: the balance changed; retry" })
-    }))
+      .pipe(
+        nameFailures({
+          Duplicate: () => new NonceExists({ message: "clientNonce: already used by this wallet" }),
+          StateConflict: () => new BalanceNotEnough({ message: "amount: the balance changed; retry" }),
+          ConstraintViolated: () => new BalanceNotEnough({ message: "amount: the balance changed; retry" })
+        })
+      )
     return { idUpdate: String(idUpdate) }
   })
 
-  const ConfirmTransferHandler = Effect.fnUntraced(function*({ payload }: { payload: Payload<typeof ConfirmTransfer> }) {
+  const ConfirmTransferHandler = Effect.fnUntraced(function* ({
+    payload
+  }: {
+    payload: Payload<typeof ConfirmTransfer>
+  }) {
     const pending = yield* loadPending(payload.txId)
-    if (pending === undefined || (pending.tx.currencyTo !== null) !== (payload.kind === "swap")) return yield* notPending(payload.txId)
+    if (pending === undefined || (pending.tx.currencyTo !== null) !== (payload.kind === "swap"))
+      return yield* notPending(payload.txId)
     const { tx, confirmation } = pending
     if (confirmation.expiresAt.getTime() <= Date.now()) {
       yield* release(tx, "expired")
-      return yield* new ConfirmationExpired({ message: "confirmationCode: the confirmation expired; the reservation was released" })
+      return yield* new ConfirmationExpired({
+        message: "confirmationCode: the confirmation expired; the reservation was released"
+      })
     }
-    const valid = confirmation.channel === "Sign"
-      ? payload.signatureBase64 !== null && signatureMatches(yield* db(signingKeysOf(String(walletId))), payload.txId, payload.signatureBase64)
-      : payload.code !== null && confirmation.codeHash !== null && codeMatches(confirmation.codeHash, payload.code)
+    const valid =
+      confirmation.channel === "Sign"
+        ? payload.signatureBase64 !== null &&
+          signatureMatches(yield* db(signingKeysOf(String(walletId))), payload.txId, payload.signatureBase64)
+        : payload.code !== null && confirmation.codeHash !== null && codeMatches(confirmation.codeHash, payload.code)
     if (!valid) {
       const left = yield* db(spendAttempt(payload.txId))
       if (left > 0) {
@@ -110,49 +171,85 @@ export const makeTransferHandlers = (
         return yield* new ConfirmationFailed({ message: `${field}: does not match; ${left} attempt(s) left` })
       }
       yield* release(tx, "attempts exhausted")
-      return yield* new ConfirmationExpired({ message: "confirmationCode: no attempts left; the reservation was released" })
+      return yield* new ConfirmationExpired({
+        message: "confirmationCode: no attempts left; the reservation was released"
+      })
     }
-    const amount = tx.amount, fee = tx.fee
+    const amount = tx.amount,
+      fee = tx.fee
     const recipient = tx.walletTo
     const profitWallet = tx.profitWallet ?? SystemWallet.Fees
     if (tx.currencyTo !== null) {
       const net = tx.amountTo ?? 0n
-      const idUpdate = yield* commitApplied({
-        transition: { id: tx.id, from: TxState.Created, to: TxState.Finished },
-        postings: settleSwap(walletId, profitWallet, tx.currency, amount, tx.currencyTo, net, fee),
-        dropConfirmation: true,
-        events: [{
-          kind: "SwapExecuted", walletId,
-          payload: { txId: payload.txId, from: tx.currency, amount: units(tx.amount, tx.currency), to: tx.currencyTo, received: units(net, tx.currencyTo), fee: units(tx.fee, tx.currencyTo) }
-        }]
-      }, tx.currency).pipe(Effect.catch(() => Effect.fail(notPending(payload.txId))))
+      const idUpdate = yield* commitApplied(
+        {
+          transition: { id: tx.id, from: TxState.Created, to: TxState.Finished },
+          postings: settleSwap(walletId, profitWallet, tx.currency, amount, tx.currencyTo, net, fee),
+          dropConfirmation: true,
+          events: [
+            {
+              kind: "SwapExecuted",
+              walletId,
+              payload: {
+                txId: payload.txId,
+                from: tx.currency,
+                amount: units(tx.amount, tx.currency),
+                to: tx.currencyTo,
+                received: units(net, tx.currencyTo),
+                fee: units(tx.fee, tx.currencyTo)
+              }
+            }
+          ]
+        },
+        tx.currency
+      ).pipe(Effect.catch(() => Effect.fail(notPending(payload.txId))))
       state.forget(tx.currencyTo)
       return { idUpdate: String(idUpdate), fee: tx.fee, currency: tx.currencyTo }
     }
-    const idUpdate = yield* commitApplied({
-      transition: { id: tx.id, from: TxState.Created, to: TxState.Finished },
-      postings: settleTransfer(walletId, recipient, profitWallet, tx.currency, amount, fee),
-      dropConfirmation: true,
-      events: [
-        {
-          kind: "TransferSent", walletId,
-          payload: { txId: payload.txId, to: String(recipient), currency: tx.currency, amount: units(tx.amount, tx.currency), fee: units(tx.fee, tx.currency) }
-        },
-        {
-          kind: "TransferReceived", walletId: recipient,
-          payload: { txId: payload.txId, from: String(walletId), currency: tx.currency, amount: units(tx.amount, tx.currency) }
-        }
-      ]
-    }, tx.currency).pipe(Effect.catch(() => Effect.fail(notPending(payload.txId))))
+    const idUpdate = yield* commitApplied(
+      {
+        transition: { id: tx.id, from: TxState.Created, to: TxState.Finished },
+        postings: settleTransfer(walletId, recipient, profitWallet, tx.currency, amount, fee),
+        dropConfirmation: true,
+        events: [
+          {
+            kind: "TransferSent",
+            walletId,
+            payload: {
+              txId: payload.txId,
+              to: String(recipient),
+              currency: tx.currency,
+              amount: units(tx.amount, tx.currency),
+              fee: units(tx.fee, tx.currency)
+            }
+          },
+          {
+            kind: "TransferReceived",
+            walletId: recipient,
+            payload: {
+              txId: payload.txId,
+              from: String(walletId),
+              currency: tx.currency,
+              amount: units(tx.amount, tx.currency)
+            }
+          }
+        ]
+      },
+      tx.currency
+    ).pipe(Effect.catch(() => Effect.fail(notPending(payload.txId))))
     return { idUpdate: String(idUpdate), fee: tx.fee, currency: tx.currency }
   })
 
-  const CancelTransferHandler = Effect.fnUntraced(function*({ payload }: { payload: Payload<typeof CancelTransfer> }) {
+  const CancelTransferHandler = Effect.fnUntraced(function* ({ payload }: { payload: Payload<typeof CancelTransfer> }) {
     const pending = yield* loadPending(payload.txId)
     if (pending === undefined) return yield* notPending(payload.txId, "id")
     const idUpdate = yield* release(pending.tx, payload.reason)
     return { idUpdate: String(idUpdate) }
   })
 
-  return { ReserveTransfer: ReserveTransferHandler, ConfirmTransfer: ConfirmTransferHandler, CancelTransfer: CancelTransferHandler }
+  return {
+    ReserveTransfer: ReserveTransferHandler,
+    ConfirmTransfer: ConfirmTransferHandler,
+    CancelTransfer: CancelTransferHandler
+  }
 }

@@ -23,15 +23,24 @@ export const ledgerEngine: Benchmark<number, RunResult> = {
     const pgClients = Math.round(positive("BENCH_PGBENCH_CLIENTS", settings.connections))
     const server = serverUrl()
     const { durability, side: anchor } = await pgbenchBeside(run, server, pgClients)
-    log(`   ${settings.rounds} alternating rounds × ${settings.seconds} s measured (ours after ${settings.warmupSeconds} s warm-up); ` +
-      `pgbench -N -c ${pgClients} -j 2 -s 1; ours: ${inflight} fibers in flight over ${wallets} wallets, pool ${process.env.DATABASE_POOL_SIZE ?? 10}`)
+    log(
+      `   ${settings.rounds} alternating rounds × ${settings.seconds} s measured (ours after ${settings.warmupSeconds} s warm-up); ` +
+        `pgbench -N -c ${pgClients} -j 2 -s 1; ours: ${inflight} fibers in flight over ${wallets} wallets, pool ${process.env.DATABASE_POOL_SIZE ?? 10}`
+    )
     const ourUrl = await freshDatabase(run, server, "bench_ledger")
-    const worker = startChild<ToWorker, FromWorker>("bench/support/LedgerWorker.ts", { wallets }, { DATABASE_URL: ourUrl, LOG_LEVEL: "warn" })
+    const worker = startChild<ToWorker, FromWorker>(
+      "bench/support/LedgerWorker.ts",
+      { wallets },
+      { DATABASE_URL: ourUrl, LOG_LEVEL: "warn" }
+    )
     run.defer(() => worker.stop({ type: "stop" }))
     const ready = await worker.next()
     if (ready.type !== "ready") throw new Error("ledger worker: not ready")
-    log(`   setup: ${wallets} wallets created and funded in ${fmt(ready.setupSeconds, 1)} s; the writer's connections commit with synchronous_commit=${ready.synchronousCommit}`)
-    if (ready.synchronousCommit !== "on") log("   WARNING: commits are not durable on this server; the comparison is not the issue's")
+    log(
+      `   setup: ${wallets} wallets created and funded in ${fmt(ready.setupSeconds, 1)} s; the writer's connections commit with synchronous_commit=${ready.synchronousCommit}`
+    )
+    if (ready.synchronousCommit !== "on")
+      log("   WARNING: commits are not durable on this server; the comparison is not the issue's")
     const spec: RunSpec = { inflight, seconds: settings.seconds, warmupSeconds: settings.warmupSeconds }
     return {
       anchor,
@@ -43,7 +52,8 @@ export const ledgerEngine: Benchmark<number, RunResult> = {
           if (reply.type !== "result") throw new Error(`ledger worker: unexpected ${reply.type}`)
           return reply.result
         },
-        report: (r) => `${fmt(r.postings / r.elapsedSeconds).padStart(8)} postings/s ` +
+        report: (r) =>
+          `${fmt(r.postings / r.elapsedSeconds).padStart(8)} postings/s ` +
           `${fmt(r.ops / r.elapsedSeconds).padStart(7)} ops/s  batch ${fmt(r.meanBatchSize, 1)} in ${fmt(r.meanCommitMs, 1)} ms  ` +
           `p50 ${fmt(r.latencyP50Ms, 1)} p99 ${fmt(r.latencyP99Ms, 1)} ms  node ${fmt(r.nodeCpuPercent)}% postgres ${fmt(r.postgresCpuPercent)}% CPU` +
           (r.failures > 0 ? `  ${r.failures} FAILED` : "")
@@ -80,7 +90,14 @@ export const ledgerEngine: Benchmark<number, RunResult> = {
               `p99 ${fmt(medians.latencyP99Ms, 1)} ms; node ${fmt(medians.nodeCpuPercent)}% CPU, postgres ${fmt(medians.postgresCpuPercent)}% CPU`,
             ...(failures > 0 ? [`   ${failures} operations FAILED to commit: the figures are suspect`] : [])
           ],
-          record: { server: describeServer(server), durability, settings: { ...settings, inflight, wallets, pgbenchClients: pgClients }, failures, median: medians, ratios }
+          record: {
+            server: describeServer(server),
+            durability,
+            settings: { ...settings, inflight, wallets, pgbenchClients: pgClients },
+            failures,
+            median: medians,
+            ratios
+          }
         }
       }
     }

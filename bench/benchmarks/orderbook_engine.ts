@@ -104,7 +104,16 @@ const runOursEvents = (s: Stream): number => {
   for (let i = 0; i < s.n; i++) {
     const op = s.op[i]
     if (op === OP_CANCEL) e.cancel(s.id[i])
-    else events += e.submit({ id: s.id[i], side: s.side[i] === SIDE_BUY ? "buy" : "sell", kind: kinds[op], num: s.num[i], den: s.den[i], quantity: s.qty[i], owner: s.owner[i] }).length
+    else
+      events += e.submit({
+        id: s.id[i],
+        side: s.side[i] === SIDE_BUY ? "buy" : "sell",
+        kind: kinds[op],
+        num: s.num[i],
+        den: s.den[i],
+        quantity: s.qty[i],
+        owner: s.owner[i]
+      }).length
   }
   return events
 }
@@ -134,7 +143,10 @@ const time = (f: () => number): number => {
   return Number(process.hrtime.bigint() - t0) / 1e9
 }
 
-interface Ours { readonly raw: number; readonly events: number }
+interface Ours {
+  readonly raw: number
+  readonly events: number
+}
 
 const perSecond = (x: number) => Math.round(x).toLocaleString("en-US").padStart(12)
 
@@ -145,7 +157,9 @@ export const orderbookEngine: Benchmark<number, Ours> = {
   prepare: async ({ settings }) => {
     const n = Math.round(positive("BENCH_ORDERS", 1_000_000))
     const stream = makeStream(n, 20_240_601)
-    log(`   ${n.toLocaleString("en-US")} operations (seeded), ${settings.rounds} alternating rounds, in this process; medians`)
+    log(
+      `   ${n.toLocaleString("en-US")} operations (seeded), ${settings.rounds} alternating rounds, in this process; medians`
+    )
     // Warm-up on a short prefix so that the JIT has seen all three code paths.
     const warm = makeStream(50_000, 7)
     runOursRaw(warm)
@@ -159,7 +173,10 @@ export const orderbookEngine: Benchmark<number, Ours> = {
       },
       ours: {
         label: "ours",
-        measure: async () => ({ raw: n / time(() => runOursRaw(stream)), events: n / time(() => runOursEvents(stream)) }),
+        measure: async () => ({
+          raw: n / time(() => runOursRaw(stream)),
+          events: n / time(() => runOursEvents(stream))
+        }),
         report: (r) => `${perSecond(r.raw)} orders/s (submitRaw), ${perSecond(r.events).trim()} (submit, events)`
       },
       conclude: (rounds) => {

@@ -11,7 +11,14 @@
  * user bucket), or the benchmark fails. BENCH_PROFILE=1 profiles the service.
  */
 import type { OrderLoadSpec, OrderLoadSummary } from "../load/orders.ts"
-import { cpuMedianLine, prepareE2e, rateMedianLines, roundCpuText, windowFigureKeys, type WindowFigures } from "../support/E2e.ts"
+import {
+  cpuMedianLine,
+  prepareE2e,
+  rateMedianLines,
+  roundCpuText,
+  windowFigureKeys,
+  type WindowFigures
+} from "../support/E2e.ts"
 import { createRooms, createTradingWallets, requireSoundLedger } from "../support/Fixtures.ts"
 import { fmt, labelled, log, median, mediansOf, type Benchmark } from "../support/Harness.ts"
 import { queryRows } from "../support/Postgres.ts"
@@ -23,13 +30,13 @@ type OursRound = OrderLoadSummary & {
   readonly tradesPerSec: number
   readonly refused: number
 } & WindowFigures<"serviceCpuMicrosPerOrder"> & {
-  /** PostgreSQL transactions (commits + rollbacks; every standalone read is one) per accepted order, from pg_stat_database. */
-  readonly sqlTransactionsPerOrder: number
-  /** Orders resting in all books at the end of the round. */
-  readonly restingAfter: number
-  /** performance.now() when the measured window's result arrived (the profile's window ends there). */
-  readonly windowEndedAt: number
-}
+    /** PostgreSQL transactions (commits + rollbacks; every standalone read is one) per accepted order, from pg_stat_database. */
+    readonly sqlTransactionsPerOrder: number
+    /** Orders resting in all books at the end of the round. */
+    readonly restingAfter: number
+    /** performance.now() when the measured window's result arrived (the profile's window ends there). */
+    readonly windowEndedAt: number
+  }
 
 const sumOf = (record: Record<string, number>) => Object.values(record).reduce((a, b) => a + b, 0)
 const mergeCounts = (records: ReadonlyArray<Record<string, number>>) => {
@@ -38,11 +45,15 @@ const mergeCounts = (records: ReadonlyArray<Record<string, number>>) => {
   return merged
 }
 const countsText = (record: Record<string, number>) =>
-  Object.entries(record).sort((a, b) => b[1] - a[1]).map(([key, n]) => `${key} ×${n}`).join(", ")
+  Object.entries(record)
+    .sort((a, b) => b[1] - a[1])
+    .map(([key, n]) => `${key} ×${n}`)
+    .join(", ")
 
 export const ordersE2e: Benchmark<number, OursRound> = {
   name: "orders_e2e",
-  summary: "accepted create_order/s over HTTP (p50/p99, trades/s, ledger audit) vs pgbench -N TPS, same PostgreSQL server",
+  summary:
+    "accepted create_order/s over HTTP (p50/p99, trades/s, ledger audit) vs pgbench -N TPS, same PostgreSQL server",
   target: { ratio: 3, what: "create_order/s vs pgbench -N TPS" },
   prepare: async (run) => {
     const { settings } = run
@@ -54,9 +65,11 @@ export const ordersE2e: Benchmark<number, OursRound> = {
     if (crossShare > 1) throw new Error("BENCH_CROSS_SHARE must be at most 1")
     const e2e = await prepareE2e(run, {
       clients,
-      load: `${clients} order loops (undici keep-alive, own process) over ${walletCount} wallets, ` +
+      load:
+        `${clients} order loops (undici keep-alive, own process) over ${walletCount} wallets, ` +
         `3 public + ${privateRooms} private rooms (BTC/USDT, ETH/USDT, USDC/USDT), ${fmt(crossShare * 100)}% of orders priced through the mid`,
-      databasePrefix: "bench_orders", env: { MAX_ACTIVE_ORDERS_PER_WALLET: "1000000" }
+      databasePrefix: "bench_orders",
+      env: { MAX_ACTIVE_ORDERS_PER_WALLET: "1000000" }
     })
     const { service, client, ourUrl } = e2e
     const count = async (query: string) => Number((await queryRows(ourUrl, query))[0][0])
@@ -64,44 +77,70 @@ export const ordersE2e: Benchmark<number, OursRound> = {
     const wallets = await createTradingWallets(client, walletCount)
     const rooms = await createRooms(client, wallets, privateRooms)
     await requireSoundLedger(client, "after setup")
-    log(`   setup: ${walletCount} wallets created, funded in BTC, ETH, USDC, USDT and given sessions, ${privateRooms} private rooms joined by all, ` +
-      `in ${fmt((performance.now() - setupStarted) / 1000, 1)} s`)
-    const ours = e2e.oursSide<OursRound>({
-      label: "create_order",
-      measure: async (round) => {
-        const spec: OrderLoadSpec = {
-          base: service.base, wallets, rooms, clients, seconds: settings.seconds, warmupSeconds: settings.warmupSeconds, crossShare, nonceBase: round * 1_000_000_000
-        }
-        const { summary: s, figures, before, after, wallSeconds, endedAt } = await e2e.measureLoad({
-          script: "bench/load/orders.ts", spec, graceMs: 20_000,
-          perKey: "serviceCpuMicrosPerOrder", completed: (s: OrderLoadSummary) => s.accepted,
-          // Backends flush their statistics about once a second: over a window of seconds the delta is close.
-          extra: async () => ({
-            trades: await count("SELECT count(*) FROM trades"),
-            transactions: await count("SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()")
+    log(
+      `   setup: ${walletCount} wallets created, funded in BTC, ETH, USDC, USDT and given sessions, ${privateRooms} private rooms joined by all, ` +
+        `in ${fmt((performance.now() - setupStarted) / 1000, 1)} s`
+    )
+    const ours = e2e.oursSide<OursRound>(
+      {
+        label: "create_order",
+        measure: async (round) => {
+          const spec: OrderLoadSpec = {
+            base: service.base,
+            wallets,
+            rooms,
+            clients,
+            seconds: settings.seconds,
+            warmupSeconds: settings.warmupSeconds,
+            crossShare,
+            nonceBase: round * 1_000_000_000
+          }
+          const {
+            summary: s,
+            figures,
+            before,
+            after,
+            wallSeconds,
+            endedAt
+          } = await e2e.measureLoad({
+            script: "bench/load/orders.ts",
+            spec,
+            graceMs: 20_000,
+            perKey: "serviceCpuMicrosPerOrder",
+            completed: (s: OrderLoadSummary) => s.accepted,
+            // Backends flush their statistics about once a second: over a window of seconds the delta is close.
+            extra: async () => ({
+              trades: await count("SELECT count(*) FROM trades"),
+              transactions: await count(
+                "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()"
+              )
+            })
           })
-        })
-        const resting = await count("SELECT count(*) FROM orders WHERE state = 1")
-        return {
-          ...s,
-          ordersPerSec: s.accepted / s.elapsedSeconds,
-          trades: after.trades - before.trades,
-          tradesPerSec: (after.trades - before.trades) / wallSeconds,
-          refused: sumOf(s.errors),
-          ...figures,
-          sqlTransactionsPerOrder: (after.transactions - before.transactions) / Math.max(1, s.accepted),
-          restingAfter: resting,
-          windowEndedAt: endedAt
+          const resting = await count("SELECT count(*) FROM orders WHERE state = 1")
+          return {
+            ...s,
+            ordersPerSec: s.accepted / s.elapsedSeconds,
+            trades: after.trades - before.trades,
+            tradesPerSec: (after.trades - before.trades) / wallSeconds,
+            refused: sumOf(s.errors),
+            ...figures,
+            sqlTransactionsPerOrder: (after.transactions - before.transactions) / Math.max(1, s.accepted),
+            restingAfter: resting,
+            windowEndedAt: endedAt
+          }
+        },
+        report: async (r, round) => {
+          await requireSoundLedger(client, `after round ${round}`)
+          return (
+            `${fmt(r.ordersPerSec).padStart(7)} /s  p50 ${fmt(r.latencyP50Ms, 1)} p99 ${fmt(r.latencyP99Ms, 1)} ms  ` +
+            `trades ${fmt(r.tradesPerSec)}/s (${fmt((r.filledOnArrival / Math.max(1, r.accepted)) * 100)}% filled on arrival, ${r.restingAfter} resting)  ` +
+            `${roundCpuText(r, "serviceCpuMicrosPerOrder", "order")}  ${fmt(r.sqlTransactionsPerOrder, 1)} SQL xacts/order  audit sound` +
+            (r.refused > 0 ? `  ${r.refused} REFUSED (${countsText(r.errors)})` : "")
+          )
         }
       },
-      report: async (r, round) => {
-        await requireSoundLedger(client, `after round ${round}`)
-        return `${fmt(r.ordersPerSec).padStart(7)} /s  p50 ${fmt(r.latencyP50Ms, 1)} p99 ${fmt(r.latencyP99Ms, 1)} ms  ` +
-          `trades ${fmt(r.tradesPerSec)}/s (${fmt(r.filledOnArrival / Math.max(1, r.accepted) * 100)}% filled on arrival, ${r.restingAfter} resting)  ` +
-          `${roundCpuText(r, "serviceCpuMicrosPerOrder", "order")}  ${fmt(r.sqlTransactionsPerOrder, 1)} SQL xacts/order  audit sound` +
-          (r.refused > 0 ? `  ${r.refused} REFUSED (${countsText(r.errors)})` : "")
-      }
-    }, (r) => r.windowEndedAt)
+      (r) => r.windowEndedAt
+    )
     return {
       anchor: e2e.anchor,
       ours,
@@ -110,7 +149,7 @@ export const ordersE2e: Benchmark<number, OursRound> = {
         const medians = {
           pgbenchTps: median(rounds.map((r) => r.anchor)),
           ...mediansOf(oursRounds, ["ordersPerSec", "latencyP50Ms", "latencyP99Ms", "tradesPerSec"]),
-          filledOnArrivalPercent: median(oursRounds.map((r) => r.filledOnArrival / Math.max(1, r.accepted) * 100)),
+          filledOnArrivalPercent: median(oursRounds.map((r) => (r.filledOnArrival / Math.max(1, r.accepted)) * 100)),
           ...mediansOf(oursRounds, [...windowFigureKeys("serviceCpuMicrosPerOrder"), "sqlTransactionsPerOrder"])
         }
         const errors = mergeCounts(oursRounds.map((r) => r.errors))
@@ -122,27 +161,49 @@ export const ordersE2e: Benchmark<number, OursRound> = {
           queryRows(ourUrl, "SELECT count(*) FROM trades")
         ])
         const audit = await requireSoundLedger(client, "at the end")
-        const refusals = refused === 0 ? [labelled("refused orders", "none")] : [
-          `   ${refused} orders REFUSED in the measured windows: ${countsText(errors)}`,
-          ...Object.entries(firstErrors).map(([key, text]) => `     first ${key}: ${text}`)
-        ]
+        const refusals =
+          refused === 0
+            ? [labelled("refused orders", "none")]
+            : [
+                `   ${refused} orders REFUSED in the measured windows: ${countsText(errors)}`,
+                ...Object.entries(firstErrors).map(([key, text]) => `     first ${key}: ${text}`)
+              ]
         return {
           ratio: medians.ordersPerSec / medians.pgbenchTps,
           lines: [
             ...rateMedianLines(rounds, medians, "accepted create_order/s", "ordersPerSec"),
             labelled("order latency", `p50 ${fmt(medians.latencyP50Ms, 1)} ms, p99 ${fmt(medians.latencyP99Ms, 1)} ms`),
-            labelled("trades", `${fmt(medians.tradesPerSec)}/s committed in the window; ${fmt(medians.filledOnArrivalPercent)}% of orders filled (at least partly) on arrival`),
+            labelled(
+              "trades",
+              `${fmt(medians.tradesPerSec)}/s committed in the window; ${fmt(medians.filledOnArrivalPercent)}% of orders filled (at least partly) on arrival`
+            ),
             cpuMedianLine(medians, "serviceCpuMicrosPerOrder", "order"),
-            labelled("PostgreSQL", `${fmt(medians.sqlTransactionsPerOrder, 1)} transactions per accepted order (standalone reads and ledger batches; pgbench: 1 per TPS)`),
+            labelled(
+              "PostgreSQL",
+              `${fmt(medians.sqlTransactionsPerOrder, 1)} transactions per accepted order (standalone reads and ledger batches; pgbench: 1 per TPS)`
+            ),
             labelled("accepted replies by state", countsText(byState)),
-            labelled("whole run in SQL", `orders by state ${orderStates.map(([state, n]) => `${state}: ${n}`).join(", ")}; ${totalTrades[0][0]} trades`),
-            labelled("ledger audit", "sound after setup, after every round and at the end (every Σ 0, no negative user bucket)"),
+            labelled(
+              "whole run in SQL",
+              `orders by state ${orderStates.map(([state, n]) => `${state}: ${n}`).join(", ")}; ${totalTrades[0][0]} trades`
+            ),
+            labelled(
+              "ledger audit",
+              "sound after setup, after every round and at the end (every Σ 0, no negative user bucket)"
+            ),
             ...refusals
           ],
           record: {
-            server: e2e.server, durability: e2e.durability, settings: { ...settings, clients, wallets: walletCount, privateRooms, crossShare, rooms },
-            refused, errors, firstErrors, byState,
-            orderStates: Object.fromEntries(orderStates.map(([state, n]) => [state, Number(n)])), totalTrades: Number(totalTrades[0][0]), audit,
+            server: e2e.server,
+            durability: e2e.durability,
+            settings: { ...settings, clients, wallets: walletCount, privateRooms, crossShare, rooms },
+            refused,
+            errors,
+            firstErrors,
+            byState,
+            orderStates: Object.fromEntries(orderStates.map(([state, n]) => [state, Number(n)])),
+            totalTrades: Number(totalTrades[0][0]),
+            audit,
             median: medians
           }
         }

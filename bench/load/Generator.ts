@@ -28,22 +28,38 @@ export interface Exchange {
   readonly body?: string
 }
 
-export interface Answer { readonly status: number; readonly text: string }
+export interface Answer {
+  readonly status: number
+  readonly text: string
+}
 
 /** The connection pool of a load process and its one way of sending a request. */
 export const openPool = (spec: LoadTiming) => {
-  const pool = new Pool(new URL(spec.base).origin, { connections: spec.clients, pipelining: 1, keepAliveTimeout: 60_000 })
-  const send = (request: Exchange): Promise<Answer> => new Promise((resolve, reject) => {
-    let status = 0
-    const chunks: Array<Buffer> = []
-    pool.dispatch({ method: request.method, path: request.path, headers: request.headers, body: request.body }, {
-      onRequestStart: () => {},
-      onResponseStart: (_controller, statusCode) => { status = statusCode },
-      onResponseData: (_controller, chunk) => { chunks.push(chunk) },
-      onResponseEnd: () => resolve({ status, text: chunks.length === 1 ? chunks[0].toString() : Buffer.concat(chunks).toString() }),
-      onResponseError: (_controller, error) => reject(error)
-    })
+  const pool = new Pool(new URL(spec.base).origin, {
+    connections: spec.clients,
+    pipelining: 1,
+    keepAliveTimeout: 60_000
   })
+  const send = (request: Exchange): Promise<Answer> =>
+    new Promise((resolve, reject) => {
+      let status = 0
+      const chunks: Array<Buffer> = []
+      pool.dispatch(
+        { method: request.method, path: request.path, headers: request.headers, body: request.body },
+        {
+          onRequestStart: () => {},
+          onResponseStart: (_controller, statusCode) => {
+            status = statusCode
+          },
+          onResponseData: (_controller, chunk) => {
+            chunks.push(chunk)
+          },
+          onResponseEnd: () =>
+            resolve({ status, text: chunks.length === 1 ? chunks[0].toString() : Buffer.concat(chunks).toString() }),
+          onResponseError: (_controller, error) => reject(error)
+        }
+      )
+    })
   return { send, close: () => pool.close() }
 }
 
@@ -51,9 +67,7 @@ export type LoadPool = ReturnType<typeof openPool>
 
 /** Client `index`'s own wallets: dealt round-robin; with fewer wallets than clients, clients share them. */
 export const ownWallets = <W>(wallets: ReadonlyArray<W>, clients: number, index: number): ReadonlyArray<W> =>
-  wallets.length >= clients
-    ? wallets.filter((_, i) => i % clients === index)
-    : [wallets[index % wallets.length]]
+  wallets.length >= clients ? wallets.filter((_, i) => i % clients === index) : [wallets[index % wallets.length]]
 
 export const percentile = (values: Array<number>, p: number) => {
   if (values.length === 0) return 0
@@ -61,18 +75,23 @@ export const percentile = (values: Array<number>, p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
 }
 
-const tell = (message: unknown) => new Promise<void>((done) => process.send!(message, undefined, undefined, () => done()))
+const tell = (message: unknown) =>
+  new Promise<void>((done) => process.send!(message, undefined, undefined, () => done()))
 
 /**
  * Runs `spec.clients` loops of `client` (each reads the phase through `phase()` and stops at
  * "done"), speaks to the parent, calls `reset` just before the measured window, and sends
  * `summary(elapsedSeconds)` after it; then waits for the loops, closes the pool and disconnects.
  */
-export const runLoad = async <Summary>(spec: LoadTiming, pool: LoadPool, options: {
-  readonly client: (index: number, phase: () => Phase) => Promise<void>
-  readonly reset: () => void
-  readonly summary: (elapsedSeconds: number) => Summary
-}): Promise<void> => {
+export const runLoad = async <Summary>(
+  spec: LoadTiming,
+  pool: LoadPool,
+  options: {
+    readonly client: (index: number, phase: () => Phase) => Promise<void>
+    readonly reset: () => void
+    readonly summary: (elapsedSeconds: number) => Summary
+  }
+): Promise<void> => {
   let phase: Phase = "warmup"
   const running = Array.from({ length: spec.clients }, (_, i) => options.client(i, () => phase))
   await new Promise((r) => setTimeout(r, spec.warmupSeconds * 1000))

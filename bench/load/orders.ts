@@ -62,7 +62,8 @@ const path = "/core/v1/market/create_order"
 const decimal = (units: bigint, decimals: number): string => {
   if (decimals === 0) return units.toString()
   const digits = units.toString().padStart(decimals + 1, "0")
-  const whole = digits.slice(0, -decimals), fraction = digits.slice(-decimals).replace(/0+$/, "")
+  const whole = digits.slice(0, -decimals),
+    fraction = digits.slice(-decimals).replace(/0+$/, "")
   return fraction.length > 0 ? `${whole}.${fraction}` : whole
 }
 
@@ -76,9 +77,27 @@ const orderBody = (room: OrderRoom, sell: boolean, cross: boolean): string => {
   const quantity = BigInt(randomInt(room.minQuantity, room.maxQuantity))
   const baseAmount = decimal(quantity, room.quantityDecimals)
   const quoteAmount = decimal(quantity * price, room.quantityDecimals + room.priceDecimals)
-  return JSON.stringify(sell
-    ? { fromCurrency: room.base, toCurrency: room.quote, fromAmount: baseAmount, toAmount: quoteAmount, clientNonce: nonce++, isLimit: true, roomKey: room.roomKey }
-    : { fromCurrency: room.quote, toCurrency: room.base, fromAmount: quoteAmount, toAmount: baseAmount, clientNonce: nonce++, isLimit: true, roomKey: room.roomKey })
+  return JSON.stringify(
+    sell
+      ? {
+          fromCurrency: room.base,
+          toCurrency: room.quote,
+          fromAmount: baseAmount,
+          toAmount: quoteAmount,
+          clientNonce: nonce++,
+          isLimit: true,
+          roomKey: room.roomKey
+        }
+      : {
+          fromCurrency: room.quote,
+          toCurrency: room.base,
+          fromAmount: quoteAmount,
+          toAmount: baseAmount,
+          clientNonce: nonce++,
+          isLimit: true,
+          roomKey: room.roomKey
+        }
+  )
 }
 
 let latencies: Array<number> = []
@@ -98,18 +117,25 @@ const client = async (index: number, phase: () => Phase) => {
   while (phase() !== "done") {
     const wallet = own[Math.floor(Math.random() * own.length)]
     const r = Math.floor(Math.random() * spec.rooms.length)
-    const sell = sides[r] = !sides[r]
+    const sell = (sides[r] = !sides[r])
     const body = orderBody(spec.rooms[r], sell, Math.random() < spec.crossShare)
     const counted = phase() === "measured"
     const started = performance.now()
     try {
       const { status, text } = await pool.send({
-        method: "POST", path, body, headers: { "content-type": "application/json", cookie: `sid=${wallet.sid}` }
+        method: "POST",
+        path,
+        body,
+        headers: { "content-type": "application/json", cookie: `sid=${wallet.sid}` }
       })
       const ended = performance.now()
       if (!counted || phase() !== "measured") continue
       let parsed: { result: any; error: { code: number; message: string } | null } | undefined
-      try { parsed = JSON.parse(text) } catch { /* counted below */ }
+      try {
+        parsed = JSON.parse(text)
+      } catch {
+        /* counted below */
+      }
       if (status === 200 && parsed !== undefined && parsed.error === null) {
         latencies.push(ended - started)
         if (parsed.result.given !== "0") filledOnArrival++

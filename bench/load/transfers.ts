@@ -34,7 +34,9 @@ const path = "/core/v1/wallet/internal_transfer"
 
 const post = async (sid: string, query: string, body: string) => {
   const { status, text } = await pool.send({
-    method: "POST", path: path + query, body,
+    method: "POST",
+    path: path + query,
+    body,
     headers: { "content-type": "application/json", cookie: `sid=${sid}` }
   })
   const parsed = JSON.parse(text) as { result: any; error: unknown }
@@ -42,7 +44,9 @@ const post = async (sid: string, query: string, body: string) => {
   return parsed.result
 }
 
-const totals: Array<number> = [], ones: Array<number> = [], twos: Array<number> = []
+const totals: Array<number> = [],
+  ones: Array<number> = [],
+  twos: Array<number> = []
 let failed = 0
 let firstFailure: string | null = null
 
@@ -52,13 +56,21 @@ const client = async (index: number, phase: () => Phase) => {
     const from = own[Math.floor(Math.random() * own.length)]
     let to = spec.wallets[Math.floor(Math.random() * spec.wallets.length)]
     if (to.id === from.id) to = spec.wallets[(spec.wallets.indexOf(from) + 1) % spec.wallets.length]
-    const body = JSON.stringify({ recipient: to.id, currency: "USDT", amount: (1 + Math.floor(Math.random() * 100)) / 100 })
+    const body = JSON.stringify({
+      recipient: to.id,
+      currency: "USDT",
+      amount: (1 + Math.floor(Math.random() * 100)) / 100
+    })
     const counted = phase() === "measured"
     const started = performance.now()
     try {
       const one = await post(from.sid, "", body)
       const middle = performance.now()
-      const two = await post(from.sid, `?confirmationTimetick=${one.txId}&confirmationCode=${one.confirmationCode}`, body)
+      const two = await post(
+        from.sid,
+        `?confirmationTimetick=${one.txId}&confirmationCode=${one.confirmationCode}`,
+        body
+      )
       if (two.confirmationStatusCode !== "Confirmed") throw new Error(`step two: ${JSON.stringify(two)}`)
       const ended = performance.now()
       if (counted && phase() === "measured") {

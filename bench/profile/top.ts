@@ -40,7 +40,8 @@ let at = 0
 profile.samples.forEach((id, i) => {
   at += profile.timeDeltas[i] ?? 0
   const fromEnd = span - at - skipSeconds * 1e6
-  if (fromEnd >= 0 && fromEnd <= lastSeconds * 1e6) selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0))
+  if (fromEnd >= 0 && fromEnd <= lastSeconds * 1e6)
+    selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0))
 })
 const total = [...selfMicros.values()].reduce((a, b) => a + b, 0)
 
@@ -49,9 +50,12 @@ const where = (url: string): string => {
   if (url.startsWith("node:")) return "node internals"
   const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)
   if (match) return match[1]
-  return url.includes("/src/") || url.includes("/schema/") || url.includes("/actors/") || url.includes("/sql/") ? "our source" : url
+  return url.includes("/src/") || url.includes("/schema/") || url.includes("/actors/") || url.includes("/sql/")
+    ? "our source"
+    : url
 }
-const shortUrl = (url: string) => url.replace(/^.*node_modules\//, "").replace(/^file:\/\/.*\/(src|schema|actors|sql)\//, "$1/")
+const shortUrl = (url: string) =>
+  url.replace(/^.*node_modules\//, "").replace(/^file:\/\/.*\/(src|schema|actors|sql)\//, "$1/")
 
 const add = (map: Map<string, number>, key: string, micros: number) => map.set(key, (map.get(key) ?? 0) + micros)
 const byFunction = new Map<string, number>()
@@ -65,7 +69,9 @@ for (const [id, micros] of selfMicros) {
 const print = (title: string, map: Map<string, number>, limit: number) => {
   console.log(`\n${title}`)
   for (const [key, micros] of [...map].sort((a, b) => b[1] - a[1]).slice(0, limit)) {
-    console.log(`${((micros / total) * 100).toFixed(1).padStart(6)}%  ${(micros / 1000).toFixed(0).padStart(7)} ms  ${key}`)
+    console.log(
+      `${((micros / total) * 100).toFixed(1).padStart(6)}%  ${(micros / 1000).toFixed(0).padStart(7)} ms  ${key}`
+    )
   }
 }
 console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled`)

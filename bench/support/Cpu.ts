@@ -33,7 +33,9 @@ export const processTree = (pid: number): Array<number> => {
     try {
       const parent = Number(statFields(entry)[1])
       children.set(parent, [...(children.get(parent) ?? []), Number(entry)])
-    } catch { /* the process ended meanwhile */ }
+    } catch {
+      /* the process ended meanwhile */
+    }
   }
   const tree = [pid]
   for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]) ?? []))
@@ -44,18 +46,24 @@ export const processTree = (pid: number): Array<number> => {
 export const cpuSplitMicros = (pid: number): { readonly user: number; readonly system: number } => {
   const fields = statFields(pid)
   // Fields 14 (utime) and 15 (stime) of the whole line are 12 and 13 here.
-  return { user: (Number(fields[11]) * 1_000_000) / clockTicks(), system: (Number(fields[12]) * 1_000_000) / clockTicks() }
+  return {
+    user: (Number(fields[11]) * 1_000_000) / clockTicks(),
+    system: (Number(fields[12]) * 1_000_000) / clockTicks()
+  }
 }
 
 /** The same summed over `pid` and its descendants (the service's workers). */
 export const treeCpuSplitMicros = (pid: number): { readonly user: number; readonly system: number } => {
-  let user = 0, system = 0
+  let user = 0,
+    system = 0
   for (const member of processTree(pid)) {
     try {
       const split = cpuSplitMicros(member)
       user += split.user
       system += split.system
-    } catch { /* the process ended meanwhile */ }
+    } catch {
+      /* the process ended meanwhile */
+    }
   }
   return { user, system }
 }
@@ -76,8 +84,11 @@ export const processesCpuMicros = (comm: string): Map<number, number> => {
   for (const entry of readdirSync("/proc")) {
     if (!/^[0-9]+$/.test(entry)) continue
     try {
-      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === comm) result.set(Number(entry), cpuMicros(Number(entry)))
-    } catch { /* the process ended meanwhile */ }
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === comm)
+        result.set(Number(entry), cpuMicros(Number(entry)))
+    } catch {
+      /* the process ended meanwhile */
+    }
   }
   return result
 }

@@ -26,7 +26,10 @@ export const median = (values: ReadonlyArray<number>): number => {
 }
 
 /** The median of each figure `keys` names over `records`. */
-export const mediansOf = <R, K extends keyof R & string>(records: ReadonlyArray<R>, keys: ReadonlyArray<K>): Record<K, number> =>
+export const mediansOf = <R, K extends keyof R & string>(
+  records: ReadonlyArray<R>,
+  keys: ReadonlyArray<K>
+): Record<K, number> =>
   Object.fromEntries(keys.map((key) => [key, median(records.map((r) => r[key] as number))])) as Record<K, number>
 
 /** One side of a comparison: how to measure it once, and the rest of its round line. */
@@ -36,7 +39,10 @@ export interface Side<R> {
   readonly report: (result: R, round: number) => string | Promise<string>
 }
 
-export interface Round<A, O> { readonly anchor: A; readonly ours: O }
+export interface Round<A, O> {
+  readonly anchor: A
+  readonly ours: O
+}
 
 export interface Conclusion {
   /** ours / anchor in the headline figure, the one the target is about. */
@@ -101,7 +107,11 @@ const writeResult = (name: string, record: object): string => {
 export const runBenchmark = async (benchmark: Benchmark): Promise<void> => {
   const settings = readSettings()
   log(`\n== ${benchmark.name}: ${benchmark.summary}`)
-  log(`   node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`)
+  log(
+    `   node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`
+  )
   const cleanups: Array<() => unknown> = []
   try {
     const prepared = await benchmark.prepare({ settings, defer: (cleanup) => cleanups.push(cleanup) })
@@ -110,13 +120,24 @@ export const runBenchmark = async (benchmark: Benchmark): Promise<void> => {
     log("")
     for (const line of conclusion.lines) log(line)
     const target = benchmark.target
-    const verdict = target === undefined ? null
-      : `${conclusion.ratio >= target.ratio ? "meets" : "BELOW"} the target of ${target.what} ≥ ${target.ratio}×`
+    const verdict =
+      target === undefined
+        ? null
+        : `${conclusion.ratio >= target.ratio ? "meets" : "BELOW"} the target of ${target.what} ≥ ${target.ratio}×`
     if (verdict !== null) log(`   ${verdict}`)
     const path = writeResult(benchmark.name, {
-      benchmark: benchmark.name, summary: benchmark.summary, at: new Date().toISOString(), node: process.version,
-      cpus: cpus().length, loadAverage: loadavg(), settings, targetRatio: target?.ratio ?? null, verdict,
-      ratio: conclusion.ratio, ...conclusion.record, rounds
+      benchmark: benchmark.name,
+      summary: benchmark.summary,
+      at: new Date().toISOString(),
+      node: process.version,
+      cpus: cpus().length,
+      loadAverage: loadavg(),
+      settings,
+      targetRatio: target?.ratio ?? null,
+      verdict,
+      ratio: conclusion.ratio,
+      ...conclusion.record,
+      rounds
     })
     log(`   results: ${relative(root, path)}`)
   } finally {

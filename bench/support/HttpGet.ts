@@ -14,7 +14,11 @@ import { freshDatabase } from "./Postgres.ts"
 import { describeDatabase, profileDirectory, root, startService, type RunningService } from "./Service.ts"
 import type { Settings } from "./Settings.ts"
 
-interface Target { readonly url: string; readonly headers: Record<string, string>; readonly pid: number }
+interface Target {
+  readonly url: string
+  readonly headers: Record<string, string>
+  readonly pid: number
+}
 
 export interface Measurement {
   readonly reqPerSec: number
@@ -32,16 +36,29 @@ export interface Measurement {
 const measure = async (name: string, target: Target, settings: Settings): Promise<Measurement> => {
   const url = new URL(target.url)
   const spec: GetLoadSpec = {
-    base: url.origin, path: url.pathname, headers: target.headers,
-    clients: settings.connections, seconds: settings.seconds, warmupSeconds: settings.warmupSeconds
+    base: url.origin,
+    path: url.pathname,
+    headers: target.headers,
+    clients: settings.connections,
+    seconds: settings.seconds,
+    warmupSeconds: settings.warmupSeconds
   }
-  const { summary: s, before, after, wallSeconds } = await measureWindow<GetLoadSummary, { server: number; load: number }>({
-    script: "bench/load/get.ts", spec, sample: (loadPid) => ({ server: cpuMicros(target.pid), load: cpuMicros(loadPid) })
+  const {
+    summary: s,
+    before,
+    after,
+    wallSeconds
+  } = await measureWindow<GetLoadSummary, { server: number; load: number }>({
+    script: "bench/load/get.ts",
+    spec,
+    sample: (loadPid) => ({ server: cpuMicros(target.pid), load: cpuMicros(loadPid) })
   })
   const failed = Object.values(s.errors).reduce((a, b) => a + b, 0)
   if (failed > 0 || s.completed === 0) {
-    throw new Error(`${name}: ${s.completed} answered 200, ${failed} not (${JSON.stringify(s.errors)}; first: ${s.firstError}): ` +
-      "the figures would be meaningless")
+    throw new Error(
+      `${name}: ${s.completed} answered 200, ${failed} not (${JSON.stringify(s.errors)}; first: ${s.firstError}): ` +
+        "the figures would be meaningless"
+    )
   }
   const serverCpu = after.server - before.server
   return {
@@ -70,8 +87,13 @@ const widths = [16, 9, 11, 12, 10, 8, 8]
 const row = (cells: ReadonlyArray<string>) =>
   cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join("  ")
 const cells = (name: string, m: Measurement) => [
-  name, m.reqPerSec.toFixed(0), m.cpuMicrosPerRequest.toFixed(1), m.serverCpuPercent.toFixed(0), m.loadCpuPercent.toFixed(0),
-  m.latencyP50Ms.toFixed(1), m.latencyP99Ms.toFixed(1)
+  name,
+  m.reqPerSec.toFixed(0),
+  m.cpuMicrosPerRequest.toFixed(1),
+  m.serverCpuPercent.toFixed(0),
+  m.loadCpuPercent.toFixed(0),
+  m.latencyP50Ms.toFixed(1),
+  m.latencyP99Ms.toFixed(1)
 ]
 
 const medianOf = (runs: ReadonlyArray<Measurement>): Measurement => {
@@ -90,25 +112,35 @@ export const getBenchmark = (options: {
   readonly name: string
   readonly summary: string
   readonly targetRatio?: number
-  readonly route: (service: RunningService, client: Client) => Promise<{ readonly path: string; readonly headers?: Record<string, string> }>
+  readonly route: (
+    service: RunningService,
+    client: Client
+  ) => Promise<{ readonly path: string; readonly headers?: Record<string, string> }>
 }): Benchmark<Measurement, Measurement> => ({
   name: options.name,
   summary: options.summary,
-  target: options.targetRatio === undefined ? undefined : { ratio: options.targetRatio, what: "req/s vs bare node:http" },
+  target:
+    options.targetRatio === undefined ? undefined : { ratio: options.targetRatio, what: "req/s vs bare node:http" },
   prepare: async (run) => {
     const { settings, defer } = run
-    log(`   ${settings.rounds} alternating rounds × (${settings.warmupSeconds} s warm-up + ${settings.seconds} s measured), ` +
-      `${settings.connections} keep-alive connections (undici, own process)`)
+    log(
+      `   ${settings.rounds} alternating rounds × (${settings.warmupSeconds} s warm-up + ${settings.seconds} s measured), ` +
+        `${settings.connections} keep-alive connections (undici, own process)`
+    )
     const anchor = await startAnchor()
     defer(anchor.stop)
     const server = process.env.DATABASE_URL
     const ourUrl = server === undefined || server === "" ? undefined : await freshDatabase(run, server, "bench_http")
-    if (settings.profile) defer(() => log(`   CPU profile of our service: ${relative(root, profileDirectory)}/ (npx tsx bench/profile/top.ts <file>)`))
+    if (settings.profile)
+      defer(() =>
+        log(`   CPU profile of our service: ${relative(root, profileDirectory)}/ (npx tsx bench/profile/top.ts <file>)`)
+      )
     const service = await startService({ databaseUrl: ourUrl, profile: settings.profile })
     defer(service.stop)
     const database = describeDatabase(service)
     log(`   database: ${database}`)
-    if (ourUrl !== undefined) log("   (CPU µs/req counts the service's node process only, not the PostgreSQL server's work)")
+    if (ourUrl !== undefined)
+      log("   (CPU µs/req counts the service's node process only, not the PostgreSQL server's work)")
     const route = await options.route(service, makeClient(service))
     const ours: Target = { url: service.base + route.path, headers: route.headers ?? {}, pid: service.pid }
     const bare: Target = { url: anchor.url, headers: {}, pid: anchor.pid }
@@ -117,7 +149,8 @@ export const getBenchmark = (options: {
     const side = (label: string, target: Target) => ({
       label,
       measure: () => measure(label, target, settings),
-      report: (m: Measurement) => `${m.reqPerSec.toFixed(0).padStart(7)} req/s ${m.cpuMicrosPerRequest.toFixed(1).padStart(7)} CPU µs/req`
+      report: (m: Measurement) =>
+        `${m.reqPerSec.toFixed(0).padStart(7)} req/s ${m.cpuMicrosPerRequest.toFixed(1).padStart(7)} CPU µs/req`
     })
     return {
       anchor: side(anchorName, bare),
@@ -136,7 +169,15 @@ export const getBenchmark = (options: {
             row(widths.map((w) => "-".repeat(w))),
             row(cells(anchorName, medians.anchor)),
             row(cells(oursName, medians.ours)),
-            row(["ours / anchor", ratios.reqPerSec.toFixed(2) + "×", ratios.cpuMicrosPerRequest.toFixed(2) + "×", "", "", "", ""])
+            row([
+              "ours / anchor",
+              ratios.reqPerSec.toFixed(2) + "×",
+              ratios.cpuMicrosPerRequest.toFixed(2) + "×",
+              "",
+              "",
+              "",
+              ""
+            ])
           ],
           record: { database, responseBytes, median: medians, ratios }
         }

@@ -13,7 +13,9 @@ const run = promisify(execFile)
 
 /** The server to measure on: DATABASE_URL, else the local one the issue names. */
 export const serverUrl = (): string =>
-  process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== "" ? process.env.DATABASE_URL : "postgres://postgres@127.0.0.1:5432/postgres"
+  process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== ""
+    ? process.env.DATABASE_URL
+    : "postgres://postgres@127.0.0.1:5432/postgres"
 
 export const describeServer = (url: string): string => {
   const u = new URL(url)
@@ -27,7 +29,14 @@ export const describeServer = (url: string): string => {
  */
 const connection = (url: string) => {
   const u = new URL(url)
-  const args = ["-h", u.searchParams.get("host") ?? u.hostname, "-p", u.port || "5432", "-U", decodeURIComponent(u.username || "postgres")]
+  const args = [
+    "-h",
+    u.searchParams.get("host") ?? u.hostname,
+    "-p",
+    u.port || "5432",
+    "-U",
+    decodeURIComponent(u.username || "postgres")
+  ]
   const env = { ...process.env, ...(u.password ? { PGPASSWORD: decodeURIComponent(u.password) } : {}) }
   return { args, env }
 }
@@ -56,20 +65,32 @@ export const dropDatabase = async (server: string, name: string): Promise<void> 
 /** A server setting, e.g. synchronous_commit, to print beside the figures. */
 export const serverSetting = async (server: string, name: string): Promise<string> => {
   const { args, env } = connection(server)
-  const { stdout } = await run("psql", [...args, "-d", new URL(server).pathname.slice(1) || "postgres", "-Atc", `SHOW ${name}`], { env })
+  const { stdout } = await run(
+    "psql",
+    [...args, "-d", new URL(server).pathname.slice(1) || "postgres", "-Atc", `SHOW ${name}`],
+    { env }
+  )
   return stdout.trim()
 }
 
 /** The settings that decide whether a commit is durable, printed and recorded beside the figures. */
-export const durability = async (server: string) =>
-  ({ synchronous_commit: await serverSetting(server, "synchronous_commit"), fsync: await serverSetting(server, "fsync") })
+export const durability = async (server: string) => ({
+  synchronous_commit: await serverSetting(server, "synchronous_commit"),
+  fsync: await serverSetting(server, "fsync")
+})
 
 /** Rows of one query on the database of `url` (psql -At), each row's columns split on tabs. */
 export const queryRows = async (url: string, query: string): Promise<Array<Array<string>>> => {
   const { args, env } = connection(url)
-  const { stdout } = await run("psql", [...args, "-d", new URL(url).pathname.slice(1) || "postgres", "-AtF", "\t", "-c", query],
-    { env, maxBuffer: 16 * 1024 * 1024 })
-  return stdout.split("\n").filter((line) => line.length > 0).map((line) => line.split("\t"))
+  const { stdout } = await run(
+    "psql",
+    [...args, "-d", new URL(url).pathname.slice(1) || "postgres", "-AtF", "\t", "-c", query],
+    { env, maxBuffer: 16 * 1024 * 1024 }
+  )
+  return stdout
+    .split("\n")
+    .filter((line) => line.length > 0)
+    .map((line) => line.split("\t"))
 }
 
 export interface PgbenchAnchor {
@@ -87,10 +108,14 @@ export const preparePgbench = async (server: string, scale = 1): Promise<Pgbench
   return {
     database,
     measure: async (clients, seconds) => {
-      const { stdout } = await run("pgbench", [...args, "-N", "-c", String(clients), "-j", "2", "-T", String(seconds), database],
-        { env, maxBuffer: 16 * 1024 * 1024 })
+      const { stdout } = await run(
+        "pgbench",
+        [...args, "-N", "-c", String(clients), "-j", "2", "-T", String(seconds), database],
+        { env, maxBuffer: 16 * 1024 * 1024 }
+      )
       const failed = /number of failed transactions: (\d+)/.exec(stdout)
-      if (failed !== null && Number(failed[1]) > 0) throw new Error(`pgbench: ${failed[1]} failed transactions\n${stdout}`)
+      if (failed !== null && Number(failed[1]) > 0)
+        throw new Error(`pgbench: ${failed[1]} failed transactions\n${stdout}`)
       const tps = /tps = ([0-9.]+) \(without initial connection time\)/.exec(stdout)
       if (tps === null) throw new Error(`pgbench: no TPS in its output:\n${stdout}`)
       return Number(tps[1])

@@ -56,9 +56,12 @@ export const startService = async (options: StartOptions = {}): Promise<RunningS
   const port = await freePort()
   const key = "bench-key-" + randomBytes(16).toString("hex")
   const dataDir = mkdtempSync(join(tmpdir(), "core-bench-"))
-  const nodeOptions = [process.env.NODE_OPTIONS ?? "", options.profile ? `--cpu-prof --cpu-prof-dir=${profileDirectory}` : ""]
+  const nodeOptions = [
+    process.env.NODE_OPTIONS ?? "",
+    options.profile ? `--cpu-prof --cpu-prof-dir=${profileDirectory}` : ""
+  ]
   const env: Record<string, string> = {
-    ...process.env as Record<string, string>,
+    ...(process.env as Record<string, string>),
     PORT: String(port),
     MONITORING_PORT: String(await freePort()),
     SERVICE_KEYS: key,
@@ -69,7 +72,11 @@ export const startService = async (options: StartOptions = {}): Promise<RunningS
   }
   if (options.databaseUrl !== undefined) env.DATABASE_URL = options.databaseUrl
   else delete env.DATABASE_URL
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: serviceRoot, env, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: serviceRoot,
+    env,
+    stdio: ["ignore", "pipe", "pipe"]
+  })
   let output = ""
   child.stdout!.on("data", (chunk) => (output += chunk))
   child.stderr!.on("data", (chunk) => (output += chunk))
@@ -81,7 +88,9 @@ export const startService = async (options: StartOptions = {}): Promise<RunningS
       // A timeout per probe: a request that lands after the port opens but before the router is
       // attached may never be answered.
       if ((await fetch(base + "/core/v1/get_info", { signal: AbortSignal.timeout(2_000) })).status === 200) break
-    } catch { /* not yet listening, or that probe hung */ }
+    } catch {
+      /* not yet listening, or that probe hung */
+    }
     if (Date.now() - started > startupLimitMs) {
       child.kill("SIGKILL")
       throw new Error(`service did not answer in ${startupLimitMs / 1000} s:\n${output}`)
@@ -92,8 +101,14 @@ export const startService = async (options: StartOptions = {}): Promise<RunningS
     if (child.exitCode === null && child.signalCode === null) {
       child.kill("SIGTERM")
       await new Promise<void>((done) => {
-        const timer = setTimeout(() => { child.kill("SIGKILL"); done() }, 20_000)
-        child.once("exit", () => { clearTimeout(timer); done() })
+        const timer = setTimeout(() => {
+          child.kill("SIGKILL")
+          done()
+        }, 20_000)
+        child.once("exit", () => {
+          clearTimeout(timer)
+          done()
+        })
       })
     }
     rmSync(dataDir, { recursive: true, force: true })
@@ -114,8 +129,10 @@ export const describeDatabase = (service: RunningService): string => {
  */
 export const mainThreadProfile = (pid: number): string | undefined => {
   try {
-    return readdirSync(profileDirectory).filter((f) => f.endsWith(".cpuprofile") && f.includes(`.${pid}.0.`))
-      .map((f) => join(profileDirectory, f)).sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]
+    return readdirSync(profileDirectory)
+      .filter((f) => f.endsWith(".cpuprofile") && f.includes(`.${pid}.0.`))
+      .map((f) => join(profileDirectory, f))
+      .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]
   } catch {
     return undefined
   }
@@ -123,6 +140,18 @@ export const mainThreadProfile = (pid: number): string | undefined => {
 
 /** bench/profile/top.ts on `lastSeconds` of a profile ending `skipSeconds` before its end, as text. */
 export const profileTop = (file: string, rows: number, lastSeconds: number, skipSeconds: number): string =>
-  execFileSync(process.execPath, ["--import", "tsx", join(root, "bench/profile/top.ts"), file, String(rows),
-    "--last", String(lastSeconds), "--skip-last", skipSeconds.toFixed(2)],
-    { cwd: root, encoding: "utf8" })
+  execFileSync(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      join(root, "bench/profile/top.ts"),
+      file,
+      String(rows),
+      "--last",
+      String(lastSeconds),
+      "--skip-last",
+      skipSeconds.toFixed(2)
+    ],
+    { cwd: root, encoding: "utf8" }
+  )

@@ -21,7 +21,9 @@ export const InvestmentOut = Schema.Struct({
 }).annotate({ identifier: "InvestmentOut" })
 export type InvestmentOut = typeof InvestmentOut.Type
 
-const DateText = Schema.String.check(Schema.isPattern(/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/)).annotate({ description: "UTC date YYYY-MM-DD" })
+const DateText = Schema.String.check(Schema.isPattern(/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/)).annotate({
+  description: "UTC date YYYY-MM-DD"
+})
 
 export class InvestApi extends HttpApiGroup.make("invest")
   .add(
@@ -42,5 +44,4 @@ export class InvestApi extends HttpApiGroup.make("invest")
   )
   .middleware(SessionAuth)
   .prefix("/core/v1/invest")
-  .annotateMerge(OpenApi.annotations({ title: "Investments", description: "Session: the wallet's investments" }))
-{}
+  .annotateMerge(OpenApi.annotations({ title: "Investments", description: "Session: the wallet's investments" })) {}

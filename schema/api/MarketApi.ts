@@ -3,11 +3,40 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Envelope } from "../Envelope.ts"
 import {
-  BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, CurrencyNotEnabled, InvalidAmount, InvalidRequest, MaxActiveOrdersExceeded,
-  MaxRoomsExceeded, NonceExists, NotRoomOwner, OrderNotActive, OrderNotFound, OrderWouldMatch, RateLimited, RateNotFound, RoomNotFound,
-  SwapDrift, TooManyDecimals, TransactionNotPending, UnknownCurrency, WalletBlocked, WalletNotFound
+  BalanceNotEnough,
+  ConfirmationExpired,
+  ConfirmationFailed,
+  CurrencyNotEnabled,
+  InvalidAmount,
+  InvalidRequest,
+  MaxActiveOrdersExceeded,
+  MaxRoomsExceeded,
+  NonceExists,
+  NotRoomOwner,
+  OrderNotActive,
+  OrderNotFound,
+  OrderWouldMatch,
+  RateLimited,
+  RateNotFound,
+  RoomNotFound,
+  SwapDrift,
+  TooManyDecimals,
+  TransactionNotPending,
+  UnknownCurrency,
+  WalletBlocked,
+  WalletNotFound
 } from "../Errors.ts"
-import { GetOrdersQuery, NewOrderInfo, RoomKey, OrderOut, PairQuery, RoomIn, RoomOut, SwapInfoOut, TradeInfoOut } from "../Exchange.ts"
+import {
+  GetOrdersQuery,
+  NewOrderInfo,
+  RoomKey,
+  OrderOut,
+  PairQuery,
+  RoomIn,
+  RoomOut,
+  SwapInfoOut,
+  TradeInfoOut
+} from "../Exchange.ts"
 import { Int64String } from "../Ids.ts"
 import { CurrencyCode, RateOut } from "../Reference.ts"
 import { SessionAuth } from "../Security.ts"
@@ -31,24 +60,49 @@ export class MarketApi extends HttpApiGroup.make("market")
       query: {
         ...PairQuery,
         room_key: Schema.optional(RoomKey),
-        results_limit: Schema.optional(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100 })))
+        results_limit: Schema.optional(
+          Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100 }))
+        )
       },
       success: Envelope(TradeInfoOut),
       error: [...PairErrors, RoomNotFound]
-    }).annotateMerge(OpenApi.annotations({ description: "Aggregated book (CONTRACT C14): asks give currency_from, bids give currency_to; prices in currency_to per currency_from" })),
+    }).annotateMerge(
+      OpenApi.annotations({
+        description:
+          "Aggregated book (CONTRACT C14): asks give currency_from, bids give currency_to; prices in currency_to per currency_from"
+      })
+    ),
     HttpApiEndpoint.get("get_orders", "/get_orders", {
       query: GetOrdersQuery,
       success: Envelope(Schema.Array(OrderOut)),
       error: InvalidRequest
-    }).annotateMerge(OpenApi.annotations({ description: "Newest first, at most 100; default window the last 90 days; from_order_id exclusive" })),
+    }).annotateMerge(
+      OpenApi.annotations({
+        description: "Newest first, at most 100; default window the last 90 days; from_order_id exclusive"
+      })
+    ),
     HttpApiEndpoint.post("create_order", "/create_order", {
       payload: NewOrderInfo,
       success: Envelope(OrderOut),
       error: [
-        ...PairErrors, BalanceNotEnough, InvalidAmount, MaxActiveOrdersExceeded, NonceExists, OrderWouldMatch, RateLimited, RoomNotFound,
-        TooManyDecimals, WalletBlocked, WalletNotFound
+        ...PairErrors,
+        BalanceNotEnough,
+        InvalidAmount,
+        MaxActiveOrdersExceeded,
+        NonceExists,
+        OrderWouldMatch,
+        RateLimited,
+        RoomNotFound,
+        TooManyDecimals,
+        WalletBlocked,
+        WalletNotFound
       ]
-    }).annotateMerge(OpenApi.annotations({ description: "Locks fromAmount (lock_orders), matches at the makers' prices, rests the remainder (Limit) or cancels it (Market)" })),
+    }).annotateMerge(
+      OpenApi.annotations({
+        description:
+          "Locks fromAmount (lock_orders), matches at the makers' prices, rests the remainder (Limit) or cancels it (Market)"
+      })
+    ),
     HttpApiEndpoint.post("cancel_order", "/cancel_order", {
       query: { id: Int64String },
       success: Envelope(OrderOut),
@@ -71,12 +125,26 @@ export class MarketApi extends HttpApiGroup.make("market")
       payload: NewOrderInfo,
       success: Envelope(CreateTransactOut),
       error: [
-        ...PairErrors, BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, InvalidAmount, NonceExists, RateLimited, RateNotFound, SwapDrift,
-        TooManyDecimals, TransactionNotPending, WalletBlocked, WalletNotFound
+        ...PairErrors,
+        BalanceNotEnough,
+        ConfirmationExpired,
+        ConfirmationFailed,
+        InvalidAmount,
+        NonceExists,
+        RateLimited,
+        RateNotFound,
+        SwapDrift,
+        TooManyDecimals,
+        TransactionNotPending,
+        WalletBlocked,
+        WalletNotFound
       ]
-    }).annotateMerge(OpenApi.annotations({
-      description: "Two-step. Step one reserves fromAmount and answers CreateTransactOut (fee in toCurrency); step two (confirmationTimetick, confirmationCode) executes against the Broker"
-    })),
+    }).annotateMerge(
+      OpenApi.annotations({
+        description:
+          "Two-step. Step one reserves fromAmount and answers CreateTransactOut (fee in toCurrency); step two (confirmationTimetick, confirmationCode) executes against the Broker"
+      })
+    ),
     HttpApiEndpoint.get("swap_info", "/swap_info", {
       query: PairQuery,
       success: Envelope(SwapInfoOut),
@@ -85,5 +153,4 @@ export class MarketApi extends HttpApiGroup.make("market")
   )
   .middleware(SessionAuth)
   .prefix("/core/v1/market")
-  .annotateMerge(OpenApi.annotations({ title: "Market", description: "Session: rates, orders, rooms, swaps" }))
-{}
+  .annotateMerge(OpenApi.annotations({ title: "Market", description: "Session: rates, orders, rooms, swaps" })) {}

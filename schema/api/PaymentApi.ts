@@ -23,10 +23,15 @@ export type TerminalOut = typeof TerminalOut.Type
 export class PaymentApi extends HttpApiGroup.make("payment")
   .add(
     HttpApiEndpoint.get("get_terminals", "/get_terminals", {
-      query: { currency: Schema.optional(Schema.String.check(Schema.isMaxLength(12))).annotate({ description: "Order currency, for sameAsOrderCurrency" }) },
+      query: {
+        currency: Schema.optional(Schema.String.check(Schema.isMaxLength(12))).annotate({
+          description: "Order currency, for sameAsOrderCurrency"
+        })
+      },
       success: Envelope(Schema.Array(TerminalOut))
     })
   )
   .prefix("/payment/v1")
-  .annotateMerge(OpenApi.annotations({ title: "Payment gate", description: "Public payment gate, addressed by order code" }))
-{}
+  .annotateMerge(
+    OpenApi.annotations({ title: "Payment gate", description: "Public payment gate, addressed by order code" })
+  ) {}

@@ -25,12 +25,15 @@ export class PayordersApi extends HttpApiGroup.make("payorders")
     HttpApiEndpoint.get("get_app_payments", "/get_app_payments", {
       query: {
         app_id: Int64,
-        cursor: Schema.optional(Cursor).annotate({ description: "Exclusive update-tick watermark; omitted means from the start" })
+        cursor: Schema.optional(Cursor).annotate({
+          description: "Exclusive update-tick watermark; omitted means from the start"
+        })
       },
       success: CursorEnvelope(Schema.Array(AppPaymentRow))
     })
   )
   .middleware(MerchantAuth)
   .prefix("/payorders/v1")
-  .annotateMerge(OpenApi.annotations({ title: "Merchant", description: "Merchant key (`pkey` header) plus `app_id` query" }))
-{}
+  .annotateMerge(
+    OpenApi.annotations({ title: "Merchant", description: "Merchant key (`pkey` header) plus `app_id` query" })
+  ) {}

@@ -4,14 +4,30 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { PairQuery, SwapInfoOut } from "../Exchange.ts"
 import { Envelope } from "../Envelope.ts"
 import {
-  BaseTerminalExists, CurrencyNotEnabled, FieldRuleViolated, InvalidRequest, RateNotFound, TerminalNotFound, TerminalReadOnly, TooManyItems,
-  UnknownCurrency, WalletNotFound
+  BaseTerminalExists,
+  CurrencyNotEnabled,
+  FieldRuleViolated,
+  InvalidRequest,
+  RateNotFound,
+  TerminalNotFound,
+  TerminalReadOnly,
+  TooManyItems,
+  UnknownCurrency,
+  WalletNotFound
 } from "../Errors.ts"
 import { AppIdOut, WalletId } from "../Ids.ts"
 import { ExecuteItemOut, ExecuteTransactionsIn, LedgerAuditOut } from "../Ledger.ts"
 import {
-  CurrencyCode, CurrencyOut, RateOut, SetRatesIn, SetTariffsIn, TariffRule, TerminalAdminOut, TerminalCreateIn,
-  TerminalUpdateIn, WalletTerminalOut
+  CurrencyCode,
+  CurrencyOut,
+  RateOut,
+  SetRatesIn,
+  SetTariffsIn,
+  TariffRule,
+  TerminalAdminOut,
+  TerminalCreateIn,
+  TerminalUpdateIn,
+  WalletTerminalOut
 } from "../Reference.ts"
 import { ServiceAuth } from "../Security.ts"
 import { CreateWalletIn, GetWalletsQuery, WalletInfo, WalletInfoIn } from "../Wallet.ts"
@@ -22,14 +38,20 @@ export const CreateSessionIn = Schema.Struct({
 })
 export const SessionOut = Schema.Struct({ sid: Schema.String, expiresAt: Schema.String })
 export const EndSessionIn = Schema.Struct({ sid: Schema.String.check(Schema.isMaxLength(200)) })
-export const CreateAppIn = Schema.Struct({ walletId: WalletId, name: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(100)) })
+export const CreateAppIn = Schema.Struct({
+  walletId: WalletId,
+  name: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(100))
+})
 export const AppOut = Schema.Struct({ appId: AppIdOut, pkey: Schema.String })
 
 export class PrivateApi extends HttpApiGroup.make("private")
   .add(
     HttpApiEndpoint.get("currencys", "/currencys", { success: Envelope(Schema.Array(CurrencyOut)) }),
     HttpApiEndpoint.get("tokens_networks", "/tokens_networks", { success: Envelope(Schema.Array(WalletTerminalOut)) }),
-    HttpApiEndpoint.get("get_wallets", "/get_wallets", { query: GetWalletsQuery, success: Envelope(Schema.Array(WalletInfo)) }),
+    HttpApiEndpoint.get("get_wallets", "/get_wallets", {
+      query: GetWalletsQuery,
+      success: Envelope(Schema.Array(WalletInfo))
+    }),
     HttpApiEndpoint.get("wallet_info_get", "/wallet_info_get", {
       query: { wallet_id: WalletId },
       success: Envelope(WalletInfo),
@@ -61,8 +83,15 @@ export class PrivateApi extends HttpApiGroup.make("private")
       success: Envelope(SessionOut),
       error: [WalletNotFound, FieldRuleViolated]
     }),
-    HttpApiEndpoint.post("end_session", "/end_session", { payload: EndSessionIn, success: Envelope(Schema.Struct({ ended: Schema.Boolean })) }),
-    HttpApiEndpoint.post("create_app", "/create_app", { payload: CreateAppIn, success: Envelope(AppOut), error: WalletNotFound }),
+    HttpApiEndpoint.post("end_session", "/end_session", {
+      payload: EndSessionIn,
+      success: Envelope(Schema.Struct({ ended: Schema.Boolean }))
+    }),
+    HttpApiEndpoint.post("create_app", "/create_app", {
+      payload: CreateAppIn,
+      success: Envelope(AppOut),
+      error: WalletNotFound
+    }),
     HttpApiEndpoint.post("set_rates", "/set_rates", {
       payload: SetRatesIn,
       success: Envelope(Schema.Struct({ updated: Schema.Int })),
@@ -81,7 +110,7 @@ export class PrivateApi extends HttpApiGroup.make("private")
     }),
     HttpApiEndpoint.get("ledger_audit", "/ledger_audit", { success: Envelope(LedgerAuditOut) }).annotate(
       OpenApi.Description,
-      "Operator audit of the invariant (CONTRACT C6): per currency the sum of every bucket of every wallet, system wallets included (\"0\" when sound), and the count of user-wallet buckets below zero (0 when sound)"
+      'Operator audit of the invariant (CONTRACT C6): per currency the sum of every bucket of every wallet, system wallets included ("0" when sound), and the count of user-wallet buckets below zero (0 when sound)'
     ),
     HttpApiEndpoint.post("add_network", "/add_network", {
       payload: TerminalCreateIn,
@@ -97,5 +126,6 @@ export class PrivateApi extends HttpApiGroup.make("private")
   )
   .middleware(ServiceAuth)
   .prefix("/private/v1")
-  .annotateMerge(OpenApi.annotations({ title: "Private", description: "Service credentials: `Authorization: Bearer <key>`" }))
-{}
+  .annotateMerge(
+    OpenApi.annotations({ title: "Private", description: "Service credentials: `Authorization: Bearer <key>`" })
+  ) {}

@@ -6,5 +6,4 @@ import { PublicInfo } from "../Reference.ts"
 export class PublicApi extends HttpApiGroup.make("public")
   .add(HttpApiEndpoint.get("get_info", "/get_info", { success: Envelope(PublicInfo) }))
   .prefix("/core/v1")
-  .annotateMerge(OpenApi.annotations({ title: "Public", description: "Public health; no credentials" }))
-{}
+  .annotateMerge(OpenApi.annotations({ title: "Public", description: "Public health; no credentials" })) {}

@@ -3,21 +3,52 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CursorEnvelope, Envelope } from "../Envelope.ts"
 import {
-  BalanceNotEnough, ConfirmationExpired, ConfirmationFailed, FieldRuleViolated, InvalidRequest, NonceExists, RateLimited, SameAccounts,
-  TooManyDecimals, TransactionNotFound, TransactionNotPending, UnknownCurrency, WalletBlocked, WalletNotFound, WrongSide
+  BalanceNotEnough,
+  ConfirmationExpired,
+  ConfirmationFailed,
+  FieldRuleViolated,
+  InvalidRequest,
+  NonceExists,
+  RateLimited,
+  SameAccounts,
+  TooManyDecimals,
+  TransactionNotFound,
+  TransactionNotPending,
+  UnknownCurrency,
+  WalletBlocked,
+  WalletNotFound,
+  WrongSide
 } from "../Errors.ts"
 
 import { SessionAuth } from "../Security.ts"
-import { ConfirmQuery, CreateTransactOut, HistoryQuery, InternalTransferIn, TxIdQuery, TxInfo, TxListIn, TxRow } from "../Transfer.ts"
+import {
+  ConfirmQuery,
+  CreateTransactOut,
+  HistoryQuery,
+  InternalTransferIn,
+  TxIdQuery,
+  TxInfo,
+  TxListIn,
+  TxRow
+} from "../Transfer.ts"
 import { TxId } from "../Ids.ts"
 import { CodeErrors } from "../Code.ts"
 import { TwoFactorHeaders } from "../Transfer.ts"
 import { GetBalanceOut, SetSecurityIn, UpdateSettingsIn, WalletInfo, WalletInfoOut } from "../Wallet.ts"
 
-
 const TransferErrors = [
-  InvalidRequest, BalanceNotEnough, NonceExists, SameAccounts, WalletBlocked, WalletNotFound, UnknownCurrency, TooManyDecimals,
-  TransactionNotPending, ConfirmationFailed, ConfirmationExpired, RateLimited
+  InvalidRequest,
+  BalanceNotEnough,
+  NonceExists,
+  SameAccounts,
+  WalletBlocked,
+  WalletNotFound,
+  UnknownCurrency,
+  TooManyDecimals,
+  TransactionNotPending,
+  ConfirmationFailed,
+  ConfirmationExpired,
+  RateLimited
 ]
 
 export class WalletApi extends HttpApiGroup.make("wallet")
@@ -40,9 +71,12 @@ export class WalletApi extends HttpApiGroup.make("wallet")
       payload: InternalTransferIn,
       success: Envelope(CreateTransactOut),
       error: TransferErrors
-    }).annotateMerge(OpenApi.annotations({
-      description: "Two-step. Step one (no query) reserves amount + fee and answers CreateTransactOut; step two repeats the call with confirmationTimetick and confirmationCode (or X-SignResult) and settles."
-    })),
+    }).annotateMerge(
+      OpenApi.annotations({
+        description:
+          "Two-step. Step one (no query) reserves amount + fee and answers CreateTransactOut; step two repeats the call with confirmationTimetick and confirmationCode (or X-SignResult) and settles."
+      })
+    ),
     HttpApiEndpoint.post("cancel_tx", "/cancel_tx", {
       query: TxIdQuery,
       success: Envelope(Schema.Struct({ txId: Schema.String, idUpdate: Schema.String })),
@@ -52,15 +86,30 @@ export class WalletApi extends HttpApiGroup.make("wallet")
       query: { id: TxId },
       success: Envelope(Schema.Struct({ txId: Schema.String, idUpdate: Schema.String })),
       error: [TransactionNotFound]
-    }).annotateMerge(OpenApi.annotations({ description: "Obsolete alias of cancel_tx for Outcome (withdrawal) transactions only.", deprecated: true })),
-    HttpApiEndpoint.get("get_tx_info", "/get_tx_info", { query: TxIdQuery, success: Envelope(TxInfo), error: [InvalidRequest, TransactionNotFound] }),
-    HttpApiEndpoint.post("get_tx_list_info", "/get_tx_list_info", { payload: TxListIn, success: Envelope(Schema.Array(TxRow)) }),
+    }).annotateMerge(
+      OpenApi.annotations({
+        description: "Obsolete alias of cancel_tx for Outcome (withdrawal) transactions only.",
+        deprecated: true
+      })
+    ),
+    HttpApiEndpoint.get("get_tx_info", "/get_tx_info", {
+      query: TxIdQuery,
+      success: Envelope(TxInfo),
+      error: [InvalidRequest, TransactionNotFound]
+    }),
+    HttpApiEndpoint.post("get_tx_list_info", "/get_tx_list_info", {
+      payload: TxListIn,
+      success: Envelope(Schema.Array(TxRow))
+    }),
     HttpApiEndpoint.get("get_history_transactions", "/get_history_transactions", {
       query: HistoryQuery,
       success: CursorEnvelope(Schema.Array(TxRow))
-    }).annotateMerge(OpenApi.annotations({
-      description: "Gapless polling: orderByUpdate=true&oldestFirst=true, startTick inclusive, endTick exclusive and fixed for the scan; the next startTick is in `cursor`."
-    })),
+    }).annotateMerge(
+      OpenApi.annotations({
+        description:
+          "Gapless polling: orderByUpdate=true&oldestFirst=true, startTick inclusive, endTick exclusive and fixed for the scan; the next startTick is in `cursor`."
+      })
+    ),
     HttpApiEndpoint.get("get_profit_transactions", "/get_profit_transactions", {
       query: { startTick: Schema.optional(HistoryQuery.startTick), limit: HistoryQuery.limit },
       success: CursorEnvelope(Schema.Array(TxRow))
@@ -68,7 +117,4 @@ export class WalletApi extends HttpApiGroup.make("wallet")
   )
   .middleware(SessionAuth)
   .prefix("/core/v1/wallet")
-  .annotateMerge(OpenApi.annotations({ title: "Wallet", description: "Session: the active wallet" }))
-{}
-
-
+  .annotateMerge(OpenApi.annotations({ title: "Wallet", description: "Session: the active wallet" })) {}

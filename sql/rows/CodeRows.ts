@@ -25,14 +25,21 @@ export const CodeInserts: RowKind<CodeInsert> = {
   name: "code_insert",
   rank: 10,
   schema: Schema.Struct({
-    txId: Schema.BigIntFromString, codeHash: Schema.Uint8ArrayFromHex, kind: Schema.Literals(["transfer", "room"]),
-    creator: Schema.BigIntFromString, expiresAt: Schema.NullOr(Schema.DateFromString), partnerInfo: Schema.NullOr(Schema.String)
+    txId: Schema.BigIntFromString,
+    codeHash: Schema.Uint8ArrayFromHex,
+    kind: Schema.Literals(["transfer", "room"]),
+    creator: Schema.BigIntFromString,
+    expiresAt: Schema.NullOr(Schema.DateFromString),
+    partnerInfo: Schema.NullOr(Schema.String)
   }),
   columns: (items) => {
     const codes = items.map((i) => i.row)
     return [
-      numberArray(codes.map((c) => c.txId)), byteaArray(codes.map((c) => c.codeHash)), textArray(codes.map((c) => c.kind)),
-      numberArray(codes.map((c) => c.creator)), textArray(codes.map((c) => (c.expiresAt === null ? null : c.expiresAt.toISOString()))),
+      numberArray(codes.map((c) => c.txId)),
+      byteaArray(codes.map((c) => c.codeHash)),
+      textArray(codes.map((c) => c.kind)),
+      numberArray(codes.map((c) => c.creator)),
+      textArray(codes.map((c) => (c.expiresAt === null ? null : c.expiresAt.toISOString()))),
       textArray(codes.map((c) => c.partnerInfo))
     ]
   }

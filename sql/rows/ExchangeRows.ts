@@ -73,19 +73,46 @@ export const OrderInserts: RowKind<OrderInsert> = {
   name: "order_insert",
   rank: 10,
   schema: Schema.Struct({
-    id: Big, walletId: Big, roomKey: Big, base: Schema.String, quote: Schema.String, side: Schema.Int, orderType: Schema.Int,
-    priceTicks: BigOrNull, quantityLots: Big, fromCurrency: Schema.String, toCurrency: Schema.String, fromAmount: Big,
-    toAmount: BigOrNull, locked: Big, state: Schema.Int, tag: Schema.NullOr(Schema.String), priceNum: BigOrNull, priceDen: BigOrNull
+    id: Big,
+    walletId: Big,
+    roomKey: Big,
+    base: Schema.String,
+    quote: Schema.String,
+    side: Schema.Int,
+    orderType: Schema.Int,
+    priceTicks: BigOrNull,
+    quantityLots: Big,
+    fromCurrency: Schema.String,
+    toCurrency: Schema.String,
+    fromAmount: Big,
+    toAmount: BigOrNull,
+    locked: Big,
+    state: Schema.Int,
+    tag: Schema.NullOr(Schema.String),
+    priceNum: BigOrNull,
+    priceDen: BigOrNull
   }),
   columns: (items) => {
     const o = items.map((i) => i.row)
     return [
-      numberArray(o.map((x) => x.id)), numberArray(o.map((x) => x.walletId)), numberArray(o.map((x) => x.roomKey)),
-      textArray(o.map((x) => x.base)), textArray(o.map((x) => x.quote)), numberArray(o.map((x) => x.side)),
-      numberArray(o.map((x) => x.orderType)), numberArray(o.map((x) => x.priceTicks)), numberArray(o.map((x) => x.quantityLots)),
-      textArray(o.map((x) => x.fromCurrency)), textArray(o.map((x) => x.toCurrency)), numberArray(o.map((x) => x.fromAmount)),
-      numberArray(o.map((x) => x.toAmount)), numberArray(o.map((x) => x.locked)), numberArray(o.map((x) => x.state)),
-      textArray(o.map((x) => x.tag)), numberArray(o.map((x) => x.priceNum)), numberArray(o.map((x) => x.priceDen))
+      numberArray(o.map((x) => x.id)),
+      numberArray(o.map((x) => x.walletId)),
+      numberArray(o.map((x) => x.roomKey)),
+      textArray(o.map((x) => x.base)),
+      textArray(o.map((x) => x.quote)),
+      numberArray(o.map((x) => x.side)),
+      numberArray(o.map((x) => x.orderType)),
+      numberArray(o.map((x) => x.priceTicks)),
+      numberArray(o.map((x) => x.quantityLots)),
+      textArray(o.map((x) => x.fromCurrency)),
+      textArray(o.map((x) => x.toCurrency)),
+      numberArray(o.map((x) => x.fromAmount)),
+      numberArray(o.map((x) => x.toAmount)),
+      numberArray(o.map((x) => x.locked)),
+      numberArray(o.map((x) => x.state)),
+      textArray(o.map((x) => x.tag)),
+      numberArray(o.map((x) => x.priceNum)),
+      numberArray(o.map((x) => x.priceDen))
     ]
   }
 }
@@ -104,9 +131,17 @@ export const foldOrderUpdates = (updates: ReadonlyArray<OrderUpdate>): Array<Ord
     const at = last.get(update.id)
     if (at !== undefined) {
       const prev = out[at]
-      const continues = prev.state === 1 && update.prevRemainingLots === prev.remainingLots && update.prevSeq === (prev.seq ?? prev.prevSeq)
+      const continues =
+        prev.state === 1 &&
+        update.prevRemainingLots === prev.remainingLots &&
+        update.prevSeq === (prev.seq ?? prev.prevSeq)
       if (continues) {
-        out[at] = { ...update, prevRemainingLots: prev.prevRemainingLots, prevSeq: prev.prevSeq, seq: update.seq ?? prev.seq }
+        out[at] = {
+          ...update,
+          prevRemainingLots: prev.prevRemainingLots,
+          prevSeq: prev.prevSeq,
+          seq: update.seq ?? prev.seq
+        }
         continue
       }
     }
@@ -120,15 +155,29 @@ export const OrderUpdates: RowKind<OrderUpdate> = {
   name: "order_update",
   rank: 20,
   schema: Schema.Struct({
-    id: Big, prevRemainingLots: Big, prevSeq: BigOrNull, remainingLots: Big, locked: Big, given: Big, received: Big, fee: Big,
-    state: Schema.Int, seq: BigOrNull
+    id: Big,
+    prevRemainingLots: Big,
+    prevSeq: BigOrNull,
+    remainingLots: Big,
+    locked: Big,
+    given: Big,
+    received: Big,
+    fee: Big,
+    state: Schema.Int,
+    seq: BigOrNull
   }),
   columns: (items) => {
     const u = foldOrderUpdates(items.map((i) => i.row))
     return [
-      numberArray(u.map((x) => x.id)), numberArray(u.map((x) => x.remainingLots)), numberArray(u.map((x) => x.locked)),
-      numberArray(u.map((x) => x.given)), numberArray(u.map((x) => x.received)), numberArray(u.map((x) => x.fee)),
-      numberArray(u.map((x) => x.state)), numberArray(u.map((x) => x.seq)), numberArray(u.map((x) => x.prevRemainingLots)),
+      numberArray(u.map((x) => x.id)),
+      numberArray(u.map((x) => x.remainingLots)),
+      numberArray(u.map((x) => x.locked)),
+      numberArray(u.map((x) => x.given)),
+      numberArray(u.map((x) => x.received)),
+      numberArray(u.map((x) => x.fee)),
+      numberArray(u.map((x) => x.state)),
+      numberArray(u.map((x) => x.seq)),
+      numberArray(u.map((x) => x.prevRemainingLots)),
       numberArray(u.map((x) => x.prevSeq))
     ]
   }
@@ -138,16 +187,35 @@ export const Trades: RowKind<TradeInsert> = {
   name: "trade_insert",
   rank: 30,
   schema: Schema.Struct({
-    id: Big, roomKey: Big, base: Schema.String, quote: Schema.String, priceTicks: Big, price: Schema.String, amount: Big,
-    total: Big, takerOrder: Big, makerOrder: Big, takerSide: Schema.Int, priceNum: Big, priceDen: Big
+    id: Big,
+    roomKey: Big,
+    base: Schema.String,
+    quote: Schema.String,
+    priceTicks: Big,
+    price: Schema.String,
+    amount: Big,
+    total: Big,
+    takerOrder: Big,
+    makerOrder: Big,
+    takerSide: Schema.Int,
+    priceNum: Big,
+    priceDen: Big
   }),
   columns: (items) => {
     const t = items.map((i) => i.row)
     return [
-      numberArray(t.map((x) => x.id)), numberArray(t.map((x) => x.roomKey)), textArray(t.map((x) => x.base)),
-      textArray(t.map((x) => x.quote)), numberArray(t.map((x) => x.priceTicks)), textArray(t.map((x) => x.price)),
-      numberArray(t.map((x) => x.amount)), numberArray(t.map((x) => x.total)), numberArray(t.map((x) => x.takerOrder)),
-      numberArray(t.map((x) => x.makerOrder)), numberArray(t.map((x) => x.takerSide)), numberArray(t.map((x) => x.priceNum)),
+      numberArray(t.map((x) => x.id)),
+      numberArray(t.map((x) => x.roomKey)),
+      textArray(t.map((x) => x.base)),
+      textArray(t.map((x) => x.quote)),
+      numberArray(t.map((x) => x.priceTicks)),
+      textArray(t.map((x) => x.price)),
+      numberArray(t.map((x) => x.amount)),
+      numberArray(t.map((x) => x.total)),
+      numberArray(t.map((x) => x.takerOrder)),
+      numberArray(t.map((x) => x.makerOrder)),
+      numberArray(t.map((x) => x.takerSide)),
+      numberArray(t.map((x) => x.priceNum)),
       numberArray(t.map((x) => x.priceDen))
     ]
   }

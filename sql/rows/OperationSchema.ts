@@ -10,24 +10,50 @@ import { rowKindNamed } from "./RowKinds.ts"
 
 const Big = Schema.BigIntFromString
 
-const Posting = Schema.Struct({ walletId: Big, currency: Schema.String, bucket: Schema.Literals([0, 1, 2, 3]), delta: Big })
+const Posting = Schema.Struct({
+  walletId: Big,
+  currency: Schema.String,
+  bucket: Schema.Literals([0, 1, 2, 3]),
+  delta: Big
+})
 
 const TxRecord = Schema.Struct({
-  id: Big, typeTx: Schema.Int, txState: Schema.Int, walletFrom: Big, walletTo: Big, currency: Schema.String, amount: Big, fee: Big,
-  tag: Schema.NullOr(Schema.String), appId: Schema.NullOr(Big), externalId: Schema.NullOr(Schema.String),
-  requestHash: Schema.NullOr(Schema.String), clientNonce: Schema.optional(Schema.NullOr(Big)),
-  profitWallet: Schema.optional(Schema.NullOr(Big)), currencyTo: Schema.optional(Schema.NullOr(Schema.String)),
+  id: Big,
+  typeTx: Schema.Int,
+  txState: Schema.Int,
+  walletFrom: Big,
+  walletTo: Big,
+  currency: Schema.String,
+  amount: Big,
+  fee: Big,
+  tag: Schema.NullOr(Schema.String),
+  appId: Schema.NullOr(Big),
+  externalId: Schema.NullOr(Schema.String),
+  requestHash: Schema.NullOr(Schema.String),
+  clientNonce: Schema.optional(Schema.NullOr(Big)),
+  profitWallet: Schema.optional(Schema.NullOr(Big)),
+  currencyTo: Schema.optional(Schema.NullOr(Schema.String)),
   amountTo: Schema.optional(Schema.NullOr(Big))
 })
 
 const TxTransition = Schema.Struct({
-  id: Big, from: Schema.Int, to: Schema.Int, walletFrom: Schema.optional(Big), walletTo: Schema.optional(Big),
-  amount: Schema.optional(Big), amountTo: Schema.optional(Big), fee: Schema.optional(Big)
+  id: Big,
+  from: Schema.Int,
+  to: Schema.Int,
+  walletFrom: Schema.optional(Big),
+  walletTo: Schema.optional(Big),
+  amount: Schema.optional(Big),
+  amountTo: Schema.optional(Big),
+  fee: Schema.optional(Big)
 })
 
 const Confirmation = Schema.Struct({
-  txId: Big, walletId: Big, channel: Schema.Literals(["Inline", "Code", "Sign"]), codeHash: Schema.NullOr(Schema.Uint8ArrayFromHex),
-  attempts: Schema.Int, expiresAt: Schema.DateFromString
+  txId: Big,
+  walletId: Big,
+  channel: Schema.Literals(["Inline", "Code", "Sign"]),
+  codeHash: Schema.NullOr(Schema.Uint8ArrayFromHex),
+  attempts: Schema.Int,
+  expiresAt: Schema.DateFromString
 })
 
 const Event = Schema.Struct({ kind: Schema.String, walletId: Big, payload: Schema.Unknown })
@@ -41,8 +67,10 @@ const Rows = Schema.Struct({ kind: Schema.String, rows: Schema.Array(Schema.Unkn
         const kind = rowKindNamed(data.kind)
         return { kind, rows: data.rows.map((row) => Schema.decodeUnknownSync(kind.schema)(row)) }
       },
-      encode: (rows: KindRows): { readonly kind: string; readonly rows: ReadonlyArray<unknown> } =>
-        ({ kind: rows.kind.name, rows: rows.rows.map((row) => Schema.encodeSync(rows.kind.schema)(row)) })
+      encode: (rows: KindRows): { readonly kind: string; readonly rows: ReadonlyArray<unknown> } => ({
+        kind: rows.kind.name,
+        rows: rows.rows.map((row) => Schema.encodeSync(rows.kind.schema)(row))
+      })
     })
   )
 )

@@ -2,7 +2,14 @@
 import { Effect, Layer, Option, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { Forbidden, Unauthorized } from "../../schema/Errors.ts"
-import { CurrentApp, CurrentService, CurrentSession, MerchantAuth, ServiceAuth, SessionAuth } from "../../schema/Security.ts"
+import {
+  CurrentApp,
+  CurrentService,
+  CurrentSession,
+  MerchantAuth,
+  ServiceAuth,
+  SessionAuth
+} from "../../schema/Security.ts"
 import { Credentials } from "../services/Credentials.ts"
 
 const unauthorized = (what: string) => new Unauthorized({ message: `${what}: missing or invalid credential` })
@@ -12,12 +19,13 @@ export const SessionAuthLive = Layer.effect(
   Credentials.useSync((credentials) =>
     SessionAuth.of({
       sid: (httpEffect, { credential }) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const session = yield* credentials.session(Redacted.value(credential))
           if (Option.isNone(session)) return yield* Effect.fail(unauthorized("sid"))
           return yield* Effect.provideService(httpEffect, CurrentSession, session.value)
         })
-    }))
+    })
+  )
 )
 
 export const ServiceAuthLive = Layer.effect(
@@ -28,7 +36,8 @@ export const ServiceAuthLive = Layer.effect(
         credentials.isServiceKey(Redacted.value(credential))
           ? Effect.provideService(httpEffect, CurrentService, { keyId: "service" })
           : Effect.fail(unauthorized("Authorization"))
-    }))
+    })
+  )
 )
 
 /** The pkey names one app; a valid pkey used with another app's app_id is 403. */
@@ -37,7 +46,7 @@ export const MerchantAuthLive = Layer.effect(
   Credentials.useSync((credentials) =>
     MerchantAuth.of({
       pkey: (httpEffect, { credential }) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const app = yield* credentials.app(Redacted.value(credential))
           if (Option.isNone(app)) return yield* Effect.fail(unauthorized("pkey"))
           const request = yield* HttpServerRequest.HttpServerRequest
@@ -47,5 +56,6 @@ export const MerchantAuthLive = Layer.effect(
           }
           return yield* Effect.provideService(httpEffect, CurrentApp, app.value)
         })
-    }))
+    })
+  )
 )

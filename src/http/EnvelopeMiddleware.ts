@@ -16,7 +16,6 @@ import { nextRequestNumber } from "./RequestNumbers.ts"
 /** No request body may exceed this (limits.requestBodyBytesMax); a larger one is refused before it is parsed. */
 const bodyBytesMax = ByteSize.bytes(limits.requestBodyBytesMax)
 
-
 const envelope = (id: number, status: number, code: number, message: string) =>
   HttpServerResponse.jsonUnsafe({ result: null, error: { code, message }, id }, { status })
 
@@ -27,7 +26,11 @@ const rewrite = (response: HttpServerResponse.HttpServerResponse, id: number) =>
   const body = response.body
   let parsed: any = undefined
   if (body._tag === "Uint8Array") {
-    try { parsed = JSON.parse(decoder.decode(body.body)) } catch { parsed = undefined }
+    try {
+      parsed = JSON.parse(decoder.decode(body.body))
+    } catch {
+      parsed = undefined
+    }
   }
   if (parsed !== null && typeof parsed === "object" && "result" in parsed && "error" in parsed) return response
   const tag = typeof parsed?._tag === "string" ? parsed._tag : undefined
@@ -37,17 +40,36 @@ const rewrite = (response: HttpServerResponse.HttpServerResponse, id: number) =>
 }
 
 const statusCode = (status: number): number =>
-  status === 401 ? errorCodes.Unauthorized[0] : status === 403 ? errorCodes.Forbidden[0] : status === 404 ? errorCodes.NotFound[0]
-    : status === 429 ? errorCodes.RateLimited[0] : status >= 500 ? errorCodes.InternalError[0] : errorCodes.InvalidRequest[0]
+  status === 401
+    ? errorCodes.Unauthorized[0]
+    : status === 403
+      ? errorCodes.Forbidden[0]
+      : status === 404
+        ? errorCodes.NotFound[0]
+        : status === 429
+          ? errorCodes.RateLimited[0]
+          : status >= 500
+            ? errorCodes.InternalError[0]
+            : errorCodes.InvalidRequest[0]
 
 const defaultMessage = (status: number): string =>
-  status === 401 ? "missing or invalid credential" : status === 403 ? "forbidden" : status === 404 ? "not found"
-    : status === 415 ? "body: Content-Type must be application/json"
-    : status >= 500 ? "internal error" : "invalid request"
+  status === 401
+    ? "missing or invalid credential"
+    : status === 403
+      ? "forbidden"
+      : status === 404
+        ? "not found"
+        : status === 415
+          ? "body: Content-Type must be application/json"
+          : status >= 500
+            ? "internal error"
+            : "invalid request"
 
 /** The schema issue path `[0]["amount"]` as `[0].amount`: keys after a dot, indices in brackets. */
 const fieldPath = (at: string): string =>
-  Array.from(at.matchAll(/\[(?:"((?:[^"\\]|\\.)*)"|([^\]]*))\]/g), (m) => (m[1] !== undefined ? "." + m[1] : `[${m[2]}]`)).join("")
+  Array.from(at.matchAll(/\[(?:"((?:[^"\\]|\\.)*)"|([^\]]*))\]/g), (m) =>
+    m[1] !== undefined ? "." + m[1] : `[${m[2]}]`
+  ).join("")
 
 /** One line naming the field: "body.walletId: Expected ...", "body[0].amount: ..." */
 const describeSchemaError = (error: HttpApiError.HttpApiSchemaError): string => {
@@ -67,7 +89,11 @@ const fromCause = (cause: Cause.Cause<unknown>, id: number) => {
       if (value.kind === "Body" || value.kind === "ResponseHeaders") break
       return envelope(id, 400, errorCodes.InvalidRequest[0], describeSchemaError(value))
     }
-    if (value?._tag === "HttpServerError" || value?._tag === "RouteNotFound" || value?.reason?._tag === "RouteNotFound") {
+    if (
+      value?._tag === "HttpServerError" ||
+      value?._tag === "RouteNotFound" ||
+      value?.reason?._tag === "RouteNotFound"
+    ) {
       const reasonTag = value.reason?._tag ?? value._tag
       if (reasonTag === "RouteNotFound") return envelope(id, 404, errorCodes.NotFound[0], "no such action")
       if (reasonTag === "RequestParseError") {
@@ -76,14 +102,15 @@ const fromCause = (cause: Cause.Cause<unknown>, id: number) => {
           : envelope(id, 400, errorCodes.InvalidRequest[0], "body: malformed request body")
       }
     }
-    if (value?._tag === "HttpApiPayloadTooLarge") return envelope(id, 413, errorCodes.InvalidRequest[0], "body: too large")
+    if (value?._tag === "HttpApiPayloadTooLarge")
+      return envelope(id, 413, errorCodes.InvalidRequest[0], "body: too large")
   }
   if (Cause.hasInterruptsOnly(cause)) return envelope(id, 503, errorCodes.InternalError[0], "request interrupted")
   return undefined
 }
 
 export const EnvelopeMiddleware = HttpRouter.middleware(
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const metrics = yield* Metrics
     return ((app: Effect.Effect<HttpServerResponse.HttpServerResponse, any, any>) =>
       Effect.suspend(() => {
@@ -97,14 +124,23 @@ export const EnvelopeMiddleware = HttpRouter.middleware(
             Effect.suspend(() => {
               const known = fromCause(cause, id)
               if (known !== undefined) return Effect.succeed(known)
-              return Effect.as(Effect.logError("unexpected failure", cause), envelope(id, 500, errorCodes.InternalError[0], "internal error"))
-            })),
+              return Effect.as(
+                Effect.logError("unexpected failure", cause),
+                envelope(id, 500, errorCodes.InternalError[0], "internal error")
+              )
+            })
+          ),
           Effect.flatMap((response) =>
             HttpServerRequest.HttpServerRequest.useSync((request) => {
               const path = request.url.split("?")[0]
-              metrics.observeHttp(response.status === 404 ? "unmatched" : path, response.status, performance.now() - started)
+              metrics.observeHttp(
+                response.status === 404 ? "unmatched" : path,
+                response.status,
+                performance.now() - started
+              )
               return HttpServerResponse.setHeader(response, "x-request-id", String(id))
-            }))
+            })
+          )
         )
       })) as any
   }),

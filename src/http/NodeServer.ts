@@ -21,7 +21,10 @@ const getInfoPath = "/core/v1/get_info"
 const isGetInfo = (request: IncomingMessage): boolean => {
   if (request.method !== "GET" && request.method !== "HEAD") return false
   const url = request.url ?? ""
-  return url === getInfoPath || (url.startsWith(getInfoPath) && (url[getInfoPath.length] === "?" || url[getInfoPath.length] === "#"))
+  return (
+    url === getInfoPath ||
+    (url.startsWith(getInfoPath) && (url[getInfoPath.length] === "?" || url[getInfoPath.length] === "#"))
+  )
 }
 
 export const makePublicServer = (metrics: FastPathMetrics) => () => {
@@ -31,7 +34,11 @@ export const makePublicServer = (metrics: FastPathMetrics) => () => {
     const started = performance.now()
     const id = nextRequestNumber()
     const body = envelopeJson(publicInfo(), id)
-    response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body), "x-request-id": String(id) })
+    response.writeHead(200, {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(body),
+      "x-request-id": String(id)
+    })
     response.end(request.method === "HEAD" ? undefined : body)
     metrics.observeHttp(getInfoPath, 200, performance.now() - started)
   }

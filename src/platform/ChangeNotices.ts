@@ -28,20 +28,24 @@ export interface NoticedCache<V> {
 /** Entries per cache: a bound on memory (the cache is cleared when it is reached). */
 export const noticedCacheMaxEntries = 100_000
 
-export class ChangeNotices extends Context.Service<ChangeNotices, {
-  /** A cache dropped whenever any of `tables` changes. */
-  readonly cache: <V>(tables: ReadonlyArray<WatchedTable>, ttlMs: number) => NoticedCache<V>
-  /** This process changed `table`: drop its caches now (other processes learn it from the trigger). */
-  readonly changed: (table: WatchedTable) => void
-}>()("core/ChangeNotices") {
+export class ChangeNotices extends Context.Service<
+  ChangeNotices,
+  {
+    /** A cache dropped whenever any of `tables` changes. */
+    readonly cache: <V>(tables: ReadonlyArray<WatchedTable>, ttlMs: number) => NoticedCache<V>
+    /** This process changed `table`: drop its caches now (other processes learn it from the trigger). */
+    readonly changed: (table: WatchedTable) => void
+  }
+>()("core/ChangeNotices") {
   static readonly layer = Layer.effect(
     ChangeNotices,
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const embedded = Option.isNone((yield* AppConfigService).databaseUrl)
       let listening = embedded
       const generations = new Map<string, number>()
       const clearers = new Map<string, Array<() => void>>()
-      const generationOf = (tables: ReadonlyArray<WatchedTable>) => tables.reduce((sum, t) => sum + (generations.get(t) ?? 0), 0)
+      const generationOf = (tables: ReadonlyArray<WatchedTable>) =>
+        tables.reduce((sum, t) => sum + (generations.get(t) ?? 0), 0)
       const changed = (table: string) => {
         generations.set(table, (generations.get(table) ?? 0) + 1)
         for (const clear of clearers.get(table) ?? []) clear()
@@ -52,14 +56,16 @@ export class ChangeNotices extends Context.Service<ChangeNotices, {
 
       if (!embedded) {
         const pg = yield* PgClient.PgClient
-        const listener = Effect.scoped(Effect.gen(function*() {
-          const notifications = yield* pg.listen(changesChannel)
-          yield* Effect.addFinalizer(() => Effect.sync(() => (listening = false)))
-          // Whatever changed while nobody listened is unknown: start afresh.
-          changedAll()
-          listening = true
-          for (;;) changed((yield* Queue.take(notifications)).payload)
-        }))
+        const listener = Effect.scoped(
+          Effect.gen(function* () {
+            const notifications = yield* pg.listen(changesChannel)
+            yield* Effect.addFinalizer(() => Effect.sync(() => (listening = false)))
+            // Whatever changed while nobody listened is unknown: start afresh.
+            changedAll()
+            listening = true
+            for (;;) changed((yield* Queue.take(notifications)).payload)
+          })
+        )
         yield* Effect.forkScoped(listener.pipe(Effect.retry({ schedule: Schedule.spaced("1 second") }), Effect.ignore))
       }
 
@@ -80,7 +86,8 @@ export class ChangeNotices extends Context.Service<ChangeNotices, {
                   if (value === undefined || !listening || generationOf(tables) !== generation) return
                   if (entries.size >= noticedCacheMaxEntries) entries.clear()
                   entries.set(key, { at: now, value })
-                }))
+                })
+              )
             })
         }
       }

@@ -26,7 +26,7 @@ export interface AppConfig {
 export class AppConfigService extends Context.Service<AppConfigService, AppConfig>()("core/Config") {
   static readonly fromEnv = Layer.effect(
     AppConfigService,
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const databaseUrl = yield* Config.option(Config.Redacted("DATABASE_URL"))
       const keys = yield* Config.String("SERVICE_KEYS").pipe(Config.withDefault(""))
       return AppConfigService.of({
@@ -36,9 +36,14 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
         port: yield* Config.Port("PORT").pipe(Config.withDefault(8080)),
         monitoringHost: yield* Config.String("MONITORING_HOST").pipe(Config.withDefault("127.0.0.1")),
         // Under WORKERS, worker i serves its own figures on MONITORING_PORT + i - 1 (src/Supervisor.ts).
-        monitoringPort: (yield* Config.Port("MONITORING_PORT").pipe(Config.withDefault(9464))) +
-          (yield* Config.Int("WORKER_INDEX").pipe(Config.withDefault(1))) - 1,
-        serviceKeys: keys.split(",").map((key) => key.trim()).filter((key) => key.length > 0),
+        monitoringPort:
+          (yield* Config.Port("MONITORING_PORT").pipe(Config.withDefault(9464))) +
+          (yield* Config.Int("WORKER_INDEX").pipe(Config.withDefault(1))) -
+          1,
+        serviceKeys: keys
+          .split(",")
+          .map((key) => key.trim())
+          .filter((key) => key.length > 0),
         logLevel: yield* Config.String("LOG_LEVEL").pipe(Config.withDefault("info")),
         poolSize: yield* Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),
         maxResidentEntities: yield* Config.Int("MAX_RESIDENT_ENTITIES").pipe(Config.withDefault(100_000)),

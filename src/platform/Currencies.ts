@@ -18,22 +18,32 @@ export interface Currency {
 }
 
 const fromRow = (row: CurrencyRecord): Currency => ({
-  code: row.code, name: row.name, decimals: row.decimals, exchangeEnabled: row.exchangeEnabled, isBase: row.isBase
+  code: row.code,
+  name: row.name,
+  decimals: row.decimals,
+  exchangeEnabled: row.exchangeEnabled,
+  isBase: row.isBase
 })
 
-export class Currencies extends Context.Service<Currencies, {
-  readonly all: () => ReadonlyArray<Currency>
-  readonly base: () => Currency
-  readonly find: (code: string) => Currency | undefined
-  readonly require: (code: string, field: string) => Effect.Effect<Currency, UnknownCurrency>
-  /** A known currency that is enabled for exchange (SPEC market rule 9). */
-  readonly requireExchange: (code: string, field: string) => Effect.Effect<Currency, UnknownCurrency | CurrencyNotEnabled>
-  /** Parses a validated decimal amount into minor units of the currency; names the field on failure. */
-  readonly toMinor: (amount: string, currency: Currency, field: string) => Effect.Effect<bigint, TooManyDecimals>
-}>()("core/Currencies") {
+export class Currencies extends Context.Service<
+  Currencies,
+  {
+    readonly all: () => ReadonlyArray<Currency>
+    readonly base: () => Currency
+    readonly find: (code: string) => Currency | undefined
+    readonly require: (code: string, field: string) => Effect.Effect<Currency, UnknownCurrency>
+    /** A known currency that is enabled for exchange (SPEC market rule 9). */
+    readonly requireExchange: (
+      code: string,
+      field: string
+    ) => Effect.Effect<Currency, UnknownCurrency | CurrencyNotEnabled>
+    /** Parses a validated decimal amount into minor units of the currency; names the field on failure. */
+    readonly toMinor: (amount: string, currency: Currency, field: string) => Effect.Effect<bigint, TooManyDecimals>
+  }
+>()("core/Currencies") {
   static readonly layer = Layer.effect(
     Currencies,
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const file = JSON.parse(readFileSync(catalogueFile, "utf8")) as { base: string; currencies: Array<CurrencySeed> }
       yield* seedCurrencies(file.currencies, file.base).pipe(Effect.orDie)
       yield* seedInternalTerminal.pipe(Effect.orDie)
@@ -55,14 +65,16 @@ export class Currencies extends Context.Service<Currencies, {
           return currency === undefined
             ? Effect.fail(new UnknownCurrency({ message: `${field}: unknown currency "${code}"` }))
             : !currency.exchangeEnabled
-            ? Effect.fail(new CurrencyNotEnabled({ message: `${field}: ${code} is not enabled for exchange` }))
-            : Effect.succeed(currency)
+              ? Effect.fail(new CurrencyNotEnabled({ message: `${field}: ${code} is not enabled for exchange` }))
+              : Effect.succeed(currency)
         },
         toMinor: (amount, currency, field) => {
           const minor = toMinorUnits(amount, currency.decimals)
           return minor !== undefined
             ? Effect.succeed(minor)
-            : Effect.fail(new TooManyDecimals({ message: `${field}: ${currency.code} has ${currency.decimals} decimals` }))
+            : Effect.fail(
+                new TooManyDecimals({ message: `${field}: ${currency.code} has ${currency.decimals} decimals` })
+              )
         }
       })
     })

@@ -33,7 +33,8 @@ interface Pending {
 
 const invariantSumsToZero = (operation: LedgerOperation): void => {
   const sums = new Map<string, bigint>()
-  for (const posting of operation.postings) sums.set(posting.currency, (sums.get(posting.currency) ?? 0n) + posting.delta)
+  for (const posting of operation.postings)
+    sums.set(posting.currency, (sums.get(posting.currency) ?? 0n) + posting.delta)
   for (const [currency, sum] of sums) {
     if (sum !== 0n) throw new Error(`invariant: postings of tx ${txIdOf(operation)} sum to ${sum} in ${currency}`)
   }
@@ -48,20 +49,23 @@ const classify = (error: unknown): CommitFailure | undefined => {
   return undefined
 }
 
-export class LedgerWriter extends Context.Service<LedgerWriter, {
-  /** Commits one operation; resolves with its update tick once durable. */
-  readonly commit: (operation: LedgerOperation) => Effect.Effect<bigint, CommitFailure>
-  /**
-   * Queues one operation now (operations are committed in queue order) and answers the wait for its
-   * commit: an actor can queue its next operation before the previous one is durable (pipelining).
-   */
-  readonly enqueue: (operation: LedgerOperation) => Effect.Effect<Effect.Effect<bigint, CommitFailure>>
-  /** The committed watermark of this process's commits (and of others', via the feed service). */
-  readonly commits: PubSub.PubSub<bigint>
-}>()("core/LedgerWriter") {
+export class LedgerWriter extends Context.Service<
+  LedgerWriter,
+  {
+    /** Commits one operation; resolves with its update tick once durable. */
+    readonly commit: (operation: LedgerOperation) => Effect.Effect<bigint, CommitFailure>
+    /**
+     * Queues one operation now (operations are committed in queue order) and answers the wait for its
+     * commit: an actor can queue its next operation before the previous one is durable (pipelining).
+     */
+    readonly enqueue: (operation: LedgerOperation) => Effect.Effect<Effect.Effect<bigint, CommitFailure>>
+    /** The committed watermark of this process's commits (and of others', via the feed service). */
+    readonly commits: PubSub.PubSub<bigint>
+  }
+>()("core/LedgerWriter") {
   static readonly layer = Layer.effect(
     LedgerWriter,
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const sql = yield* LedgerSql
       const metrics = yield* Metrics
       const queue = yield* Queue.bounded<Pending>(limits.ledgerQueueMax)
@@ -69,15 +73,26 @@ export class LedgerWriter extends Context.Service<LedgerWriter, {
       const nowMicros = () => BigInt(Date.now()) * 1000n
       // Read at scrape time: operations waiting, and the size of the batch being committed now.
       let batchInFlight = 0
-      yield* metrics.gauge(metricNames.ledgerQueueDepth, "Operations queued for the ledger writer, not yet in a batch", () => Queue.sizeUnsafe(queue))
-      yield* metrics.gauge(metricNames.ledgerBatchInFlight, "Operations in the batch being committed now (0 when idle)", () => batchInFlight)
+      yield* metrics.gauge(
+        metricNames.ledgerQueueDepth,
+        "Operations queued for the ledger writer, not yet in a batch",
+        () => Queue.sizeUnsafe(queue)
+      )
+      yield* metrics.gauge(
+        metricNames.ledgerBatchInFlight,
+        "Operations in the batch being committed now (0 when idle)",
+        () => batchInFlight
+      )
 
       // Operations of one batch that change the same row in turn (a pipelining room rests an order,
       // then fills it) are folded into one change per row by commitOperations (sql/Folding.ts).
       const commitBatch = (batch: ReadonlyArray<Pending>) =>
-        commitOperations(batch.map((p) => p.operation), nowMicros()).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+        commitOperations(
+          batch.map((p) => p.operation),
+          nowMicros()
+        ).pipe(Effect.provideService(SqlClient.SqlClient, sql))
 
-      const resolveOne = Effect.fnUntraced(function*(pending: Pending) {
+      const resolveOne = Effect.fnUntraced(function* (pending: Pending) {
         const exit = yield* Effect.exit(commitBatch([pending]))
         if (Exit.isSuccess(exit)) {
           yield* Deferred.succeed(pending.done, exit.value[0])
@@ -92,28 +107,29 @@ export class LedgerWriter extends Context.Service<LedgerWriter, {
 
       // A batch once taken is committed and resolved without interruption, so shutdown never
       // abandons an operation half way.
-      const commitTaken = (batch: ReadonlyArray<Pending>) => Effect.gen(function*() {
-        batchInFlight = batch.length
-        const started = performance.now()
-        const exit = yield* Effect.exit(commitBatch(batch))
-        let top: bigint | undefined
-        if (Exit.isSuccess(exit)) {
-          for (let i = 0; i < batch.length; i++) yield* Deferred.succeed(batch[i].done, exit.value[i])
-          top = exit.value[exit.value.length - 1]
-        } else {
-          for (const pending of batch) {
-            const tick = yield* resolveOne(pending)
-            if (tick !== undefined) top = tick
+      const commitTaken = (batch: ReadonlyArray<Pending>) =>
+        Effect.gen(function* () {
+          batchInFlight = batch.length
+          const started = performance.now()
+          const exit = yield* Effect.exit(commitBatch(batch))
+          let top: bigint | undefined
+          if (Exit.isSuccess(exit)) {
+            for (let i = 0; i < batch.length; i++) yield* Deferred.succeed(batch[i].done, exit.value[i])
+            top = exit.value[exit.value.length - 1]
+          } else {
+            for (const pending of batch) {
+              const tick = yield* resolveOne(pending)
+              if (tick !== undefined) top = tick
+            }
           }
-        }
-        metrics.observeCommit(batch.length, performance.now() - started)
-        batchInFlight = 0
-        if (top !== undefined) yield* PubSub.publish(commits, top)
-      }).pipe(Effect.uninterruptible)
+          metrics.observeCommit(batch.length, performance.now() - started)
+          batchInFlight = 0
+          if (top !== undefined) yield* PubSub.publish(commits, top)
+        }).pipe(Effect.uninterruptible)
 
       // Under load (the last batch had company), linger briefly so the next batch fills up; alone, go at once.
       let lastBatchSize = 1
-      const takeBatch = Effect.gen(function*() {
+      const takeBatch = Effect.gen(function* () {
         const first = yield* Queue.takeBetween(queue, 1, limits.ledgerBatchMax)
         if (lastBatchSize <= 1 || first.length >= limits.ledgerBatchMax || limits.ledgerLingerMs <= 0) return first
         yield* Effect.sleep(limits.ledgerLingerMs)
@@ -129,13 +145,14 @@ export class LedgerWriter extends Context.Service<LedgerWriter, {
       yield* Effect.forkScoped(loop)
       // On shutdown, commit what is queued before the scope closes.
       yield* Effect.addFinalizer(() =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           for (;;) {
             const rest = yield* Queue.takeBetween(queue, 0, limits.ledgerBatchMax)
             if (rest.length === 0) return
             for (const pending of rest) yield* resolveOne(pending)
           }
-        }).pipe(Effect.ignore))
+        }).pipe(Effect.ignore)
+      )
 
       const enqueue = (operation: LedgerOperation) =>
         Effect.suspend(() => {

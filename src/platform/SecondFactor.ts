@@ -17,17 +17,20 @@ export const hashCode = (code: string): Buffer => createHash("sha256").update(co
  * Fido2Key login signs (NeedSign) and any other gets a code through the notification channel.
  */
 export const newConfirmation = (require2FA: boolean, keyType: string, expiresAt: Date) => {
-  const channel = !require2FA ? "Inline" as const : keyType === "Fido2Key" ? "Sign" as const : "Code" as const
+  const channel = !require2FA ? ("Inline" as const) : keyType === "Fido2Key" ? ("Sign" as const) : ("Code" as const)
   const code = channel === "Sign" ? null : newConfirmationCode()
   return {
     /** ReserveTransfer's confirmation fields. */
     reserve: {
-      channel, codeHash: code === null ? null : new Uint8Array(hashCode(code)), expiresAt,
-      attempts: confirmationAttemptsMax, codeForEvent: channel === "Code" ? code : null
+      channel,
+      codeHash: code === null ? null : new Uint8Array(hashCode(code)),
+      expiresAt,
+      attempts: confirmationAttemptsMax,
+      codeForEvent: channel === "Code" ? code : null
     },
     /** CreateTransactOut's confirmation fields. */
     answer: {
-      confirmationStatusCode: channel === "Sign" ? "NeedSign" as const : "NeedCodeConfirm" as const,
+      confirmationStatusCode: channel === "Sign" ? ("NeedSign" as const) : ("NeedCodeConfirm" as const),
       ...(channel === "Inline" && code !== null ? { confirmationCode: code } : {})
     }
   }

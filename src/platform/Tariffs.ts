@@ -31,7 +31,9 @@ export interface FeeQuery {
 }
 
 const specificity = (rule: Tariff): number =>
-  (rule.walletGroup !== null ? 4 : 0) + (rule.typeTx !== null ? 2 : 0) + (rule.minAmount !== null || rule.maxAmount !== null ? 1 : 0)
+  (rule.walletGroup !== null ? 4 : 0) +
+  (rule.typeTx !== null ? 2 : 0) +
+  (rule.minAmount !== null || rule.maxAmount !== null ? 1 : 0)
 
 /** The most specific rule matching a query, if any. */
 export const ruleFor = (rules: ReadonlyArray<Tariff>, query: FeeQuery): Tariff | undefined => {
@@ -60,37 +62,56 @@ export const quoteFee = (rules: ReadonlyArray<Tariff>, query: FeeQuery, withFixe
   return { fee: BigInt(minor.toFixed(0)), profitWalletId: best.profitWalletId ?? FEES_WALLET_ID }
 }
 
-export class Tariffs extends Context.Service<Tariffs, {
-  readonly resolve: (query: FeeQuery) => Effect.Effect<FeeQuote>
-  readonly replace: (rules: ReadonlyArray<Tariff>) => Effect.Effect<number>
-  readonly list: () => Effect.Effect<ReadonlyArray<Tariff>>
-}>()("core/Tariffs") {
-  static readonly layer = Layer.effect(Tariffs, Effect.gen(function*() {
-    const db = yield* makeDb
-    const notices = yield* ChangeNotices
-    // The rule table is small and read by every fee-charging action, so it is cached for at most
-    // tariffCacheMs, and dropped by every process the moment the table changes (ChangeNotices).
-    const cache = notices.cache<ReadonlyArray<Tariff>>(["tariffs"], tariffCacheMs)
-    const list = () => cache.get("rules", db(allTariffs))
-    return Tariffs.of({
-      resolve: (query) => Effect.map(list(), (rules) => quoteFee(rules, query)),
-      replace: (rules) => Effect.as(Effect.tap(db(replaceTariffs(rules)), () => Effect.sync(() => notices.changed("tariffs"))), rules.length),
-      list
+export class Tariffs extends Context.Service<
+  Tariffs,
+  {
+    readonly resolve: (query: FeeQuery) => Effect.Effect<FeeQuote>
+    readonly replace: (rules: ReadonlyArray<Tariff>) => Effect.Effect<number>
+    readonly list: () => Effect.Effect<ReadonlyArray<Tariff>>
+  }
+>()("core/Tariffs") {
+  static readonly layer = Layer.effect(
+    Tariffs,
+    Effect.gen(function* () {
+      const db = yield* makeDb
+      const notices = yield* ChangeNotices
+      // The rule table is small and read by every fee-charging action, so it is cached for at most
+      // tariffCacheMs, and dropped by every process the moment the table changes (ChangeNotices).
+      const cache = notices.cache<ReadonlyArray<Tariff>>(["tariffs"], tariffCacheMs)
+      const list = () => cache.get("rules", db(allTariffs))
+      return Tariffs.of({
+        resolve: (query) => Effect.map(list(), (rules) => quoteFee(rules, query)),
+        replace: (rules) =>
+          Effect.as(
+            Effect.tap(db(replaceTariffs(rules)), () => Effect.sync(() => notices.changed("tariffs"))),
+            rules.length
+          ),
+        list
+      })
     })
-  }))
+  )
 }
 
 /** Which tariff class a numeric typeTx belongs to (CONTRACT C7/C11). */
 export const txClassOfType = (typeTx: number): TxClass | undefined => {
   if (typeTx >= 11 && typeTx <= 14) return "InnerTransfer"
   switch (typeTx) {
-    case 1: return "Deposit"
-    case 2: return "Withdraw"
-    case 15: return "SelfTransfer"
-    case 16: case 17: return "Exchange"
-    case 19: return "Refund"
-    case 20: return "Payment"
-    case 21: return "Payout"
-    default: return undefined
+    case 1:
+      return "Deposit"
+    case 2:
+      return "Withdraw"
+    case 15:
+      return "SelfTransfer"
+    case 16:
+    case 17:
+      return "Exchange"
+    case 19:
+      return "Refund"
+    case 20:
+      return "Payment"
+    case 21:
+      return "Payout"
+    default:
+      return undefined
   }
 }

@@ -35,10 +35,12 @@ export const makeTickSource = (runner: number) => {
   }
 }
 
-export class TimeTicks extends Context.Service<TimeTicks, { readonly next: () => bigint; readonly runner: number }>()("core/TimeTicks") {
+export class TimeTicks extends Context.Service<TimeTicks, { readonly next: () => bigint; readonly runner: number }>()(
+  "core/TimeTicks"
+) {
   static readonly layer = Layer.effect(
     TimeTicks,
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const runner = Number((yield* Effect.orDie(nextRunnerNumber)) % 16n)
       return TimeTicks.of({ next: makeTickSource(runner), runner })
     })

@@ -12,8 +12,19 @@ import { type Code, findCodeByHash, findCodeByTx } from "../../sql/CodeRepo.ts"
 import { walletById } from "../../sql/WalletRepo.ts"
 import { type ApplyCodeOut, type CreateTxCodeIn, stateCodeOf, stateNameOf, type TxCodesOut } from "../../schema/Code.ts"
 import {
-  BalanceNotEnough, InvalidAmount, InvalidRequest, NonceExists, RateLimited, SameAccounts, TooManyDecimals, TransactionNotFound,
-  TransactionNotPending, UnknownCurrency, WalletBlocked, WalletNotFound, WrongSide
+  BalanceNotEnough,
+  InvalidAmount,
+  InvalidRequest,
+  NonceExists,
+  RateLimited,
+  SameAccounts,
+  TooManyDecimals,
+  TransactionNotFound,
+  TransactionNotPending,
+  UnknownCurrency,
+  WalletBlocked,
+  WalletNotFound,
+  WrongSide
 } from "../../schema/Errors.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { asWalletId } from "../../schema/Ids.ts"
@@ -31,27 +42,46 @@ export const newCode = (timeLimit: boolean, now: number): string =>
 export const hashOfCode = (code: string): Uint8Array => createHash("sha256").update(code, "utf8").digest()
 
 export type CodeError =
-  | SameAccounts | InvalidAmount | InvalidRequest | WrongSide | TransactionNotPending | BalanceNotEnough | NonceExists
-  | TransactionNotFound | UnknownCurrency | TooManyDecimals | WalletBlocked | WalletNotFound | RateLimited
+  | SameAccounts
+  | InvalidAmount
+  | InvalidRequest
+  | WrongSide
+  | TransactionNotPending
+  | BalanceNotEnough
+  | NonceExists
+  | TransactionNotFound
+  | UnknownCurrency
+  | TooManyDecimals
+  | WalletBlocked
+  | WalletNotFound
+  | RateLimited
 
 export interface CodeRef {
   readonly code?: string | undefined
   readonly id?: string | undefined
 }
 
-export class Codes extends Context.Service<Codes, {
-  readonly create: (walletId: string, input: CreateTxCodeIn) => Effect.Effect<TxCodesOut, CodeError>
-  readonly apply: (walletId: string, ref: CodeRef, amount: string | undefined, clientNonce: string) => Effect.Effect<ApplyCodeOut, CodeError>
-  readonly cancel: (walletId: string, ref: CodeRef) => Effect.Effect<{ txId: string; idUpdate: string }, CodeError>
-  /** The code record behind a reference, if the caller may see it. */
-  readonly find: (walletId: string, ref: CodeRef) => Effect.Effect<Code | undefined>
-  /** Whether a transaction id names a code at all (whoever may see it). */
-  readonly isCode: (txId: string) => Effect.Effect<boolean>
-  readonly toOut: (row: Code, walletId: string, code: string | null) => TxCodesOut
-}>()("core/Codes") {
+export class Codes extends Context.Service<
+  Codes,
+  {
+    readonly create: (walletId: string, input: CreateTxCodeIn) => Effect.Effect<TxCodesOut, CodeError>
+    readonly apply: (
+      walletId: string,
+      ref: CodeRef,
+      amount: string | undefined,
+      clientNonce: string
+    ) => Effect.Effect<ApplyCodeOut, CodeError>
+    readonly cancel: (walletId: string, ref: CodeRef) => Effect.Effect<{ txId: string; idUpdate: string }, CodeError>
+    /** The code record behind a reference, if the caller may see it. */
+    readonly find: (walletId: string, ref: CodeRef) => Effect.Effect<Code | undefined>
+    /** Whether a transaction id names a code at all (whoever may see it). */
+    readonly isCode: (txId: string) => Effect.Effect<boolean>
+    readonly toOut: (row: Code, walletId: string, code: string | null) => TxCodesOut
+  }
+>()("core/Codes") {
   static readonly layer = Layer.effect(
     Codes,
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const db = yield* makeDb
       const ticks = yield* TimeTicks
       const currencies = yield* Currencies
@@ -63,53 +93,82 @@ export class Codes extends Context.Service<Codes, {
       const toOut = (row: Code, walletId: string, code: string | null): TxCodesOut => {
         const stateCode = stateCodeOf({ typeTx: row.typeTx as 11, txState: row.txState })
         return {
-          timetick: String(row.txId), code, currency: row.currency,
+          timetick: String(row.txId),
+          code,
+          currency: row.currency,
           amount: Number(fromMinorUnits(row.amount, currencies.find(row.currency)?.decimals ?? 0)),
-          typeTx: row.typeTx, stateCode, state: stateNameOf(stateCode), isOwner: String(row.creator) === walletId,
+          typeTx: row.typeTx,
+          stateCode,
+          state: stateNameOf(stateCode),
+          isOwner: String(row.creator) === walletId,
           dateTxUTC: row.createdAt.toISOString()
         }
       }
 
       /** Exactly one of code and id; by id only a bound party sees the code. */
       const resolve = (walletId: string, ref: CodeRef) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           if ((ref.code === undefined) === (ref.id === undefined)) {
             return yield* new InvalidRequest({ message: "query: send exactly one of `code` and `id`" })
           }
-          const row = ref.code !== undefined ? yield* db(findCodeByHash(hashOfCode(ref.code))) : yield* db(findCodeByTx(ref.id!))
-          const bound = row !== undefined && (String(row.creator) === walletId || (row.counterparty !== null && String(row.counterparty) === walletId))
+          const row =
+            ref.code !== undefined ? yield* db(findCodeByHash(hashOfCode(ref.code))) : yield* db(findCodeByTx(ref.id!))
+          const bound =
+            row !== undefined &&
+            (String(row.creator) === walletId || (row.counterparty !== null && String(row.counterparty) === walletId))
           if (row === undefined || (ref.id !== undefined && !bound)) {
-            return yield* new TransactionNotFound({ message: ref.code !== undefined ? "code: no such code" : `id: no code ${ref.id} for this wallet` })
+            return yield* new TransactionNotFound({
+              message: ref.code !== undefined ? "code: no such code" : `id: no code ${ref.id} for this wallet`
+            })
           }
           return row
         })
 
-      const create = Effect.fn("Codes.create")(function*(walletId: string, input: CreateTxCodeIn) {
+      const create = Effect.fn("Codes.create")(function* (walletId: string, input: CreateTxCodeIn) {
         const wallet = yield* db(walletById(walletId))
-        if (wallet === undefined) return yield* new WalletNotFound({ message: "sid: the session's wallet no longer exists" })
+        if (wallet === undefined)
+          return yield* new WalletNotFound({ message: "sid: the session's wallet no longer exists" })
         if ((wallet.flags & sendBlockingFlags) !== 0) {
           return yield* new WalletBlocked({ message: "wallet: blocked (WalletBlock, InnerTransferBlock or Deleted)" })
         }
         const currency = yield* currencies.require(input.currency, "currency")
         const amount = yield* currencies.toMinor(input.amount, currency, "amount")
         const quote = yield* tariffs.resolve({
-          txClass: "InnerTransfer", currency: currency.code, decimals: currency.decimals, amount,
-          walletGroup: wallet.walletGroup, typeTx: input.typeTx
+          txClass: "InnerTransfer",
+          currency: currency.code,
+          decimals: currency.decimals,
+          amount,
+          walletGroup: wallet.walletGroup,
+          typeTx: input.typeTx
         })
         if (quote.fee >= amount) return yield* new InvalidAmount({ message: "amount: must be greater than the fee" })
         const now = Date.now()
         const code = newCode(input.timeLimit === true, now)
         const txId = ticks.next()
-        yield* delivered(codeActor(String(txId)).CreateCode({
-          creator: BigInt(walletId), typeTx: input.typeTx, currency: currency.code, amount, fee: quote.fee,
-          profitWallet: quote.profitWalletId, tag: input.tag ?? null, codeHash: hashOfCode(code),
-          expiresAt: input.timeLimit === true ? new Date(now + codeTtlMs) : null, partnerInfo: input.partnerInfo ?? null
-        }))
+        yield* delivered(
+          codeActor(String(txId)).CreateCode({
+            creator: BigInt(walletId),
+            typeTx: input.typeTx,
+            currency: currency.code,
+            amount,
+            fee: quote.fee,
+            profitWallet: quote.profitWalletId,
+            tag: input.tag ?? null,
+            codeHash: hashOfCode(code),
+            expiresAt: input.timeLimit === true ? new Date(now + codeTtlMs) : null,
+            partnerInfo: input.partnerInfo ?? null
+          })
+        )
         const row = yield* db(findCodeByTx(txId))
         return toOut(row!, walletId, code)
       })
 
-      const apply = Effect.fn("Codes.apply")(function*(walletId: string, ref: CodeRef, amount: string | undefined, clientNonce: string) {
+      const apply = Effect.fn("Codes.apply")(function* (
+        walletId: string,
+        ref: CodeRef,
+        amount: string | undefined,
+        clientNonce: string
+      ) {
         // A room's share code joins the room (SPEC market rule 2); `result` is the room key (C14).
         if (ref.code !== undefined && ref.id === undefined && isRoomCode(ref.code)) {
           const roomKey = yield* rooms.join(walletId, ref.code)
@@ -118,18 +177,30 @@ export class Codes extends Context.Service<Codes, {
         }
         const row = yield* resolve(walletId, ref)
         if (row.kind === "room") {
-          return { confirmationStatusCode: "Confirmed" as const, txId: String(row.txId), result: String(row.roomKey ?? 0n) }
+          return {
+            confirmationStatusCode: "Confirmed" as const,
+            txId: String(row.txId),
+            result: String(row.roomKey ?? 0n)
+          }
         }
         const currency = yield* currencies.require(row.currency, "currency")
         const amountMinor = amount === undefined ? null : yield* currencies.toMinor(amount, currency, "amount")
-        const outcome = yield* delivered(codeActor(String(row.txId)).ApplyCode({
-          by: asWalletId(walletId), amount: amountMinor, clientNonce: BigInt(clientNonce)
-        }))
+        const outcome = yield* delivered(
+          codeActor(String(row.txId)).ApplyCode({
+            by: asWalletId(walletId),
+            amount: amountMinor,
+            clientNonce: BigInt(clientNonce)
+          })
+        )
         const stateCode = stateCodeOf({ typeTx: row.typeTx as 11, txState: outcome.txState })
-        return { confirmationStatusCode: outcome.confirmationStatusCode, txId: String(row.txId), result: stateNameOf(stateCode) }
+        return {
+          confirmationStatusCode: outcome.confirmationStatusCode,
+          txId: String(row.txId),
+          result: stateNameOf(stateCode)
+        }
       })
 
-      const cancel = Effect.fn("Codes.cancel")(function*(walletId: string, ref: CodeRef) {
+      const cancel = Effect.fn("Codes.cancel")(function* (walletId: string, ref: CodeRef) {
         const row = yield* resolve(walletId, ref)
         if (row.kind === "room") return yield* new WrongSide({ message: "code: a room code is closed with its room" })
         yield* delivered(codeActor(String(row.txId)).CancelCode({ by: asWalletId(walletId) }))
@@ -141,7 +212,8 @@ export class Codes extends Context.Service<Codes, {
         create: create as any,
         apply: apply as any,
         cancel: cancel as any,
-        find: (walletId, ref) => Effect.match(resolve(walletId, ref), { onFailure: () => undefined, onSuccess: (row) => row }),
+        find: (walletId, ref) =>
+          Effect.match(resolve(walletId, ref), { onFailure: () => undefined, onSuccess: (row) => row }),
         isCode: (txId) => Effect.map(db(findCodeByTx(txId)), (row) => row !== undefined),
         toOut
       })

@@ -6,7 +6,15 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import {
-  deleteSession, findAppByKeyHash, findLiveSession, insertApp, insertServiceKey, insertSession, nextAppId, serviceKeyHashes, type Session
+  deleteSession,
+  findAppByKeyHash,
+  findLiveSession,
+  insertApp,
+  insertServiceKey,
+  insertSession,
+  nextAppId,
+  serviceKeyHashes,
+  type Session
 } from "../../sql/CredentialRepo.ts"
 import { walletById } from "../../sql/WalletRepo.ts"
 import { WalletNotFound } from "../../schema/Errors.ts"
@@ -31,17 +39,26 @@ export interface SessionIdentity {
 /** How long a looked-up session (with its wallet's flags) may be reused; any change drops it at once (ChangeNotices). */
 export const sessionCacheMs = 1_000
 
-export class Credentials extends Context.Service<Credentials, {
-  readonly createSession: (wallet: WalletId, ttlSeconds: number) => Effect.Effect<{ sid: string; expiresAt: Date }, WalletNotFound>
-  readonly endSession: (sid: string) => Effect.Effect<boolean>
-  readonly session: (sid: string) => Effect.Effect<Option.Option<SessionIdentity>>
-  readonly createApp: (wallet: WalletId, name: string) => Effect.Effect<{ appId: AppId; pkey: string }, WalletNotFound>
-  readonly app: (pkey: string) => Effect.Effect<Option.Option<{ appId: AppId; walletId: WalletId }>>
-  readonly isServiceKey: (key: string) => boolean
-}>()("core/Credentials") {
+export class Credentials extends Context.Service<
+  Credentials,
+  {
+    readonly createSession: (
+      wallet: WalletId,
+      ttlSeconds: number
+    ) => Effect.Effect<{ sid: string; expiresAt: Date }, WalletNotFound>
+    readonly endSession: (sid: string) => Effect.Effect<boolean>
+    readonly session: (sid: string) => Effect.Effect<Option.Option<SessionIdentity>>
+    readonly createApp: (
+      wallet: WalletId,
+      name: string
+    ) => Effect.Effect<{ appId: AppId; pkey: string }, WalletNotFound>
+    readonly app: (pkey: string) => Effect.Effect<Option.Option<{ appId: AppId; walletId: WalletId }>>
+    readonly isServiceKey: (key: string) => boolean
+  }
+>()("core/Credentials") {
   static readonly layer = Layer.effect(
     Credentials,
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const db = yield* makeDb
       const config = yield* AppConfigService
       const notices = yield* ChangeNotices
@@ -55,7 +72,9 @@ export class Credentials extends Context.Service<Credentials, {
           const key = newSecret()
           yield* db(insertServiceKey(hashSecret(key), "generated at first start"))
           // Printed once: only its hash is kept.
-          process.stdout.write(`\nGenerated service key (shown once; set SERVICE_KEYS to choose your own):\n  ${key}\n\n`)
+          process.stdout.write(
+            `\nGenerated service key (shown once; set SERVICE_KEYS to choose your own):\n  ${key}\n\n`
+          )
           serviceHashes.push(hashSecret(key))
         } else {
           serviceHashes.push(...stored.map((hash) => new Uint8Array(hash)))
@@ -66,29 +85,37 @@ export class Credentials extends Context.Service<Credentials, {
         Effect.flatMap(db(walletById(wallet)), (row) =>
           row === undefined || row.id < 0n
             ? Effect.fail(new WalletNotFound({ message: `walletId: no wallet ${wallet}` }))
-            : Effect.succeed(row))
+            : Effect.succeed(row)
+        )
 
       return Credentials.of({
         createSession: (wallet, ttlSeconds) =>
-          Effect.gen(function*() {
+          Effect.gen(function* () {
             yield* requireWallet(wallet)
             const sid = newSecret()
             const expiresAt = new Date(Date.now() + ttlSeconds * 1000)
             yield* db(insertSession(hashSecret(sid), wallet, expiresAt))
             return { sid, expiresAt }
           }),
-        endSession: (sid) => Effect.tap(db(deleteSession(hashSecret(sid))), () => Effect.sync(() => notices.changed("sessions"))),
+        endSession: (sid) =>
+          Effect.tap(db(deleteSession(hashSecret(sid))), () => Effect.sync(() => notices.changed("sessions"))),
         session: (sid) => {
           if (sid.length === 0 || sid.length > 200) return Effect.succeed(Option.none())
           const hash = hashSecret(sid)
           return Effect.map(sessions.get(Buffer.from(hash).toString("base64"), db(findLiveSession(hash))), (row) =>
-              row === undefined || row.expiresAt.getTime() <= Date.now() ? Option.none() : Option.some({
-                walletId: walletId(row.walletId), clientId: clientId(row.clientId), project: row.project,
-                flags: row.flags, walletGroup: row.walletGroup
-              }))
+            row === undefined || row.expiresAt.getTime() <= Date.now()
+              ? Option.none()
+              : Option.some({
+                  walletId: walletId(row.walletId),
+                  clientId: clientId(row.clientId),
+                  project: row.project,
+                  flags: row.flags,
+                  walletGroup: row.walletGroup
+                })
+          )
         },
         createApp: (wallet, name) =>
-          Effect.gen(function*() {
+          Effect.gen(function* () {
             yield* requireWallet(wallet)
             const id = yield* db(nextAppId)
             const pkey = newSecret()
@@ -99,7 +126,10 @@ export class Credentials extends Context.Service<Credentials, {
           pkey.length === 0 || pkey.length > 200
             ? Effect.succeed(Option.none())
             : Effect.map(db(findAppByKeyHash(hashSecret(pkey))), (row) =>
-              row === undefined ? Option.none() : Option.some({ appId: appId(row.id), walletId: walletId(row.walletId) })),
+                row === undefined
+                  ? Option.none()
+                  : Option.some({ appId: appId(row.id), walletId: walletId(row.walletId) })
+              ),
         isServiceKey: (key) => {
           if (key.length === 0 || key.length > 200) return false
           const hash = hashSecret(key)
@@ -111,4 +141,3 @@ export class Credentials extends Context.Service<Credentials, {
     })
   )
 }
-

@@ -26,41 +26,67 @@ export interface DebtChargeResult {
   readonly replayed: boolean
 }
 
-export class DebtCharges extends Context.Service<DebtCharges, {
-  readonly charge: (input: typeof DebtChargeIn.Type) => Effect.Effect<DebtChargeResult, WalletNotFound | UnknownCurrency | TooManyDecimals | ExternalIdConflict>
-}>()("core/DebtCharges") {
+export class DebtCharges extends Context.Service<
+  DebtCharges,
+  {
+    readonly charge: (
+      input: typeof DebtChargeIn.Type
+    ) => Effect.Effect<DebtChargeResult, WalletNotFound | UnknownCurrency | TooManyDecimals | ExternalIdConflict>
+  }
+>()("core/DebtCharges") {
   static readonly layer = Layer.effect(
     DebtCharges,
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const db = yield* makeDb
       const ticks = yield* TimeTicks
       const currencies = yield* Currencies
       const walletActor = yield* WalletEntity.client
 
-      const charge = Effect.fn("DebtCharges.charge")(function*(input: typeof DebtChargeIn.Type) {
+      const charge = Effect.fn("DebtCharges.charge")(function* (input: typeof DebtChargeIn.Type) {
         const currency = yield* currencies.require(input.currency, "currency")
         const amount = yield* currencies.toMinor(input.amount, currency, "amount")
-        const requestHash = "debt:" + createHash("sha256").update(JSON.stringify([input.walletId, currency.code, String(amount), input.tag ?? null])).digest("hex")
+        const requestHash =
+          "debt:" +
+          createHash("sha256")
+            .update(JSON.stringify([input.walletId, currency.code, String(amount), input.tag ?? null]))
+            .digest("hex")
         const toNumber = (minor: bigint) => Number(fromMinorUnits(minor, currency.decimals))
         const replay = Effect.flatMap(db(findTxByExternalId(input.externalId)), (previous) => {
           if (previous === undefined) return Effect.succeed(undefined)
-          if (previous.requestHash !== requestHash) return Effect.fail(new ExternalIdConflict({ message: "externalId: already used with a different body" }))
+          if (previous.requestHash !== requestHash)
+            return Effect.fail(new ExternalIdConflict({ message: "externalId: already used with a different body" }))
           const charged = previous.amount
-          return Effect.succeed({ txId: String(previous.id), charged: toNumber(charged), outstanding: toNumber(amount - charged), replayed: true })
+          return Effect.succeed({
+            txId: String(previous.id),
+            charged: toNumber(charged),
+            outstanding: toNumber(amount - charged),
+            replayed: true
+          })
         })
         const previous = yield* replay
         if (previous !== undefined) return previous
         const wallet = yield* db(walletById(input.walletId))
-        if (wallet === undefined || wallet.id < 0n) return yield* new WalletNotFound({ message: `walletId: no wallet ${input.walletId}` })
-        const result = yield* walletActor(input.walletId).ChargeDebt({
-          txId: asTxId(ticks.next()), externalId: input.externalId, requestHash, currency: currency.code,
-          amount, profitWalletId: asWalletId(FEES_WALLET_ID), tag: input.tag ?? null
-        }).pipe(
-          delivered,
-          // A concurrent twin with the same externalId won the insert: answer with the winner's result.
-          Effect.catchTag("ExternalIdConflict", (conflict) =>
-            Effect.flatMap(replay, (winner) => (winner !== undefined ? Effect.succeed(winner) : Effect.fail(conflict))))
-        )
+        if (wallet === undefined || wallet.id < 0n)
+          return yield* new WalletNotFound({ message: `walletId: no wallet ${input.walletId}` })
+        const result = yield* walletActor(input.walletId)
+          .ChargeDebt({
+            txId: asTxId(ticks.next()),
+            externalId: input.externalId,
+            requestHash,
+            currency: currency.code,
+            amount,
+            profitWalletId: asWalletId(FEES_WALLET_ID),
+            tag: input.tag ?? null
+          })
+          .pipe(
+            delivered,
+            // A concurrent twin with the same externalId won the insert: answer with the winner's result.
+            Effect.catchTag("ExternalIdConflict", (conflict) =>
+              Effect.flatMap(replay, (winner) =>
+                winner !== undefined ? Effect.succeed(winner) : Effect.fail(conflict)
+              )
+            )
+          )
         if ("replayed" in result) return result
         return {
           txId: result.txId,

@@ -19,26 +19,42 @@ export const longPollDefaultSeconds = 30
 export const longPollMaxSeconds = 45
 /** The feeds that long-poll; each has its own waiter gauge (`longpoll_waiters{feed}`). */
 export const longPollFeeds = ["journal"] as const
-export type LongPollFeed = typeof longPollFeeds[number]
+export type LongPollFeed = (typeof longPollFeeds)[number]
 
-export class Feeds extends Context.Service<Feeds, {
-  readonly watermark: () => Effect.Effect<bigint>
-  /** Resolves with the committed watermark once it exceeds `cursor`, or after `timeoutMs` idle. */
-  readonly waitBeyond: (feed: LongPollFeed, cursor: bigint, timeoutMs: number) => Effect.Effect<{ readonly moved: boolean; readonly watermark: bigint }, RateLimited>
-}>()("core/Feeds") {
+export class Feeds extends Context.Service<
+  Feeds,
+  {
+    readonly watermark: () => Effect.Effect<bigint>
+    /** Resolves with the committed watermark once it exceeds `cursor`, or after `timeoutMs` idle. */
+    readonly waitBeyond: (
+      feed: LongPollFeed,
+      cursor: bigint,
+      timeoutMs: number
+    ) => Effect.Effect<{ readonly moved: boolean; readonly watermark: bigint }, RateLimited>
+  }
+>()("core/Feeds") {
   static readonly layer = Layer.effect(
     Feeds,
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const db = yield* makeDb
       const ledger = yield* LedgerWriter
       const metrics = yield* Metrics
       const config = yield* AppConfigService
       let latest = yield* db(committedWatermark)
-      const waiters = new Set<{ readonly feed: LongPollFeed; readonly cursor: bigint; readonly done: Deferred.Deferred<void> }>()
+      const waiters = new Set<{
+        readonly feed: LongPollFeed
+        readonly cursor: bigint
+        readonly done: Deferred.Deferred<void>
+      }>()
       // Counted per feed as waiters come and go, so a scrape reads a number instead of walking the set.
       const waiting = new Map<LongPollFeed, number>(longPollFeeds.map((feed) => [feed, 0]))
       for (const feed of longPollFeeds) {
-        yield* metrics.gauge(metricNames.longPollWaiters, "Long-poll requests waiting for a commit, by feed", () => waiting.get(feed) ?? 0, { feed })
+        yield* metrics.gauge(
+          metricNames.longPollWaiters,
+          "Long-poll requests waiting for a commit, by feed",
+          () => waiting.get(feed) ?? 0,
+          { feed }
+        )
       }
 
       const advance = (tick: bigint) =>
@@ -59,13 +75,15 @@ export class Feeds extends Context.Service<Feeds, {
       if (Option.isSome(config.databaseUrl)) {
         // Other processes' commits: their NOTIFY carries the tick.
         const pg = yield* PgClient.PgClient
-        const listener = Effect.scoped(Effect.gen(function*() {
-          const notifications = yield* pg.listen(journalChannel)
-          for (;;) {
-            const notification = yield* Queue.take(notifications)
-            if (/^[0-9]{1,19}$/.test(notification.payload)) yield* advance(BigInt(notification.payload))
-          }
-        }))
+        const listener = Effect.scoped(
+          Effect.gen(function* () {
+            const notifications = yield* pg.listen(journalChannel)
+            for (;;) {
+              const notification = yield* Queue.take(notifications)
+              if (/^[0-9]{1,19}$/.test(notification.payload)) yield* advance(BigInt(notification.payload))
+            }
+          })
+        )
         // A dropped listening connection is re-established; waiters still time out and re-read SQL meanwhile.
         yield* Effect.forkScoped(listener.pipe(Effect.retry({ schedule: Schedule.spaced("1 second") }), Effect.ignore))
       }
@@ -73,7 +91,7 @@ export class Feeds extends Context.Service<Feeds, {
       const watermark = () => Effect.map(db(committedWatermark), (tick) => (tick > latest ? (latest = tick) : tick))
 
       const waitBeyond = (feed: LongPollFeed, cursor: bigint, timeoutMs: number) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const now = yield* watermark()
           if (now > cursor || timeoutMs <= 0) return { moved: now > cursor, watermark: now }
           // A commit announced while the watermark was being read only woke earlier waiters: if one
@@ -82,16 +100,19 @@ export class Feeds extends Context.Service<Feeds, {
             const again = yield* watermark()
             return { moved: again > cursor, watermark: again }
           }
-          if (waiters.size >= longPollWaitersMax) return yield* new RateLimited({ message: "too many long-poll waiters; retry later" })
+          if (waiters.size >= longPollWaitersMax)
+            return yield* new RateLimited({ message: "too many long-poll waiters; retry later" })
           const waiter = { feed, cursor, done: Deferred.makeUnsafe<void>() }
           waiters.add(waiter)
           waiting.set(feed, waiting.get(feed)! + 1)
           yield* Deferred.await(waiter.done).pipe(
             Effect.timeoutOption(timeoutMs),
-            Effect.ensuring(Effect.sync(() => {
-              waiters.delete(waiter)
-              waiting.set(feed, waiting.get(feed)! - 1)
-            }))
+            Effect.ensuring(
+              Effect.sync(() => {
+                waiters.delete(waiter)
+                waiting.set(feed, waiting.get(feed)! - 1)
+              })
+            )
           )
           const after = yield* watermark()
           return { moved: after > cursor, watermark: after }

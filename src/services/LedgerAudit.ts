@@ -19,23 +19,28 @@ export interface LedgerAuditReport {
   readonly orphanRows: number
 }
 
-export class LedgerAudit extends Context.Service<LedgerAudit, {
-  readonly audit: () => Effect.Effect<LedgerAuditReport>
-}>()("core/LedgerAudit") {
+export class LedgerAudit extends Context.Service<
+  LedgerAudit,
+  {
+    readonly audit: () => Effect.Effect<LedgerAuditReport>
+  }
+>()("core/LedgerAudit") {
   static readonly layer = Layer.effect(
     LedgerAudit,
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const db = yield* makeDb
       const sql = yield* SqlClient.SqlClient
       const currencies = yield* Currencies
       // REPEATABLE READ: both queries see the same committed state.
-      const snapshot = sql.withTransaction(Effect.gen(function*() {
-        yield* sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`
-        const sums = yield* ledgerSums
-        const negative = yield* negativeUserBucketCount
-        const orphans = yield* orphanRowCount
-        return { sums, negative, orphans }
-      }))
+      const snapshot = sql.withTransaction(
+        Effect.gen(function* () {
+          yield* sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`
+          const sums = yield* ledgerSums
+          const negative = yield* negativeUserBucketCount
+          const orphans = yield* orphanRowCount
+          return { sums, negative, orphans }
+        })
+      )
       return LedgerAudit.of({
         audit: () =>
           Effect.map(db(snapshot), ({ sums, negative, orphans }) => ({

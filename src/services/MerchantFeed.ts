@@ -21,29 +21,42 @@ export interface AppPaymentRow {
   readonly dateTxUTC: string
 }
 
-export class MerchantFeed extends Context.Service<MerchantFeed, {
-  readonly page: (appId: string, cursor: string | undefined) => Effect.Effect<{ readonly rows: ReadonlyArray<AppPaymentRow>; readonly cursor: string }>
-}>()("core/MerchantFeed") {
+export class MerchantFeed extends Context.Service<
+  MerchantFeed,
+  {
+    readonly page: (
+      appId: string,
+      cursor: string | undefined
+    ) => Effect.Effect<{ readonly rows: ReadonlyArray<AppPaymentRow>; readonly cursor: string }>
+  }
+>()("core/MerchantFeed") {
   static readonly layer = Layer.effect(
     MerchantFeed,
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const db = yield* makeDb
       const currencies = yield* Currencies
-      const page = Effect.fnUntraced(function*(appId: string, after: string | undefined) {
+      const page = Effect.fnUntraced(function* (appId: string, after: string | undefined) {
         const from = BigInt(after ?? "0")
         const watermark = yield* db(committedWatermark)
         const rows = yield* db(appPayments(appId, String(from), appPaymentsPageMax))
         // A full page continues after its last row; a short one is the end, so the cursor is the watermark.
-        const cursor = rows.length > 0 ? String(rows[rows.length - 1].idUpdate) : String(from > watermark ? from : watermark)
+        const cursor =
+          rows.length > 0 ? String(rows[rows.length - 1].idUpdate) : String(from > watermark ? from : watermark)
         return {
           cursor,
           rows: rows.map((row) => {
             const decimals = currencies.find(row.currency)?.decimals ?? 0
             return {
-              id: String(row.id), idUpdate: String(row.idUpdate), typeTx: row.typeTx, txState: row.txState,
-              state: txStateName(row.txState), currency: row.currency,
-              amount: Number(fromMinorUnits(row.amount, decimals)), fee: Number(fromMinorUnits(row.fee, decimals)),
-              tag: row.tag, dateTxUTC: row.createdAt.toISOString()
+              id: String(row.id),
+              idUpdate: String(row.idUpdate),
+              typeTx: row.typeTx,
+              txState: row.txState,
+              state: txStateName(row.txState),
+              currency: row.currency,
+              amount: Number(fromMinorUnits(row.amount, decimals)),
+              fee: Number(fromMinorUnits(row.fee, decimals)),
+              tag: row.tag,
+              dateTxUTC: row.createdAt.toISOString()
             }
           })
         }

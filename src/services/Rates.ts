@@ -51,38 +51,58 @@ export const crossRate = (table: ReadonlyMap<string, BigNumber>, from: string, t
   return undefined
 }
 
-export class Rates extends Context.Service<Rates, {
-  readonly table: () => Effect.Effect<ReadonlyMap<string, BigNumber>>
-  readonly rate: (from: string, to: string) => Effect.Effect<Rate | undefined>
-  readonly setRates: (rates: ReadonlyArray<{ readonly from: string; readonly to: string; readonly rate: string }>) => Effect.Effect<number>
-  readonly listSet: () => Effect.Effect<ReadonlyArray<Rate>>
-}>()("core/Rates") {
+export class Rates extends Context.Service<
+  Rates,
+  {
+    readonly table: () => Effect.Effect<ReadonlyMap<string, BigNumber>>
+    readonly rate: (from: string, to: string) => Effect.Effect<Rate | undefined>
+    readonly setRates: (
+      rates: ReadonlyArray<{ readonly from: string; readonly to: string; readonly rate: string }>
+    ) => Effect.Effect<number>
+    readonly listSet: () => Effect.Effect<ReadonlyArray<Rate>>
+  }
+>()("core/Rates") {
   static readonly layer = Layer.effect(
     Rates,
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const db = yield* makeDb
       // The rate table is small and read on every balance: it is cached for `rateCacheMs`. This
       // process's set_rates drops the cache at once; another process's change shows within that time.
       let cached: { readonly at: number; readonly table: ReadonlyMap<string, BigNumber> } | undefined
-      const load = Effect.map(Effect.all([db(allRates), db(lastTrades), db(publicMidPrices)]), ([rows, trades, mids]) => {
-        const table = new Map(rows.map((r) => [`${r.fromCurrency}/${r.toCurrency}`, new BigNumber(r.rate)]))
-        // The books fill in pairs without a reference rate: last trade of the public room, else its mid.
-        for (const book of [...trades, ...mids]) {
-          if (table.has(`${book.base}/${book.quote}`) || table.has(`${book.quote}/${book.base}`)) continue
-          table.set(`${book.base}/${book.quote}`, new BigNumber(book.price))
+      const load = Effect.map(
+        Effect.all([db(allRates), db(lastTrades), db(publicMidPrices)]),
+        ([rows, trades, mids]) => {
+          const table = new Map(rows.map((r) => [`${r.fromCurrency}/${r.toCurrency}`, new BigNumber(r.rate)]))
+          // The books fill in pairs without a reference rate: last trade of the public room, else its mid.
+          for (const book of [...trades, ...mids]) {
+            if (table.has(`${book.base}/${book.quote}`) || table.has(`${book.quote}/${book.base}`)) continue
+            table.set(`${book.base}/${book.quote}`, new BigNumber(book.price))
+          }
+          cached = { at: Date.now(), table }
+          return table as ReadonlyMap<string, BigNumber>
         }
-        cached = { at: Date.now(), table }
-        return table as ReadonlyMap<string, BigNumber>
-      })
+      )
       const table = () =>
-        Effect.suspend(() => (cached !== undefined && Date.now() - cached.at < rateCacheMs ? Effect.succeed(cached.table) : load))
+        Effect.suspend(() =>
+          cached !== undefined && Date.now() - cached.at < rateCacheMs ? Effect.succeed(cached.table) : load
+        )
       return Rates.of({
         table,
         rate: (from, to) => Effect.map(table(), (t) => crossRate(t, from, to)),
-        setRates: (rates) => Effect.as(Effect.tap(db(upsertRates(rates)), () => Effect.sync(() => (cached = undefined))), rates.length),
+        setRates: (rates) =>
+          Effect.as(
+            Effect.tap(db(upsertRates(rates)), () => Effect.sync(() => (cached = undefined))),
+            rates.length
+          ),
         listSet: () =>
           Effect.map(db(allRates), (rows) =>
-            rows.map((r) => ({ from: r.fromCurrency, to: r.toCurrency, rate: new BigNumber(r.rate), via: "direct" as const })))
+            rows.map((r) => ({
+              from: r.fromCurrency,
+              to: r.toCurrency,
+              rate: new BigNumber(r.rate),
+              via: "direct" as const
+            }))
+          )
       })
     })
   )

@@ -18,18 +18,26 @@ import { TimeTicks } from "../platform/TimeTicks.ts"
 import { Currencies } from "../platform/Currencies.ts"
 
 const requestHashOf = (item: TreasuryPostingIn, amountMinor: bigint) =>
-  createHash("sha256").update(JSON.stringify([item.walletId, item.currency, String(amountMinor), item.direction, item.tag ?? null])).digest("hex")
+  createHash("sha256")
+    .update(JSON.stringify([item.walletId, item.currency, String(amountMinor), item.direction, item.tag ?? null]))
+    .digest("hex")
 
 const failed = (externalId: string, error: { readonly _tag: string; readonly message: string }): ExecuteItemOut => ({
-  externalId, txId: null, replayed: false, error: { code: codeOf(error._tag) ?? 10500, message: error.message }
+  externalId,
+  txId: null,
+  replayed: false,
+  error: { code: codeOf(error._tag) ?? 10500, message: error.message }
 })
 
-export class Treasury extends Context.Service<Treasury, {
-  readonly execute: (items: ReadonlyArray<TreasuryPostingIn>) => Effect.Effect<ReadonlyArray<ExecuteItemOut>>
-}>()("core/Treasury") {
+export class Treasury extends Context.Service<
+  Treasury,
+  {
+    readonly execute: (items: ReadonlyArray<TreasuryPostingIn>) => Effect.Effect<ReadonlyArray<ExecuteItemOut>>
+  }
+>()("core/Treasury") {
   static readonly layer = Layer.effect(
     Treasury,
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const db = yield* makeDb
       const ticks = yield* TimeTicks
       const currencies = yield* Currencies
@@ -39,46 +47,67 @@ export class Treasury extends Context.Service<Treasury, {
         Effect.map(db(findTxByExternalId(item.externalId)), (stored): ExecuteItemOut | undefined => {
           if (stored === undefined) return undefined
           if (stored.requestHash !== requestHash) {
-            return failed(item.externalId, new ExternalIdConflict({ message: "externalId: already used with a different body" }))
+            return failed(
+              item.externalId,
+              new ExternalIdConflict({ message: "externalId: already used with a different body" })
+            )
           }
-          return { externalId: item.externalId, txId: String(stored.id) as ExecuteItemOut["txId"], replayed: true, error: null }
+          return {
+            externalId: item.externalId,
+            txId: String(stored.id) as ExecuteItemOut["txId"],
+            replayed: true,
+            error: null
+          }
         })
 
       const executeOne = (item: TreasuryPostingIn) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const currency = yield* currencies.require(item.currency, "currency")
           const amountMinor = yield* currencies.toMinor(item.amount, currency, "amount")
           const requestHash = requestHashOf(item, amountMinor)
           const previous = yield* replay(item, requestHash)
           if (previous !== undefined) return previous
           const wallet = yield* db(walletById(item.walletId))
-          if (wallet === undefined || wallet.id < 0n) return yield* new WalletNotFound({ message: `walletId: no wallet ${item.walletId}` })
-          const result = yield* clientFor(item.walletId).PostTreasury({
-            txId: asTxId(ticks.next()),
-            externalId: item.externalId,
-            requestHash,
-            currency: currency.code,
-            amount: amountMinor,
-            direction: item.direction,
-            tag: item.tag ?? null
-          }).pipe(
-            delivered,
-            // A concurrent twin won the externalId: answer with the winner's result. A twin debit is
-            // refused for want of the money its winner just spent, so a refusal checks for a winner too.
-            Effect.catchTags({
-              ExternalIdConflict: (conflict) =>
-                Effect.flatMap(replay(item, requestHash), (winner) => winner !== undefined ? Effect.succeed(winner) : Effect.fail(conflict)),
-              BalanceNotEnough: (refusal) =>
-                Effect.flatMap(replay(item, requestHash), (winner) => winner !== undefined ? Effect.succeed(winner) : Effect.fail(refusal))
+          if (wallet === undefined || wallet.id < 0n)
+            return yield* new WalletNotFound({ message: `walletId: no wallet ${item.walletId}` })
+          const result = yield* clientFor(item.walletId)
+            .PostTreasury({
+              txId: asTxId(ticks.next()),
+              externalId: item.externalId,
+              requestHash,
+              currency: currency.code,
+              amount: amountMinor,
+              direction: item.direction,
+              tag: item.tag ?? null
             })
-          )
+            .pipe(
+              delivered,
+              // A concurrent twin won the externalId: answer with the winner's result. A twin debit is
+              // refused for want of the money its winner just spent, so a refusal checks for a winner too.
+              Effect.catchTags({
+                ExternalIdConflict: (conflict) =>
+                  Effect.flatMap(replay(item, requestHash), (winner) =>
+                    winner !== undefined ? Effect.succeed(winner) : Effect.fail(conflict)
+                  ),
+                BalanceNotEnough: (refusal) =>
+                  Effect.flatMap(replay(item, requestHash), (winner) =>
+                    winner !== undefined ? Effect.succeed(winner) : Effect.fail(refusal)
+                  )
+              })
+            )
           if ("externalId" in result) return result
-          return { externalId: item.externalId, txId: result.txId as ExecuteItemOut["txId"], replayed: false, error: null }
+          return {
+            externalId: item.externalId,
+            txId: result.txId as ExecuteItemOut["txId"],
+            replayed: false,
+            error: null
+          }
         }).pipe(
           Effect.catch((error: any) =>
             typeof error?._tag === "string" && codeOf(error._tag) !== undefined
               ? Effect.succeed(failed(item.externalId, error))
-              : Effect.die(error))
+              : Effect.die(error)
+          )
         )
 
       return Treasury.of({

@@ -29,7 +29,8 @@ const actorKind = (path: string) => path.split("/")[1]
 
 /** Why an import from `from` to `to` breaks a rule, or undefined when it is allowed. */
 export const ruleBroken = (from: string, to: string): string | undefined => {
-  const source = tierOf(from), target = tierOf(to)
+  const source = tierOf(from),
+    target = tierOf(to)
   if (target === "test" && source !== "test") return "only tests import test/"
   if (target === "bench" && source !== "bench") return "nothing imports bench/"
   switch (source) {
@@ -38,7 +39,9 @@ export const ruleBroken = (from: string, to: string): string | undefined => {
     case "sql":
       return ["schema", "sql"].includes(target) ? undefined : "sql/ imports only schema/ and sql/"
     case "platform":
-      return ["schema", "sql", "platform"].includes(target) ? undefined : "src/platform/ imports only schema/, sql/ and src/platform/"
+      return ["schema", "sql", "platform"].includes(target)
+        ? undefined
+        : "src/platform/ imports only schema/, sql/ and src/platform/"
     case "actors":
       if (["schema", "sql", "platform"].includes(target)) return undefined
       if (target === "actors" && (actorKind(from) === actorKind(to) || isProtocol(to))) return undefined
@@ -48,23 +51,34 @@ export const ruleBroken = (from: string, to: string): string | undefined => {
       if (target === "actors" && isProtocol(to)) return undefined
       return "src/services/ reaches actors only through their Protocol.ts"
     case "http":
-      return ["schema", "platform", "services", "http"].includes(target) ? undefined : "src/http/ imports schema/, src/platform/, src/services/ and src/http/ only (no SQL)"
+      return ["schema", "platform", "services", "http"].includes(target)
+        ? undefined
+        : "src/http/ imports schema/, src/platform/, src/services/ and src/http/ only (no SQL)"
     default:
       return undefined
   }
 }
 
 const sourceFiles = (): Array<string> =>
-  execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "*.ts"], { cwd: root }).toString().trim().split("\n")
+  execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "*.ts"], { cwd: root })
+    .toString()
+    .trim()
+    .split("\n")
     .filter((f) => f.length > 0 && !f.startsWith("node_modules/"))
 
 /** The project files a file imports (relative specifiers only; packages are not ours). */
 const importsOf = (file: string): Array<string> => {
   const text = readFileSync(join(root, file), "utf8")
   const found: Array<string> = []
-  for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^"'`]*?from\s*["'](\.{1,2}\/[^"']+)["']|import\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g)) {
+  for (const match of text.matchAll(
+    /(?:^|\n)\s*(?:import|export)\b[^"'`]*?from\s*["'](\.{1,2}\/[^"']+)["']|import\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g
+  )) {
     const spec = match[1] ?? match[2]
-    found.push(relative(root, resolve(root, dirname(file), spec)).split("\\").join("/"))
+    found.push(
+      relative(root, resolve(root, dirname(file), spec))
+        .split("\\")
+        .join("/")
+    )
   }
   return found
 }
@@ -72,19 +86,32 @@ const importsOf = (file: string): Array<string> => {
 /** Strongly connected components with more than one file (or a self-import): the import circles. */
 const circlesOf = (graph: Map<string, Array<string>>): Array<Array<string>> => {
   let next = 0
-  const index = new Map<string, number>(), low = new Map<string, number>(), stack: Array<string> = [], onStack = new Set<string>()
+  const index = new Map<string, number>(),
+    low = new Map<string, number>(),
+    stack: Array<string> = [],
+    onStack = new Set<string>()
   const circles: Array<Array<string>> = []
   const visit = (node: string) => {
-    index.set(node, next); low.set(node, next); next++
-    stack.push(node); onStack.add(node)
+    index.set(node, next)
+    low.set(node, next)
+    next++
+    stack.push(node)
+    onStack.add(node)
     for (const to of graph.get(node) ?? []) {
       if (!graph.has(to)) continue
-      if (!index.has(to)) { visit(to); low.set(node, Math.min(low.get(node)!, low.get(to)!)) }
-      else if (onStack.has(to)) low.set(node, Math.min(low.get(node)!, index.get(to)!))
+      if (!index.has(to)) {
+        visit(to)
+        low.set(node, Math.min(low.get(node)!, low.get(to)!))
+      } else if (onStack.has(to)) low.set(node, Math.min(low.get(node)!, index.get(to)!))
     }
     if (low.get(node) === index.get(node)) {
       const component: Array<string> = []
-      for (;;) { const n = stack.pop()!; onStack.delete(n); component.push(n); if (n === node) break }
+      for (;;) {
+        const n = stack.pop()!
+        onStack.delete(n)
+        component.push(n)
+        if (n === node) break
+      }
       if (component.length > 1 || (graph.get(node) ?? []).includes(node)) circles.push(component.sort())
     }
   }
@@ -115,7 +142,8 @@ describe("import rules", () => {
       ["bench/run.ts", "test/support/Client.ts", false],
       ["test/unit/engine.test.ts", "actors/wallet/Engine.ts", true]
     ]
-    for (const [from, to, allowed] of cases) assert.strictEqual(ruleBroken(from, to) === undefined, allowed, `${from} -> ${to}`)
+    for (const [from, to, allowed] of cases)
+      assert.strictEqual(ruleBroken(from, to) === undefined, allowed, `${from} -> ${to}`)
   })
 
   it("every import in the repository keeps the rules", () => {
@@ -123,7 +151,8 @@ describe("import rules", () => {
       targets.flatMap((to) => {
         const why = ruleBroken(from, to)
         return why === undefined ? [] : [`${from} -> ${to}: ${why}`]
-      }))
+      })
+    )
     assert.deepStrictEqual(broken, [])
   })
 

@@ -34,16 +34,27 @@ interface Credential {
 
 /** SPEC "Authentication" by base path. `pay_internal` is the gate's one action that needs a session. */
 const kindOf = (path: string): Kind | undefined =>
-  path === "/core/v1/get_info" ? "public"
-    : path === "/payment/v1/pay_internal" ? "session"
-    : path.startsWith("/payment/v1/") ? "public"
-    : path.startsWith("/core/v1/") ? "session"
-    : path.startsWith("/payorders/v1/") ? "merchant"
-    : path.startsWith("/private/v1/") ? "service"
-    : undefined
+  path === "/core/v1/get_info"
+    ? "public"
+    : path === "/payment/v1/pay_internal"
+      ? "session"
+      : path.startsWith("/payment/v1/")
+        ? "public"
+        : path.startsWith("/core/v1/")
+          ? "session"
+          : path.startsWith("/payorders/v1/")
+            ? "merchant"
+            : path.startsWith("/private/v1/")
+              ? "service"
+              : undefined
 
 /** The security scheme each kind must declare in the document. */
-const declaredScheme: Record<Kind, string | undefined> = { public: undefined, session: "sid", merchant: "pkey", service: "bearer" }
+const declaredScheme: Record<Kind, string | undefined> = {
+  public: undefined,
+  session: "sid",
+  merchant: "pkey",
+  service: "bearer"
+}
 
 const forged = () => randomBytes(32).toString("base64url")
 
@@ -64,7 +75,7 @@ const createApp = async (walletId: string, name: string) => {
 
 const { service, client } = serviceForFile({
   setup: async (client) => {
-    const document = await (await fetch(service().base + "/core/openapi.json")).json() as any
+    const document = (await (await fetch(service().base + "/core/openapi.json")).json()) as any
     const found: Array<Route> = []
     const strays: Array<string> = []
     for (const [path, operations] of Object.entries<Record<string, any>>(document.paths)) {
@@ -125,8 +136,15 @@ const expectRefused = async (
       for (const variant of variants) {
         const reply = await send(route, credential, variant)
         checked++
-        const ok = reply.status === status && isEnvelope(reply.body) && reply.body.result === null && reply.body.error?.code === code
-        if (!ok) problems.push(`${route.method} ${route.path} [${credential.label}${variant === "malformed" ? ", malformed body" : ""}]: ${describeReply(reply)}`)
+        const ok =
+          reply.status === status &&
+          isEnvelope(reply.body) &&
+          reply.body.result === null &&
+          reply.body.error?.code === code
+        if (!ok)
+          problems.push(
+            `${route.method} ${route.path} [${credential.label}${variant === "malformed" ? ", malformed body" : ""}]: ${describeReply(reply)}`
+          )
       }
     }
   }
@@ -136,10 +154,13 @@ const expectRefused = async (
 
 /** The right credential for a route of that kind (app A's key with app A's id for merchant routes). */
 const rightCredential = (route: Route, sid = sidA): Credential =>
-  route.kind === "session" ? { label: "valid sid", sid }
-    : route.kind === "merchant" ? { label: "valid pkey", pkey: appA.pkey, appId: appA.appId }
-    : route.kind === "service" ? { label: "valid bearer", bearer: service().key }
-    : { label: "none" }
+  route.kind === "session"
+    ? { label: "valid sid", sid }
+    : route.kind === "merchant"
+      ? { label: "valid pkey", pkey: appA.pkey, appId: appA.appId }
+      : route.kind === "service"
+        ? { label: "valid bearer", bearer: service().key }
+        : { label: "none" }
 
 describe("the route list comes from the OpenAPI document", () => {
   it("every documented route falls in a known area and declares that area's credential", () => {
@@ -149,12 +170,20 @@ describe("the route list comes from the OpenAPI document", () => {
     }
     // A few routes the document must carry, so an empty or truncated document cannot pass vacuously.
     const listed = new Set(routes.map((route) => `${route.method} ${route.path}`))
-    for (const route of ["GET /core/v1/get_info", "GET /core/v1/wallet/get_balance", "GET /payorders/v1/get_app_payments", "GET /payment/v1/get_terminals", "POST /private/v1/create_wallet"]) {
+    for (const route of [
+      "GET /core/v1/get_info",
+      "GET /core/v1/wallet/get_balance",
+      "GET /payorders/v1/get_app_payments",
+      "GET /payment/v1/get_terminals",
+      "POST /private/v1/create_wallet"
+    ]) {
       assert.isTrue(listed.has(route), route)
     }
     const mismatched: Array<string> = []
     for (const route of routes) {
-      const schemes = (route.operation.security ?? []).flatMap((requirement: Record<string, unknown>) => Object.keys(requirement))
+      const schemes = (route.operation.security ?? []).flatMap((requirement: Record<string, unknown>) =>
+        Object.keys(requirement)
+      )
       const expected = declaredScheme[route.kind]
       const ok = expected === undefined ? schemes.length === 0 : schemes.length === 1 && schemes[0] === expected
       if (!ok) mismatched.push(`${route.method} ${route.path}: ${route.kind} route declares ${JSON.stringify(schemes)}`)
@@ -166,7 +195,8 @@ describe("the route list comes from the OpenAPI document", () => {
     const offending = ofKind("session").flatMap((route) =>
       (route.operation.parameters ?? [])
         .filter((parameter: any) => /^wallet_?id$/i.test(parameter.name))
-        .map((parameter: any) => `${route.method} ${route.path} ?${parameter.name}`))
+        .map((parameter: any) => `${route.method} ${route.path} ?${parameter.name}`)
+    )
     assert.deepStrictEqual(offending, [])
   })
 })
@@ -175,14 +205,18 @@ describe("public routes", () => {
   it("answer without any credential, and garbage credentials do not get in their way", async () => {
     const problems: Array<string> = []
     for (const route of ofKind("public")) {
-      const requiresInput = (route.operation.parameters ?? []).some((parameter: any) => parameter.required === true) || route.method !== "GET"
+      const requiresInput =
+        (route.operation.parameters ?? []).some((parameter: any) => parameter.required === true) ||
+        route.method !== "GET"
       for (const credential of [
         { label: "none" },
         { label: "forged everything", sid: forged(), bearer: forged(), pkey: forged() }
       ]) {
         const reply = await send(route, credential)
         // A route that needs input (a code, a body) may reject it, but never for want of a credential.
-        const ok = isEnvelope(reply.body) && (requiresInput ? reply.status !== 401 && reply.status !== 403 : reply.status === 200)
+        const ok =
+          isEnvelope(reply.body) &&
+          (requiresInput ? reply.status !== 401 && reply.status !== 403 : reply.status === 200)
         if (!ok) problems.push(`${route.method} ${route.path} [${credential.label}]: ${describeReply(reply)}`)
       }
     }
@@ -208,13 +242,20 @@ describe("authenticated routes: the positive control", () => {
 
 describe("missing credential", () => {
   it("every non-public route answers 401 / 10401 with no credential, before looking at the body", async () => {
-    const checked = await expectRefused(ofKind("session", "merchant", "service"), (route): ReadonlyArray<Credential> => [
-      { label: "nothing", appId: route.kind === "merchant" ? appA.appId : undefined },
-      // The credential's carrier is present but empty.
-      route.kind === "session" ? { label: "empty sid cookie", headers: { cookie: "sid=" } }
-        : route.kind === "merchant" ? { label: "empty pkey", headers: { pkey: "" }, appId: appA.appId }
-        : { label: "empty bearer", headers: { authorization: "Bearer " } }
-    ], 401, 10401)
+    const checked = await expectRefused(
+      ofKind("session", "merchant", "service"),
+      (route): ReadonlyArray<Credential> => [
+        { label: "nothing", appId: route.kind === "merchant" ? appA.appId : undefined },
+        // The credential's carrier is present but empty.
+        route.kind === "session"
+          ? { label: "empty sid cookie", headers: { cookie: "sid=" } }
+          : route.kind === "merchant"
+            ? { label: "empty pkey", headers: { pkey: "" }, appId: appA.appId }
+            : { label: "empty bearer", headers: { authorization: "Bearer " } }
+      ],
+      401,
+      10401
+    )
     assert.isAbove(checked, 0)
   })
 
@@ -227,78 +268,102 @@ describe("missing credential", () => {
 
 describe("forged credential", () => {
   it("a random credential of the right kind, a near miss of a real one, or an absurd one is 401 / 10401", async () => {
-    await expectRefused(ofKind("session", "merchant", "service"), (route) => {
-      const [real, carry]: [string, (value: string) => Credential] = route.kind === "session"
-        ? [sidA, (value) => ({ label: "", sid: value })]
-        : route.kind === "merchant"
-        ? [appA.pkey, (value) => ({ label: "", pkey: value, appId: appA.appId })]
-        : [service().key, (value) => ({ label: "", bearer: value })]
-      return [
-        { ...carry(forged()), label: "random" },
-        { ...carry(real + "x"), label: "real plus a character" },
-        { ...carry(real.slice(0, -1)), label: "real minus its last character" },
-        { ...carry(real.slice(0, 16)), label: "a prefix of the real one" },
-        { ...carry(real.toUpperCase() === real ? real.toLowerCase() : real.toUpperCase()), label: "real in other case" },
-        { ...carry("a".repeat(10_000)), label: "10 000 characters" },
-        { ...carry("' OR 1=1 --"), label: "SQL-looking" }
-      ]
-    }, 401, 10401)
+    await expectRefused(
+      ofKind("session", "merchant", "service"),
+      (route) => {
+        const [real, carry]: [string, (value: string) => Credential] =
+          route.kind === "session"
+            ? [sidA, (value) => ({ label: "", sid: value })]
+            : route.kind === "merchant"
+              ? [appA.pkey, (value) => ({ label: "", pkey: value, appId: appA.appId })]
+              : [service().key, (value) => ({ label: "", bearer: value })]
+        return [
+          { ...carry(forged()), label: "random" },
+          { ...carry(real + "x"), label: "real plus a character" },
+          { ...carry(real.slice(0, -1)), label: "real minus its last character" },
+          { ...carry(real.slice(0, 16)), label: "a prefix of the real one" },
+          {
+            ...carry(real.toUpperCase() === real ? real.toLowerCase() : real.toUpperCase()),
+            label: "real in other case"
+          },
+          { ...carry("a".repeat(10_000)), label: "10 000 characters" },
+          { ...carry("' OR 1=1 --"), label: "SQL-looking" }
+        ]
+      },
+      401,
+      10401
+    )
   })
 
   it("the right secret in the wrong carrier is 401 / 10401", async () => {
-    await expectRefused(ofKind("session", "merchant", "service"), (route): ReadonlyArray<Credential> =>
-      route.kind === "session"
-        ? [
-          { label: "sid as a header", headers: { sid: sidA } },
-          { label: "sid in another cookie", headers: { cookie: `session=${sidA}` } },
-          { label: "sid as a bearer", bearer: sidA }
-        ]
-        : route.kind === "merchant"
-        ? [
-          { label: "pkey as a cookie", headers: { cookie: `pkey=${appA.pkey}` }, appId: appA.appId },
-          { label: "pkey as a bearer", bearer: appA.pkey, appId: appA.appId }
-        ]
-        : [
-          { label: "service key without the Bearer scheme", headers: { authorization: service().key } },
-          { label: "service key as Basic", headers: { authorization: `Basic ${service().key}` } },
-          { label: "service key as a header", headers: { "x-service-key": service().key } }
-        ], 401, 10401)
+    await expectRefused(
+      ofKind("session", "merchant", "service"),
+      (route): ReadonlyArray<Credential> =>
+        route.kind === "session"
+          ? [
+              { label: "sid as a header", headers: { sid: sidA } },
+              { label: "sid in another cookie", headers: { cookie: `session=${sidA}` } },
+              { label: "sid as a bearer", bearer: sidA }
+            ]
+          : route.kind === "merchant"
+            ? [
+                { label: "pkey as a cookie", headers: { cookie: `pkey=${appA.pkey}` }, appId: appA.appId },
+                { label: "pkey as a bearer", bearer: appA.pkey, appId: appA.appId }
+              ]
+            : [
+                { label: "service key without the Bearer scheme", headers: { authorization: service().key } },
+                { label: "service key as Basic", headers: { authorization: `Basic ${service().key}` } },
+                { label: "service key as a header", headers: { "x-service-key": service().key } }
+              ],
+      401,
+      10401
+    )
   })
 })
 
 describe("wrong kind of credential", () => {
   it("a valid credential of another kind is 401 / 10401 on every route", async () => {
-    await expectRefused(ofKind("session", "merchant", "service"), (route): ReadonlyArray<Credential> =>
-      route.kind === "session"
-        ? [
-          { label: "valid service bearer", bearer: service().key },
-          { label: "valid merchant pkey", pkey: appA.pkey, appId: appA.appId },
-          { label: "service key as sid", sid: service().key },
-          { label: "merchant pkey as sid", sid: appA.pkey }
-        ]
-        : route.kind === "merchant"
-        ? [
-          { label: "valid sid", sid: sidA, appId: appA.appId },
-          { label: "valid service bearer", bearer: service().key, appId: appA.appId },
-          { label: "sid as pkey", pkey: sidA, appId: appA.appId },
-          { label: "service key as pkey", pkey: service().key, appId: appA.appId }
-        ]
-        : [
-          { label: "valid sid", sid: sidA },
-          { label: "valid merchant pkey", pkey: appA.pkey },
-          { label: "sid as bearer", bearer: sidA },
-          { label: "merchant pkey as bearer", bearer: appA.pkey }
-        ], 401, 10401)
+    await expectRefused(
+      ofKind("session", "merchant", "service"),
+      (route): ReadonlyArray<Credential> =>
+        route.kind === "session"
+          ? [
+              { label: "valid service bearer", bearer: service().key },
+              { label: "valid merchant pkey", pkey: appA.pkey, appId: appA.appId },
+              { label: "service key as sid", sid: service().key },
+              { label: "merchant pkey as sid", sid: appA.pkey }
+            ]
+          : route.kind === "merchant"
+            ? [
+                { label: "valid sid", sid: sidA, appId: appA.appId },
+                { label: "valid service bearer", bearer: service().key, appId: appA.appId },
+                { label: "sid as pkey", pkey: sidA, appId: appA.appId },
+                { label: "service key as pkey", pkey: service().key, appId: appA.appId }
+              ]
+            : [
+                { label: "valid sid", sid: sidA },
+                { label: "valid merchant pkey", pkey: appA.pkey },
+                { label: "sid as bearer", bearer: sidA },
+                { label: "merchant pkey as bearer", bearer: appA.pkey }
+              ],
+      401,
+      10401
+    )
   })
 })
 
 describe("other owner", () => {
   it("a merchant key with another app's app_id is 403 / 10403 on every merchant route", async () => {
-    await expectRefused(ofKind("merchant"), () => [
-      { label: "key of A, app of B", pkey: appA.pkey, appId: appB.appId },
-      { label: "key of B, app of A", pkey: appB.pkey, appId: appA.appId },
-      { label: "key of A, an app that does not exist", pkey: appA.pkey, appId: "999999999" }
-    ], 403, 10403)
+    await expectRefused(
+      ofKind("merchant"),
+      () => [
+        { label: "key of A, app of B", pkey: appA.pkey, appId: appB.appId },
+        { label: "key of B, app of A", pkey: appB.pkey, appId: appA.appId },
+        { label: "key of A, an app that does not exist", pkey: appA.pkey, appId: "999999999" }
+      ],
+      403,
+      10403
+    )
     // Each key still works for its own app.
     for (const app of [appA, appB]) {
       const reply = await client.call("GET", `/payorders/v1/get_app_payments?app_id=${app.appId}`, { pkey: app.pkey })
@@ -318,7 +383,9 @@ describe("other owner", () => {
   })
 
   it("an investment id that is not the session wallet's is 404 / 10404, never the data", async () => {
-    const missing = await client.call("GET", "/core/v1/invest/get_investment_info?investment_id=1700000000000000001", { sid: sidA })
+    const missing = await client.call("GET", "/core/v1/invest/get_investment_info?investment_id=1700000000000000001", {
+      sid: sidA
+    })
     assert.strictEqual(missing.status, 404)
     assert.strictEqual(missing.body.error?.code, 10404)
     assert.isNull(missing.body.result)
@@ -328,15 +395,22 @@ describe("other owner", () => {
   // embedded database is private to the service process, so this runs on a real server only.
   itWithServer("another wallet's investment is 404 exactly like a missing one; its owner sees it", async () => {
     const timetick = "1700000000000000777"
-    await withDatabase(service().databaseUrl!, (sql) =>
-      sql`INSERT INTO investments (timetick, wallet_id, currency, investment_type, state, amount, rate_pct, date_end)
-          VALUES (${timetick}, ${walletA}, 'USDT', 1, 1, 4321000000, 5, now() + interval '30 days')`)
-    const stranger = await client.call("GET", `/core/v1/invest/get_investment_info?investment_id=${timetick}`, { sid: sidB })
+    await withDatabase(
+      service().databaseUrl!,
+      (sql) =>
+        sql`INSERT INTO investments (timetick, wallet_id, currency, investment_type, state, amount, rate_pct, date_end)
+          VALUES (${timetick}, ${walletA}, 'USDT', 1, 1, 4321000000, 5, now() + interval '30 days')`
+    )
+    const stranger = await client.call("GET", `/core/v1/invest/get_investment_info?investment_id=${timetick}`, {
+      sid: sidB
+    })
     assert.strictEqual(stranger.status, 404)
     assert.strictEqual(stranger.body.error?.code, 10404)
     assert.isNull(stranger.body.result)
     assert.notInclude(JSON.stringify(stranger.body), "4321")
-    const owner = await client.call("GET", `/core/v1/invest/get_investment_info?investment_id=${timetick}`, { sid: sidA })
+    const owner = await client.call("GET", `/core/v1/invest/get_investment_info?investment_id=${timetick}`, {
+      sid: sidA
+    })
     assert.strictEqual(owner.status, 200)
     assert.strictEqual(owner.body.result.timetick, timetick)
     assert.strictEqual(owner.body.result.amount, 4321)
@@ -366,14 +440,20 @@ describe("sessions that no longer hold", () => {
     const expiring = await client.createSession(walletA)
     assert.strictEqual((await client.call("GET", "/core/v1/wallet/get_balance", { sid: expiring })).status, 200)
     const hash = createHash("sha256").update(expiring, "utf8").digest()
-    const updated = await withDatabase(service().databaseUrl!, (sql) =>
-      sql`UPDATE sessions SET expires_at = now() - interval '1 second' WHERE sid_hash = ${hash} RETURNING wallet_id`)
+    const updated = await withDatabase(
+      service().databaseUrl!,
+      (sql) =>
+        sql`UPDATE sessions SET expires_at = now() - interval '1 second' WHERE sid_hash = ${hash} RETURNING wallet_id`
+    )
     assert.strictEqual(updated.length, 1)
     // A change made in SQL reaches the process with its notification (DESIGN "Caches that every
     // process drops at once": milliseconds, and a cached session lives at most a second), not before
     // the next request: wait for it, then check every route.
     const deadline = Date.now() + 2_000
-    while ((await client.call("GET", "/core/v1/wallet/get_balance", { sid: expiring })).status === 200 && Date.now() < deadline) {
+    while (
+      (await client.call("GET", "/core/v1/wallet/get_balance", { sid: expiring })).status === 200 &&
+      Date.now() < deadline
+    ) {
       await new Promise((r) => setTimeout(r, 20))
     }
     await expectRefused(ofKind("session"), () => [{ label: "expired sid", sid: expiring }], 401, 10401)

@@ -30,7 +30,13 @@ const party = (fund = "100", clientId?: string) => client.party({ fund, clientId
 
 const bucketsOf = (who: Party) => client.bucketsOf(who)
 /** Asserts `who` moved by exactly (free, lockOut) since `before`, with lock_in untouched. */
-const assertMoved = async (who: Party, before: Omit<Buckets, "lockOrders">, free: number, lockOut: number, label: string) => {
+const assertMoved = async (
+  who: Party,
+  before: Omit<Buckets, "lockOrders">,
+  free: number,
+  lockOut: number,
+  label: string
+) => {
   const now = await bucketsOf(who)
   assert.strictEqual(exact(now.free - before.free), exact(free), `${label}: free delta`)
   assert.strictEqual(exact(now.lockOut - before.lockOut), exact(lockOut), `${label}: lockOut delta`)
@@ -41,10 +47,22 @@ const createCode = (who: Party, body: Record<string, unknown>) =>
   client.call("POST", "/core/v1/create_tx_code", { sid: who.sid, body: { currency: "USDT", ...body } })
 
 interface CodeOut {
-  timetick: string; code: string; currency: string; amount: number; typeTx: number; stateCode: number; state: string
-  isOwner: boolean; dateTxUTC: string
+  timetick: string
+  code: string
+  currency: string
+  amount: number
+  typeTx: number
+  stateCode: number
+  state: string
+  isOwner: boolean
+  dateTxUTC: string
 }
-const newCode = async (who: Party, typeTx: number, amount = 10, extra: Record<string, unknown> = {}): Promise<CodeOut> => {
+const newCode = async (
+  who: Party,
+  typeTx: number,
+  amount = 10,
+  extra: Record<string, unknown> = {}
+): Promise<CodeOut> => {
   const reply = await createCode(who, { amount, typeTx, ...extra })
   assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
   return reply.body.result
@@ -52,12 +70,21 @@ const newCode = async (who: Party, typeTx: number, amount = 10, extra: Record<st
 
 type Ref = { code: string } | { id: string }
 const apply = (who: Party, ref: Ref, options: { amount?: number | string; nonce?: number | null } = {}) =>
-  client.call("POST", `/core/v1/apply_code?${qs({
-    ...ref, amount: options.amount, client_nonce: options.nonce === null ? undefined : options.nonce ?? nonce++
-  })}`, { sid: who.sid })
-const cancelTx = (who: Party, ref: Record<string, string>) => client.call("POST", `/core/v1/wallet/cancel_tx?${qs(ref)}`, { sid: who.sid })
-const cancelCode = (who: Party, ref: Record<string, string>) => client.call("POST", `/core/v1/cancel_code?${qs(ref)}`, { sid: who.sid })
-const txInfo = (who: Party, ref: Record<string, string>) => client.call("GET", `/core/v1/wallet/get_tx_info?${qs(ref)}`, { sid: who.sid })
+  client.call(
+    "POST",
+    `/core/v1/apply_code?${qs({
+      ...ref,
+      amount: options.amount,
+      client_nonce: options.nonce === null ? undefined : (options.nonce ?? nonce++)
+    })}`,
+    { sid: who.sid }
+  )
+const cancelTx = (who: Party, ref: Record<string, string>) =>
+  client.call("POST", `/core/v1/wallet/cancel_tx?${qs(ref)}`, { sid: who.sid })
+const cancelCode = (who: Party, ref: Record<string, string>) =>
+  client.call("POST", `/core/v1/cancel_code?${qs(ref)}`, { sid: who.sid })
+const txInfo = (who: Party, ref: Record<string, string>) =>
+  client.call("GET", `/core/v1/wallet/get_tx_info?${qs(ref)}`, { sid: who.sid })
 const stateOf = async (who: Party, code: string) => {
   const reply = await txInfo(who, { code })
   assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
@@ -142,7 +169,12 @@ describe("creation rules (SPEC code creation rules 1-5)", () => {
       assert.strictEqual(set.status, 200, JSON.stringify(set.body))
       const before = await bucketsOf(creator)
       for (const typeTx of [11, 12, 13, 14]) {
-        assertRejected(await createCode(creator, { amount: 5, typeTx }), 400, E.WalletBlocked, `flag ${flag} type ${typeTx}`)
+        assertRejected(
+          await createCode(creator, { amount: 5, typeTx }),
+          400,
+          E.WalletBlocked,
+          `flag ${flag} type ${typeTx}`
+        )
       }
       await assertMoved(creator, before, 0, 0, `flag ${flag}`)
     }
@@ -363,7 +395,12 @@ const rows: ReadonlyArray<Row> = [
 ]
 
 /** The field a transition's rejection names first: the code itself, or its amount. */
-const fieldOf: Record<number, string> = { [E.SameAccounts]: "code", [E.WrongSide]: "code", [E.NotPending]: "code", [E.InvalidAmount]: "amount" }
+const fieldOf: Record<number, string> = {
+  [E.SameAccounts]: "code",
+  [E.WrongSide]: "code",
+  [E.NotPending]: "code",
+  [E.InvalidAmount]: "amount"
+}
 
 describe("SPEC code transfer transitions, row by row", () => {
   for (const row of rows) {
@@ -374,7 +411,10 @@ describe("SPEC code transfer transitions, row by row", () => {
       for (const [i, step] of row.steps.entries()) {
         const label = `step ${i + 1} (${step.by} ${step.op})`
         const who = parties[step.by]
-        const reply = step.op === "apply" ? await apply(who, { code: code.code }, { amount: step.amount }) : await cancelTx(who, { code: code.code })
+        const reply =
+          step.op === "apply"
+            ? await apply(who, { code: code.code }, { amount: step.amount })
+            : await cancelTx(who, { code: code.code })
         if (typeof step.expect === "number") {
           assertRejected(reply, step.expect === E.NotFound ? 404 : 400, step.expect, label, fieldOf[step.expect])
         } else {
@@ -504,8 +544,20 @@ describe("client_nonce (CONTRACT C13)", () => {
     const first = await apply(payer, { code: one.code }, { amount: A, nonce: n })
     assert.strictEqual(first.status, 200, JSON.stringify(first.body))
     await assertMoved(payer, before, -A, A, "first")
-    assertRejected(await apply(payer, { code: two.code }, { amount: A, nonce: n }), 400, E.NonceExists, "reuse on another code", "client_nonce")
-    assertRejected(await apply(payer, { code: one.code }, { amount: A, nonce: n }), 400, E.NonceExists, "reuse on the same code", "client_nonce")
+    assertRejected(
+      await apply(payer, { code: two.code }, { amount: A, nonce: n }),
+      400,
+      E.NonceExists,
+      "reuse on another code",
+      "client_nonce"
+    )
+    assertRejected(
+      await apply(payer, { code: one.code }, { amount: A, nonce: n }),
+      400,
+      E.NonceExists,
+      "reuse on the same code",
+      "client_nonce"
+    )
     await assertMoved(payer, before, -A, A, "after reuse")
     assert.strictEqual((await stateOf(creator, one.code)).stateCode, NeedConfirm)
     assert.strictEqual((await stateOf(creator, two.code)).stateCode, InvoiceCreated)
@@ -528,7 +580,10 @@ describe("concurrent redemption", () => {
       assert.strictEqual(winners[0].body.result.confirmationStatusCode, "Confirmed")
       for (const r of replies) if (r.status !== 200) assertRejected(r, 400, E.NotPending, "loser")
       const balances = await Promise.all(redeemers.map(bucketsOf))
-      assert.deepStrictEqual(balances.map((b) => b.free).sort((a, b) => b - a), [A - fee, ...Array(n - 1).fill(0)])
+      assert.deepStrictEqual(
+        balances.map((b) => b.free).sort((a, b) => b - a),
+        [A - fee, ...Array(n - 1).fill(0)]
+      )
       const c = await bucketsOf(creator)
       assert.strictEqual(c.free, 100 - A)
       assert.strictEqual(c.lockOut, 0)
@@ -540,8 +595,15 @@ describe("concurrent redemption", () => {
     const creator = await party()
     const redeemer = await party("0")
     const code = await newCode(creator, 11, A)
-    const [redeem, cancel] = await Promise.all([apply(redeemer, { code: code.code }), cancelTx(creator, { code: code.code })])
-    assert.strictEqual([redeem, cancel].filter((r) => r.status === 200).length, 1, JSON.stringify([redeem.body, cancel.body]))
+    const [redeem, cancel] = await Promise.all([
+      apply(redeemer, { code: code.code }),
+      cancelTx(creator, { code: code.code })
+    ])
+    assert.strictEqual(
+      [redeem, cancel].filter((r) => r.status === 200).length,
+      1,
+      JSON.stringify([redeem.body, cancel.body])
+    )
     const state = (await stateOf(creator, code.code)).stateCode
     if (redeem.status === 200) {
       assert.strictEqual(state, Finished)

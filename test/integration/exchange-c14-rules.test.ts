@@ -93,7 +93,8 @@ describe("exchange fees (C14)", () => {
     try {
       const seller = await party({ BTC: "1" })
       const ask = await place(seller, "BTC", "USDT", "0.2", "10000")
-      const t1 = await party({ USDT: "5000" }), t2 = await party({ USDT: "5000" })
+      const t1 = await party({ USDT: "5000" }),
+        t2 = await party({ USDT: "5000" })
       assertOrder(await place(t1, "USDT", "BTC", "5000", "0.1"), { ...COMPLETED, received: "0.1", fee: "0" })
       // First fill: 1 fixed + 0.1 % of 5000 = 6 USDT.
       assertOrder((await orders(seller))[0], { id: ask.id, ...ACTIVE, received: "4994", fee: "6" })

@@ -44,8 +44,23 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { makeClient, type Reply, type TestClient } from "../support/Client.ts"
 import { type RunningService, startService } from "../support/Service.ts"
 import {
-  assertFillsAddUp, assertNotCrossed, bookFromOrders, ceilDiv, cost, type Currency, currencies, decimals, errorCode, exchangeReads,
-  type Level, levelText, SAT, shownPrice, toMinor, toText, within
+  assertFillsAddUp,
+  assertNotCrossed,
+  bookFromOrders,
+  ceilDiv,
+  cost,
+  type Currency,
+  currencies,
+  decimals,
+  errorCode,
+  exchangeReads,
+  type Level,
+  levelText,
+  SAT,
+  shownPrice,
+  toMinor,
+  toText,
+  within
 } from "../support/ExchangeReads.ts"
 import { BookModel, cmp, frac, type Frac, type ModelResult } from "../support/ExchangeModel.ts"
 import { seeded } from "../unit/Random.ts"
@@ -130,11 +145,17 @@ interface OrderInput {
 const fromOf = (side: Side): Currency => (side === "sell" ? "BTC" : "USDT")
 const toOf = (side: Side): Currency => (side === "sell" ? "USDT" : "BTC")
 const ratioOfInput = (input: OrderInput): Frac | null =>
-  input.kind === "market" || input.toAmount === null ? null
-    : input.side === "sell" ? frac(input.toAmount, input.fromAmount) : frac(input.fromAmount, input.toAmount)
+  input.kind === "market" || input.toAmount === null
+    ? null
+    : input.side === "sell"
+      ? frac(input.toAmount, input.fromAmount)
+      : frac(input.fromAmount, input.toAmount)
 
 const makeModel = () => {
-  const balances = Array.from({ length: walletCount }, () => ({ BTC: { free: 0n, lock: 0n }, USDT: { free: 0n, lock: 0n } }))
+  const balances = Array.from({ length: walletCount }, () => ({
+    BTC: { free: 0n, lock: 0n },
+    USDT: { free: 0n, lock: 0n }
+  }))
   const funded = { BTC: 0n, USDT: 0n }
   const fees = { BTC: 0n, USDT: 0n }
   const orders = new Map<string, ModelOrder>()
@@ -151,7 +172,8 @@ const makeModel = () => {
       else out.push({ price: o.price, lots: o.remaining })
     }
     return out.map((l) => ({
-      price: shownPrice(l.price.n, l.price.d), lots: l.lots,
+      price: shownPrice(l.price.n, l.price.d),
+      lots: l.lots,
       total: side === "sell" ? ceilDiv(l.lots * l.price.n, l.price.d) : (l.lots * l.price.n) / l.price.d
     }))
   }
@@ -165,7 +187,10 @@ const makeModel = () => {
     if (balances[wallet][fromOf(side)].free < fromAmount) return { error: 10002, bookId }
     const ratio = ratioOfInput(input)
     const result = book.submit({
-      id: bookId, side, kind: kind === "post" ? "limitOnly" : kind, owner: wallet + 1,
+      id: bookId,
+      side,
+      kind: kind === "post" ? "limitOnly" : kind,
+      owner: wallet + 1,
       ...(ratio === null ? {} : { price: ratio }),
       // A sell gives its sats; a buy spends its budget (a market buy's toAmount does not bound it).
       ...(side === "sell" ? { lots: fromAmount } : { budget: fromAmount })
@@ -175,7 +200,8 @@ const makeModel = () => {
   }
 
   const settle = (order: ModelOrder, given: bigint, gross: bigint, ends: boolean) => {
-    const from = fromOf(order.side), to = toOf(order.side)
+    const from = fromOf(order.side),
+      to = toOf(order.side)
     const fee = feeOf(to, gross, order.given === 0n)
     const bucket = balances[order.wallet]
     bucket[from].lock -= given
@@ -195,8 +221,18 @@ const makeModel = () => {
 
   const apply = (id: string, input: OrderInput, p: Plan): ModelOrder => {
     const order: ModelOrder = {
-      id, bookId: p.bookId, wallet: input.wallet, side: input.side, kind: input.kind, fromAmount: input.fromAmount,
-      ratio: ratioOfInput(input), locked: input.fromAmount, given: 0n, received: 0n, fee: 0n, state: "Active"
+      id,
+      bookId: p.bookId,
+      wallet: input.wallet,
+      side: input.side,
+      kind: input.kind,
+      fromAmount: input.fromAmount,
+      ratio: ratioOfInput(input),
+      locked: input.fromAmount,
+      given: 0n,
+      received: 0n,
+      fee: 0n,
+      state: "Active"
     }
     orders.set(id, order)
     byBookId.set(p.bookId, order)
@@ -216,9 +252,9 @@ const makeModel = () => {
       let leg = makers.get(maker)
       if (leg === undefined) makers.set(maker, (leg = { given: 0n, gross: 0n }))
       if (input.side === "sell") {
-        taker.given += fill.lots, taker.gross += fill.quote, leg.given += fill.quote, leg.gross += fill.lots
+        ;((taker.given += fill.lots), (taker.gross += fill.quote), (leg.given += fill.quote), (leg.gross += fill.lots))
       } else {
-        taker.given += fill.quote, taker.gross += fill.lots, leg.given += fill.lots, leg.gross += fill.quote
+        ;((taker.given += fill.quote), (taker.gross += fill.lots), (leg.given += fill.lots), (leg.gross += fill.quote))
       }
     }
     const endedReason = new Map(result.removed.map(([bookId, , reason]) => [byBookId.get(bookId)!, reason]))
@@ -247,15 +283,25 @@ const makeModel = () => {
 type Model = ReturnType<typeof makeModel>
 
 const assertOrderMatches = (actual: any, expected: ModelOrder, where: string) => {
-  const from = fromOf(expected.side), to = toOf(expected.side)
+  const from = fromOf(expected.side),
+    to = toOf(expected.side)
   const got = {
-    state: actual.state, given: toMinor(actual.given, decimals[from]), received: toMinor(actual.received, decimals[to]),
-    fee: toMinor(actual.fee, decimals[to]), locked: toMinor(actual.locked, decimals[from]), price: actual.price,
+    state: actual.state,
+    given: toMinor(actual.given, decimals[from]),
+    received: toMinor(actual.received, decimals[to]),
+    fee: toMinor(actual.fee, decimals[to]),
+    locked: toMinor(actual.locked, decimals[from]),
+    price: actual.price,
     fromAmount: toMinor(actual.fromAmount, decimals[from])
   }
   const want = {
-    state: expected.state, given: expected.given, received: expected.received, fee: expected.fee, locked: expected.locked,
-    price: expected.ratio === null ? null : shownPrice(expected.ratio.n, expected.ratio.d), fromAmount: expected.fromAmount
+    state: expected.state,
+    given: expected.given,
+    received: expected.received,
+    fee: expected.fee,
+    locked: expected.locked,
+    price: expected.ratio === null ? null : shownPrice(expected.ratio.n, expected.ratio.d),
+    fromAmount: expected.fromAmount
   }
   assert.deepStrictEqual(got, want, `${where}: order ${expected.id} (${expected.side} ${expected.kind})`)
 }
@@ -263,7 +309,10 @@ const assertOrderMatches = (actual: any, expected: ModelOrder, where: string) =>
 // ---------------------------------------------------------------------------------------------
 // The stream
 
-interface Wallet { readonly id: string; readonly sid: string }
+interface Wallet {
+  readonly id: string
+  readonly sid: string
+}
 
 const makeWallets = async (base: number, btc: bigint, usdt: bigint, model?: Model): Promise<Array<Wallet>> => {
   const wallets: Array<Wallet> = []
@@ -296,7 +345,8 @@ interface Regime {
 
 const runStream = async (regime: Regime) => {
   const { seed, steps } = regime
-  const MID = regime.mid, GRID = regime.grid
+  const MID = regime.mid,
+    GRID = regime.grid
   const random = seeded(seed)
   const model = makeModel()
   const fundedEach = { BTC: 300_000_000n, USDT: 150_000_000_000n }
@@ -323,14 +373,34 @@ const runStream = async (regime: Regime) => {
     if (side === "sell") {
       const to = cost(ticks, lots) > 0n ? cost(ticks, lots) : 1n
       return {
-        wallet, side, kind, fromAmount: lots, toAmount: to,
-        body: { fromCurrency: "BTC", toCurrency: "USDT", fromAmount: toText(lots, 8), toAmount: toText(to, 6), postOnly: kind === "post" }
+        wallet,
+        side,
+        kind,
+        fromAmount: lots,
+        toAmount: to,
+        body: {
+          fromCurrency: "BTC",
+          toCurrency: "USDT",
+          fromAmount: toText(lots, 8),
+          toAmount: toText(to, 6),
+          postOnly: kind === "post"
+        }
       }
     }
     const from = ceilDiv(ticks * lots, SAT)
     return {
-      wallet, side, kind, fromAmount: from, toAmount: lots,
-      body: { fromCurrency: "USDT", toCurrency: "BTC", fromAmount: toText(from, 6), toAmount: toText(lots, 8), postOnly: kind === "post" }
+      wallet,
+      side,
+      kind,
+      fromAmount: from,
+      toAmount: lots,
+      body: {
+        fromCurrency: "USDT",
+        toCurrency: "BTC",
+        fromAmount: toText(from, 6),
+        toAmount: toText(lots, 8),
+        postOnly: kind === "post"
+      }
     }
   }
 
@@ -339,11 +409,23 @@ const runStream = async (regime: Regime) => {
     if (side === "sell") {
       let lots = BigInt(random.int(1, 30_000_000))
       if (lots > free && free > 0n) lots = free
-      return { wallet, side, kind: "market", fromAmount: lots, toAmount: null, body: { fromCurrency: "BTC", toCurrency: "USDT", fromAmount: toText(lots, 8), isLimit: false } }
+      return {
+        wallet,
+        side,
+        kind: "market",
+        fromAmount: lots,
+        toAmount: null,
+        body: { fromCurrency: "BTC", toCurrency: "USDT", fromAmount: toText(lots, 8), isLimit: false }
+      }
     }
     let budget = cost(MID, BigInt(random.int(1, 30_000_000))) + 1n
     if (budget > free && free > 0n) budget = free
-    const body: Record<string, unknown> = { fromCurrency: "USDT", toCurrency: "BTC", fromAmount: toText(budget, 6), isLimit: false }
+    const body: Record<string, unknown> = {
+      fromCurrency: "USDT",
+      toCurrency: "BTC",
+      fromAmount: toText(budget, 6),
+      isLimit: false
+    }
     // A toAmount does not bound a market buy (C14: it gives its fromAmount at most, at the makers' prices).
     const toAmount = random.next() < 0.4 ? BigInt(random.int(1, 10_000_000)) : null
     if (toAmount !== null) body.toAmount = toText(toAmount, 8)
@@ -371,9 +453,13 @@ const runStream = async (regime: Regime) => {
 
   const placeOrder = async (input: OrderInput, where: string, mirror = false) => {
     const expected = model.plan(input)
-    const reply = await within(client.call("POST", "/core/v1/market/create_order", {
-      sid: wallets[input.wallet].sid, body: { ...input.body, roomKey, clientNonce: nonce++ }
-    }), where)
+    const reply = await within(
+      client.call("POST", "/core/v1/market/create_order", {
+        sid: wallets[input.wallet].sid,
+        body: { ...input.body, roomKey, clientNonce: nonce++ }
+      }),
+      where
+    )
     if (expected.error === 10002 || expected.error === 10094) {
       assert.strictEqual(errorCode(reply), expected.error, `${where}: ${JSON.stringify(reply.body)}`)
       saw(`refused ${expected.error}`)
@@ -394,19 +480,24 @@ const runStream = async (regime: Regime) => {
     // The taker's fills: best price first, at the makers' exact ratios, each rounded in the maker's favour.
     const fills = expected.result!.fills
     const [info] = await readFills(wallets[input.wallet].sid, [order.id])
-    const takerFills = info.fills.filter((f: any) => f.role === "taker")
+    const takerFills = info.fills
+      .filter((f: any) => f.role === "taker")
       .map((f: any) => `${f.price}×${toMinor(f.amount, 8)}=${toMinor(f.total, 6)}`)
     const wantFills = fills.map((f) => `${shownPrice(f.price.n, f.price.d)}×${f.lots}=${f.quote}`)
     assert.deepStrictEqual(takerFills, wantFills, `${where}: taker fills`)
     assert.strictEqual(info.fills.length, fills.length, `${where}: a new order has no maker fills yet`)
     saw(`${input.side} ${input.kind} ${order.state}${fills.length > 0 ? " with fills" : ""}`)
-    for (const [, , reason] of expected.result!.removed) saw(reason === "selfTrade" ? "self-trade cancelled a maker" : "dust maker left")
+    for (const [, , reason] of expected.result!.removed)
+      saw(reason === "selfTrade" ? "self-trade cancelled a maker" : "dust maker left")
     if (expected.result!.takerDust) saw("dust taker released")
     if (mirror && fills.length > 0) saw("a mirrored ratio traded")
   }
 
   const cancelOrder = async (wallet: number, target: string, expected: ModelOrder | 10091 | 10092, where: string) => {
-    const reply = await within(client.call("POST", `/core/v1/market/cancel_order?id=${target}`, { sid: wallets[wallet].sid }), where)
+    const reply = await within(
+      client.call("POST", `/core/v1/market/cancel_order?id=${target}`, { sid: wallets[wallet].sid }),
+      where
+    )
     if (typeof expected === "number") {
       assert.strictEqual(errorCode(reply), expected, `${where}: ${JSON.stringify(reply.body)}`)
       saw(`cancel refused ${expected}`)
@@ -439,10 +530,24 @@ const runStream = async (regime: Regime) => {
       const side: Side = random.next() < 0.5 ? "sell" : "buy"
       const free = model.balances[wallet][fromOf(side)].free
       const over = free + BigInt(random.int(1, 5_000_000))
-      const body = side === "sell"
-        ? { fromCurrency: "BTC", toCurrency: "USDT", fromAmount: toText(over, 8), toAmount: toText(cost(MID * 2n, over) + 1n, 6) }
-        : { fromCurrency: "USDT", toCurrency: "BTC", fromAmount: toText(over, 6), toAmount: toText((over * SAT) / MID + 1n, 8) }
-      return placeOrder({ wallet, side, kind: "limit", fromAmount: over, toAmount: null, body }, `${where} over balance`)
+      const body =
+        side === "sell"
+          ? {
+              fromCurrency: "BTC",
+              toCurrency: "USDT",
+              fromAmount: toText(over, 8),
+              toAmount: toText(cost(MID * 2n, over) + 1n, 6)
+            }
+          : {
+              fromCurrency: "USDT",
+              toCurrency: "BTC",
+              fromAmount: toText(over, 6),
+              toAmount: toText((over * SAT) / MID + 1n, 8)
+            }
+      return placeOrder(
+        { wallet, side, kind: "limit", fromAmount: over, toAmount: null, body },
+        `${where} over balance`
+      )
     } else if (r < 0.33) {
       const mirror = mirrorInput(wallet)
       if (mirror !== undefined) return placeOrder(mirror, `${where} mirror`, true)
@@ -458,7 +563,8 @@ const runStream = async (regime: Regime) => {
       // Crossing: priced into the other side, so it takes liquidity before it rests (if it rests).
       return placeOrder(limitInput(wallet, side, "limit", MID - away * GRID * BigInt(random.int(0, 12))), where)
     }
-    if (k < 0.87) return placeOrder(limitInput(wallet, side, "post", MID + away * GRID * BigInt(random.int(-4, 10))), where)
+    if (k < 0.87)
+      return placeOrder(limitInput(wallet, side, "post", MID + away * GRID * BigInt(random.int(-4, 10))), where)
     return placeOrder(marketInput(wallet, side), where)
   }
 
@@ -475,41 +581,73 @@ const runStream = async (regime: Regime) => {
       const [balances, active] = await Promise.all([readBalances(w.sid), readOrders(w.sid, "&ord_states=Active")])
       // (c) lockOrders = Σ locked of the wallet's Active orders, per currency; the Active set is the model's.
       for (const c of currencies) {
-        const locked = active.filter((o) => o.fromCurrency === c).reduce((s, o) => s + toMinor(o.locked, decimals[c]), 0n)
-        assert.strictEqual(balances[c].lock, locked, `${where}: wallet ${i} ${c} lockOrders = Σ locked of Active orders`)
+        const locked = active
+          .filter((o) => o.fromCurrency === c)
+          .reduce((s, o) => s + toMinor(o.locked, decimals[c]), 0n)
+        assert.strictEqual(
+          balances[c].lock,
+          locked,
+          `${where}: wallet ${i} ${c} lockOrders = Σ locked of Active orders`
+        )
         totals[c] += balances[c].free + balances[c].lock
       }
       for (const o of active) assert.strictEqual(o.state, "Active", `${where}: ord_states=Active filter`)
-      assert.deepStrictEqual(active.map((o) => o.id).sort(), model.activeOf(i).map((o) => o.id).sort(), `${where}: wallet ${i} Active orders`)
+      assert.deepStrictEqual(
+        active.map((o) => o.id).sort(),
+        model
+          .activeOf(i)
+          .map((o) => o.id)
+          .sort(),
+        `${where}: wallet ${i} Active orders`
+      )
       // (d) balances are the model's.
       assert.deepStrictEqual(balances, model.balances[i], `${where}: wallet ${i} balances`)
     }
     // (d) conservation in aggregate: what users hold plus the fees collected is what was funded.
-    for (const c of currencies) assert.strictEqual(totals[c] + model.fees[c], model.funded[c], `${where}: Σ ${c} users + fees = funded`)
+    for (const c of currencies)
+      assert.strictEqual(totals[c] + model.fees[c], model.funded[c], `${where}: Σ ${c} users + fees = funded`)
   }
 
   const checkEverything = async (where: string) => {
     const activeWithFills: Array<any> = []
     const fees = { BTC: 0n, USDT: 0n }
-    let takerFills = 0, makerFills = 0, takerAmount = 0n, makerAmount = 0n
+    let takerFills = 0,
+      makerFills = 0,
+      takerAmount = 0n,
+      makerAmount = 0n
     for (const [i, w] of wallets.entries()) {
       const orders = await readOrders(w.sid)
-      assert.deepStrictEqual(orders.map((o) => o.id).sort(), [...model.orders.values()].filter((o) => o.wallet === i).map((o) => o.id).sort(),
-        `${where}: wallet ${i} orders (a refusal other than 10090 creates none)`)
+      assert.deepStrictEqual(
+        orders.map((o) => o.id).sort(),
+        [...model.orders.values()]
+          .filter((o) => o.wallet === i)
+          .map((o) => o.id)
+          .sort(),
+        `${where}: wallet ${i} orders (a refusal other than 10090 creates none)`
+      )
       for (const o of orders) assertOrderMatches(o, model.orders.get(o.id)!, where)
       // Per wallet, from the service's own figures: free + lockOrders = funded − Σ given + Σ received.
       const balances = await readBalances(w.sid)
       for (const c of currencies) {
         const given = orders.filter((o) => o.fromCurrency === c).reduce((s, o) => s + toMinor(o.given, decimals[c]), 0n)
-        const received = orders.filter((o) => o.toCurrency === c).reduce((s, o) => s + toMinor(o.received, decimals[c]), 0n)
+        const received = orders
+          .filter((o) => o.toCurrency === c)
+          .reduce((s, o) => s + toMinor(o.received, decimals[c]), 0n)
         fees[c] += orders.filter((o) => o.toCurrency === c).reduce((s, o) => s + toMinor(o.fee, decimals[c]), 0n)
-        assert.strictEqual(balances[c].free + balances[c].lock, fundedEach[c] - given + received, `${where}: wallet ${i} ${c} conservation`)
+        assert.strictEqual(
+          balances[c].free + balances[c].lock,
+          fundedEach[c] - given + received,
+          `${where}: wallet ${i} ${c} conservation`
+        )
       }
-      for (const info of await readFills(w.sid, orders.map((o) => o.id))) {
+      for (const info of await readFills(
+        w.sid,
+        orders.map((o) => o.id)
+      )) {
         assertFillsAddUp(info, where)
         for (const f of info.fills) {
-          if (f.role === "taker") takerFills++, takerAmount += toMinor(f.amount, 8)
-          else makerFills++, makerAmount += toMinor(f.amount, 8)
+          if (f.role === "taker") (takerFills++, (takerAmount += toMinor(f.amount, 8)))
+          else (makerFills++, (makerAmount += toMinor(f.amount, 8)))
         }
         if (info.state === "Active") activeWithFills.push(info)
       }
@@ -533,32 +671,75 @@ const runStream = async (regime: Regime) => {
     if ((i + 1) % fullCheckEvery === 0) await checkEverything(`full check after step ${i} (seed ${seed})`)
   }
   await checkEverything(`final (seed ${seed})`)
-  const summary = [...seen.entries()].sort().map(([k, v]) => `${k}: ${v}`).join(", ")
-  console.log(`exchange stream ${regime.name}, seed ${seed}: ${steps} steps in ${((Date.now() - started) / 1000).toFixed(1)} s; ${summary}`)
+  const summary = [...seen.entries()]
+    .sort()
+    .map(([k, v]) => `${k}: ${v}`)
+    .join(", ")
+  console.log(
+    `exchange stream ${regime.name}, seed ${seed}: ${steps} steps in ${((Date.now() - started) / 1000).toFixed(1)} s; ${summary}`
+  )
   // A full-length stream must have reached the interesting paths (a short EXCHANGE_STEPS run is a smoke run).
   if (steps < 150) return
-  for (const path of ["refused 10002", "post-only refused 10090", "cancel", "cancel refused 10092", "self-trade cancelled a maker", "a mirrored ratio traded"]) {
+  for (const path of [
+    "refused 10002",
+    "post-only refused 10090",
+    "cancel",
+    "cancel refused 10092",
+    "self-trade cancelled a maker",
+    "a mirrored ratio traded"
+  ]) {
     assert.isTrue(seen.has(path), `stream never hit: ${path}`)
   }
-  assert.isTrue([...seen.keys()].some((k) => k.startsWith("sell limit Active with fills")), "a partially filled sell that rests")
-  assert.isTrue([...seen.keys()].some((k) => k.startsWith("buy limit Completed with fills")), "a buy that completes")
-  assert.isTrue([...seen.keys()].some((k) => k.startsWith("buy market")), "market buys")
-  assert.isTrue(deepest.buy > 3 && deepest.sell > 3, `a book with depth on both sides at some point: ${JSON.stringify(deepest)}`)
+  assert.isTrue(
+    [...seen.keys()].some((k) => k.startsWith("sell limit Active with fills")),
+    "a partially filled sell that rests"
+  )
+  assert.isTrue(
+    [...seen.keys()].some((k) => k.startsWith("buy limit Completed with fills")),
+    "a buy that completes"
+  )
+  assert.isTrue(
+    [...seen.keys()].some((k) => k.startsWith("buy market")),
+    "market buys"
+  )
+  assert.isTrue(
+    deepest.buy > 3 && deepest.sell > 3,
+    `a book with depth on both sides at some point: ${JSON.stringify(deepest)}`
+  )
 }
 
 const publicRegime: Regime = {
-  name: "public room at 50 000 USDT/BTC", seed, steps, mid: 50_000n * 1_000_000n, grid: 20n * 1_000_000n, clientIdBase: 640_000, privateRoom: false
+  name: "public room at 50 000 USDT/BTC",
+  seed,
+  steps,
+  mid: 50_000n * 1_000_000n,
+  grid: 20n * 1_000_000n,
+  clientIdBase: 640_000,
+  privateRoom: false
 }
 // At 150 USDT/BTC a satoshi is worth 1.5 USDT minor units, so nearly every fill rounds: this regime
 // found the buy whose rounding dust rested across the book (see the regression below).
 const roundingRegime: Regime = {
-  name: "private room at 150 USDT/BTC", seed: seed + 1, steps: Number(process.env.EXCHANGE_ROUNDING_STEPS ?? 160),
-  mid: 150n * 1_000_000n, grid: 50_000n, clientIdBase: 650_000, privateRoom: true
+  name: "private room at 150 USDT/BTC",
+  seed: seed + 1,
+  steps: Number(process.env.EXCHANGE_ROUNDING_STEPS ?? 160),
+  mid: 150n * 1_000_000n,
+  grid: 50_000n,
+  clientIdBase: 650_000,
+  privateRoom: true
 }
 
 describe("a random stream of orders and cancels keeps the book, the locks and the ledger exact", () => {
-  it(`${publicRegime.name}, seed ${publicRegime.seed}: ${publicRegime.steps} steps, invariants after every step`, () => runStream(publicRegime), 300_000)
-  it(`${roundingRegime.name}, seed ${roundingRegime.seed}: ${roundingRegime.steps} steps, invariants after every step`, () => runStream(roundingRegime), 300_000)
+  it(
+    `${publicRegime.name}, seed ${publicRegime.seed}: ${publicRegime.steps} steps, invariants after every step`,
+    () => runStream(publicRegime),
+    300_000
+  )
+  it(
+    `${roundingRegime.name}, seed ${roundingRegime.seed}: ${roundingRegime.steps} steps, invariants after every step`,
+    () => runStream(roundingRegime),
+    300_000
+  )
 })
 
 // ---------------------------------------------------------------------------------------------
@@ -568,20 +749,31 @@ let extraWallets = 0
 const wallet = (): Promise<Wallet> => client.walletWithSession(String(649_000 + extraWallets++))
 let extraNonce = 1_000_000
 const privateRoom = async (owner: Wallet, members: ReadonlyArray<Wallet>): Promise<string> => {
-  const created = await client.call("POST", "/core/v1/market/create_room", { sid: owner.sid, body: { currency1: "BTC", currency2: "USDT" } })
+  const created = await client.call("POST", "/core/v1/market/create_room", {
+    sid: owner.sid,
+    body: { currency1: "BTC", currency2: "USDT" }
+  })
   assert.strictEqual(created.status, 200, JSON.stringify(created.body))
   for (const member of members) {
-    const joined = await client.call("POST", `/core/v1/apply_code?code=${created.body.result.shareCode}&client_nonce=${extraNonce++}`, { sid: member.sid })
+    const joined = await client.call(
+      "POST",
+      `/core/v1/apply_code?code=${created.body.result.shareCode}&client_nonce=${extraNonce++}`,
+      { sid: member.sid }
+    )
     assert.strictEqual(joined.status, 200, JSON.stringify(joined.body))
   }
   return created.body.result.roomKey
 }
 const create = (w: Wallet, body: Record<string, unknown>, what = "create_order") =>
-  within(client.call("POST", "/core/v1/market/create_order", { sid: w.sid, body: { clientNonce: extraNonce++, ...body } }), what)
+  within(
+    client.call("POST", "/core/v1/market/create_order", { sid: w.sid, body: { clientNonce: extraNonce++, ...body } }),
+    what
+  )
 
 describe("races on one wallet's money", () => {
   it("20 concurrent sells (funds for 5) race 20 concurrent crossing buys (funds for 2): exactly 5 and 2 accepted, locks never exceed the funds", async () => {
-    const seller = await wallet(), buyer = await wallet()
+    const seller = await wallet(),
+      buyer = await wallet()
     const roomKey = await privateRoom(seller, [buyer])
     await client.fund(seller.id, "BTC", "0.05")
     await client.fund(buyer.id, "USDT", "1000")
@@ -590,35 +782,81 @@ describe("races on one wallet's money", () => {
 
     // Sample both wallets' buckets for as long as the race runs.
     let racing = true
-    const samples: Array<{ seller: Awaited<ReturnType<typeof readBalances>>; buyer: Awaited<ReturnType<typeof readBalances>> }> = []
+    const samples: Array<{
+      seller: Awaited<ReturnType<typeof readBalances>>
+      buyer: Awaited<ReturnType<typeof readBalances>>
+    }> = []
     const sampler = (async () => {
       while (racing) samples.push({ seller: await readBalances(seller.sid), buyer: await readBalances(buyer.sid) })
     })()
-    const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? create(seller, sell, `sell ${i}`) : create(buyer, buy, `buy ${i}`))))
+    const replies = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        i % 2 === 0 ? create(seller, sell, `sell ${i}`) : create(buyer, buy, `buy ${i}`)
+      )
+    )
     racing = false
     await sampler
-    const sells = replies.filter((_, i) => i % 2 === 0), buys = replies.filter((_, i) => i % 2 === 1)
+    const sells = replies.filter((_, i) => i % 2 === 0),
+      buys = replies.filter((_, i) => i % 2 === 1)
     const accepted = (rs: Array<Reply>) => rs.filter((r) => r.status === 200)
-    assert.strictEqual(accepted(sells).length, 5, JSON.stringify(sells.map((r) => r.body.error?.code ?? r.body.result.state)))
-    assert.strictEqual(accepted(buys).length, 2, JSON.stringify(buys.map((r) => r.body.error?.code ?? r.body.result.state)))
-    for (const r of [...sells, ...buys].filter((r) => r.status !== 200)) assert.strictEqual(errorCode(r), 10002, JSON.stringify(r.body))
+    assert.strictEqual(
+      accepted(sells).length,
+      5,
+      JSON.stringify(sells.map((r) => r.body.error?.code ?? r.body.result.state))
+    )
+    assert.strictEqual(
+      accepted(buys).length,
+      2,
+      JSON.stringify(buys.map((r) => r.body.error?.code ?? r.body.result.state))
+    )
+    for (const r of [...sells, ...buys].filter((r) => r.status !== 200))
+      assert.strictEqual(errorCode(r), 10002, JSON.stringify(r.body))
 
     assert.isAbove(samples.length, 0)
     for (const s of samples) {
-      assert.isTrue(s.seller.BTC.lock <= 5_000_000n && s.seller.BTC.free >= 0n && s.seller.BTC.free + s.seller.BTC.lock <= 5_000_000n, JSON.stringify(s, (_, v) => typeof v === "bigint" ? String(v) : v))
-      assert.isTrue(s.buyer.USDT.lock <= 1_000_000_000n && s.buyer.USDT.free >= 0n && s.buyer.USDT.free + s.buyer.USDT.lock <= 1_000_000_000n, JSON.stringify(s, (_, v) => typeof v === "bigint" ? String(v) : v))
+      assert.isTrue(
+        s.seller.BTC.lock <= 5_000_000n &&
+          s.seller.BTC.free >= 0n &&
+          s.seller.BTC.free + s.seller.BTC.lock <= 5_000_000n,
+        JSON.stringify(s, (_, v) => (typeof v === "bigint" ? String(v) : v))
+      )
+      assert.isTrue(
+        s.buyer.USDT.lock <= 1_000_000_000n &&
+          s.buyer.USDT.free >= 0n &&
+          s.buyer.USDT.free + s.buyer.USDT.lock <= 1_000_000_000n,
+        JSON.stringify(s, (_, v) => (typeof v === "bigint" ? String(v) : v))
+      )
     }
     // Two matches of 0.01 BTC at 50000 (each buy meets one sell, whichever arrived first):
     // the seller pays 0.01 + 0.1 % of 500 = 0.51 USDT per match, the buyer 0.25 % of 0.01 BTC.
-    assert.deepStrictEqual(await readBalances(seller.sid), { BTC: { free: 0n, lock: 3_000_000n }, USDT: { free: 998_980_000n, lock: 0n } })
-    assert.deepStrictEqual(await readBalances(buyer.sid), { BTC: { free: 1_995_000n, lock: 0n }, USDT: { free: 0n, lock: 0n } })
+    assert.deepStrictEqual(await readBalances(seller.sid), {
+      BTC: { free: 0n, lock: 3_000_000n },
+      USDT: { free: 998_980_000n, lock: 0n }
+    })
+    assert.deepStrictEqual(await readBalances(buyer.sid), {
+      BTC: { free: 1_995_000n, lock: 0n },
+      USDT: { free: 0n, lock: 0n }
+    })
     const sellerOrders = await readOrders(seller.sid)
-    assert.deepStrictEqual(sellerOrders.map((o) => o.state).sort(), ["Active", "Active", "Active", "Completed", "Completed"])
-    assert.deepStrictEqual((await readOrders(buyer.sid)).map((o) => o.state), ["Completed", "Completed"])
+    assert.deepStrictEqual(sellerOrders.map((o) => o.state).sort(), [
+      "Active",
+      "Active",
+      "Active",
+      "Completed",
+      "Completed"
+    ])
+    assert.deepStrictEqual(
+      (await readOrders(buyer.sid)).map((o) => o.state),
+      ["Completed", "Completed"]
+    )
     const book = await readBook(seller.sid, roomKey)
     assert.strictEqual(levelText(book.asks), `50000:${3_000_000n}:${1_500_000_000n}`)
     assert.strictEqual(book.bids.length, 0)
-    for (const info of await readFills(seller.sid, sellerOrders.map((o) => o.id))) assertFillsAddUp(info, "race seller")
+    for (const info of await readFills(
+      seller.sid,
+      sellerOrders.map((o) => o.id)
+    ))
+      assertFillsAddUp(info, "race seller")
     await client.assertLedgerSound("after the race")
   })
 })
@@ -630,27 +868,62 @@ describe("regression: a limit buy's rounding dust never rests across the book", 
     // takes the 3 sats for 1499 and 1001 of the 2000 for 500500 — nothing is left, so nothing rests
     // (a buy's leftover budget that buys less than a sat at its ratio used to rest across the book
     // and kill the room on every rebuild).
-    const maker = await wallet(), taker = await wallet()
+    const maker = await wallet(),
+      taker = await wallet()
     const roomKey = await privateRoom(maker, [taker])
     await client.fund(maker.id, "BTC", "1")
     await client.fund(taker.id, "USDT", "10")
-    const ask1 = await create(maker, { fromCurrency: "BTC", toCurrency: "USDT", fromAmount: "0.00000003", toAmount: "0.001499", roomKey })
-    const ask2 = await create(maker, { fromCurrency: "BTC", toCurrency: "USDT", fromAmount: "0.00002", toAmount: "1", roomKey })
+    const ask1 = await create(maker, {
+      fromCurrency: "BTC",
+      toCurrency: "USDT",
+      fromAmount: "0.00000003",
+      toAmount: "0.001499",
+      roomKey
+    })
+    const ask2 = await create(maker, {
+      fromCurrency: "BTC",
+      toCurrency: "USDT",
+      fromAmount: "0.00002",
+      toAmount: "1",
+      roomKey
+    })
     assert.strictEqual(ask1.body.result?.price, "49966.6666667", JSON.stringify(ask1.body))
     assert.strictEqual(ask2.body.result?.price, "50000", JSON.stringify(ask2.body))
-    const bought = await create(taker, { fromCurrency: "USDT", toCurrency: "BTC", fromAmount: "0.501999", toAmount: "0.00001002", roomKey })
+    const bought = await create(taker, {
+      fromCurrency: "USDT",
+      toCurrency: "BTC",
+      fromAmount: "0.501999",
+      toAmount: "0.00001002",
+      roomKey
+    })
     assert.strictEqual(bought.status, 200, JSON.stringify(bought.body))
     // Fees in this file: the buyer pays 0.25 % of 1004 sats (3 sats, rounded up); it receives more than toAmount (C14).
     assert.deepStrictEqual(
-      [bought.body.result.state, bought.body.result.given, bought.body.result.received, bought.body.result.fee, bought.body.result.locked],
-      ["Completed", "0.501999", "0.00001001", "0.00000003", "0"])
-    assert.deepStrictEqual(await readBalances(taker.sid), { BTC: { free: 1001n, lock: 0n }, USDT: { free: 9_498_001n, lock: 0n } })
+      [
+        bought.body.result.state,
+        bought.body.result.given,
+        bought.body.result.received,
+        bought.body.result.fee,
+        bought.body.result.locked
+      ],
+      ["Completed", "0.501999", "0.00001001", "0.00000003", "0"]
+    )
+    assert.deepStrictEqual(await readBalances(taker.sid), {
+      BTC: { free: 1001n, lock: 0n },
+      USDT: { free: 9_498_001n, lock: 0n }
+    })
     const book = await readBook(maker.sid, roomKey)
     assertNotCrossed(book, "after the buy")
     assert.strictEqual(levelText(book.asks), "50000:999:499500")
     assert.strictEqual(book.bids.length, 0)
     // The room still answers, and matches against what is left.
-    const more = await create(taker, { fromCurrency: "USDT", toCurrency: "BTC", fromAmount: "0.4995", toAmount: "0.00000999", roomKey })
+    const more = await create(taker, {
+      fromCurrency: "USDT",
+      toCurrency: "BTC",
+      fromAmount: "0.4995",
+      toAmount: "0.00000999",
+      roomKey
+    })
     assert.strictEqual(more.status, 200, JSON.stringify(more.body))
     assert.strictEqual(more.body.result.state, "Completed")
     assert.strictEqual((await readBook(maker.sid, roomKey)).asks.length, 0)

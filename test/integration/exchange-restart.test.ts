@@ -38,8 +38,22 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { makeClient, type Reply, type TestClient } from "../support/Client.ts"
 import {
-  assertFillsAddUp, assertNotCrossed, bookFromOrders, ceilDiv, cost, type Currency, currencies, decimals, errorCode, exchangeReads,
-  type Level, levelText, SAT, toMinor, toText, within
+  assertFillsAddUp,
+  assertNotCrossed,
+  bookFromOrders,
+  ceilDiv,
+  cost,
+  type Currency,
+  currencies,
+  decimals,
+  errorCode,
+  exchangeReads,
+  type Level,
+  levelText,
+  SAT,
+  toMinor,
+  toText,
+  within
 } from "../support/ExchangeReads.ts"
 import { createDatabase, dropDatabase } from "../support/Postgres.ts"
 import { type RunningService, startService, usingRealPostgres } from "../support/Service.ts"
@@ -92,7 +106,10 @@ const readBook = async (sid: string) => {
 // ---------------------------------------------------------------------------------------------
 // Wallets (ids survive restarts; sessions are made again on each start)
 
-interface Wallet { readonly id: string; sid: string }
+interface Wallet {
+  readonly id: string
+  sid: string
+}
 const fundedEach = { BTC: 200_000_000n, USDT: 100_000_000_000n }
 const traders: Array<Wallet> = []
 let sweeper: Wallet
@@ -103,12 +120,23 @@ const resume = async () => {
 }
 
 const create = (w: Wallet, body: Record<string, unknown>, what = "create_order") =>
-  within(client.call("POST", "/core/v1/market/create_order", { sid: w.sid, body: { clientNonce: nonce++, ...body } }), what)
+  within(
+    client.call("POST", "/core/v1/market/create_order", { sid: w.sid, body: { clientNonce: nonce++, ...body } }),
+    what
+  )
 
-const sellBody = (lots: bigint, ticks: bigint) =>
-  ({ fromCurrency: "BTC", toCurrency: "USDT", fromAmount: toText(lots, 8), toAmount: toText(cost(ticks, lots), 6) })
-const buyBody = (lots: bigint, ticks: bigint) =>
-  ({ fromCurrency: "USDT", toCurrency: "BTC", fromAmount: toText(ceilDiv(ticks * lots, SAT), 6), toAmount: toText(lots, 8) })
+const sellBody = (lots: bigint, ticks: bigint) => ({
+  fromCurrency: "BTC",
+  toCurrency: "USDT",
+  fromAmount: toText(lots, 8),
+  toAmount: toText(cost(ticks, lots), 6)
+})
+const buyBody = (lots: bigint, ticks: bigint) => ({
+  fromCurrency: "USDT",
+  toCurrency: "BTC",
+  fromAmount: toText(ceilDiv(ticks * lots, SAT), 6),
+  toAmount: toText(lots, 8)
+})
 
 const MID = 50_000n * 1_000_000n
 const GRID = 20n * 1_000_000n
@@ -120,32 +148,50 @@ const audit = async (where: string) => {
   assertNotCrossed(book, where)
   const byWallet: Array<Array<any>> = []
   const active: Array<any> = []
-  let takerFills = 0, makerFills = 0, takerAmount = 0n, makerAmount = 0n
+  let takerFills = 0,
+    makerFills = 0,
+    takerAmount = 0n,
+    makerAmount = 0n
   for (const [i, w] of [...traders, sweeper].entries()) {
     const orders = await readOrders(w.sid)
-    const infos = await readFills(w.sid, orders.map((o) => o.id))
+    const infos = await readFills(
+      w.sid,
+      orders.map((o) => o.id)
+    )
     assert.strictEqual(infos.length, orders.length)
     byWallet.push(infos)
     for (const info of infos) {
       assertFillsAddUp(info, `${where}, wallet ${i}`)
       for (const f of info.fills) {
-        if (f.role === "taker") takerFills++, takerAmount += toMinor(f.amount, 8)
-        else makerFills++, makerAmount += toMinor(f.amount, 8)
+        if (f.role === "taker") (takerFills++, (takerAmount += toMinor(f.amount, 8)))
+        else (makerFills++, (makerAmount += toMinor(f.amount, 8)))
       }
       if (info.state === "Active") active.push(info)
     }
     const balances = await readBalances(w.sid)
     const funded = w === sweeper ? sweeperFunded : fundedEach
     for (const c of currencies) {
-      const locked = orders.filter((o) => o.state === "Active" && o.fromCurrency === c).reduce((s, o) => s + toMinor(o.locked, decimals[c]), 0n)
+      const locked = orders
+        .filter((o) => o.state === "Active" && o.fromCurrency === c)
+        .reduce((s, o) => s + toMinor(o.locked, decimals[c]), 0n)
       assert.strictEqual(balances[c].lock, locked, `${where}: wallet ${i} ${c} lockOrders = Σ locked of Active orders`)
       const given = orders.filter((o) => o.fromCurrency === c).reduce((s, o) => s + toMinor(o.given, decimals[c]), 0n)
-      const received = orders.filter((o) => o.toCurrency === c).reduce((s, o) => s + toMinor(o.received, decimals[c]), 0n)
-      assert.strictEqual(balances[c].free + balances[c].lock, funded[c] - given + received, `${where}: wallet ${i} ${c} = funded − given + received`)
+      const received = orders
+        .filter((o) => o.toCurrency === c)
+        .reduce((s, o) => s + toMinor(o.received, decimals[c]), 0n)
+      assert.strictEqual(
+        balances[c].free + balances[c].lock,
+        funded[c] - given + received,
+        `${where}: wallet ${i} ${c} = funded − given + received`
+      )
     }
     // ord_states=Active agrees with the states of the full read.
     const activeOnly = await readOrders(w.sid, "&ord_states=Active")
-    assert.deepStrictEqual(activeOnly.map((o) => o.id), orders.filter((o) => o.state === "Active").map((o) => o.id), `${where}: wallet ${i} Active filter`)
+    assert.deepStrictEqual(
+      activeOnly.map((o) => o.id),
+      orders.filter((o) => o.state === "Active").map((o) => o.id),
+      `${where}: wallet ${i} Active filter`
+    )
   }
   assert.strictEqual(takerFills, makerFills, `${where}: every trade once as taker and once as maker`)
   assert.strictEqual(takerAmount, makerAmount, `${where}: Σ taker fills = Σ maker fills`)
@@ -158,7 +204,9 @@ const snapshot = async () => {
   const orders = []
   const balances = []
   for (const w of [...traders, sweeper]) {
-    orders.push((await readOrders(w.sid)).map((o) => `${o.id} ${o.state} ${o.given} ${o.received} ${o.fee} ${o.locked}`))
+    orders.push(
+      (await readOrders(w.sid)).map((o) => `${o.id} ${o.state} ${o.given} ${o.received} ${o.fee} ${o.locked}`)
+    )
     const b = await readBalances(w.sid)
     balances.push(currencies.map((c) => `${c} ${b[c].free} ${b[c].lock}`).join(", "))
   }
@@ -169,9 +217,11 @@ const snapshot = async () => {
 const grouped = (fills: ReadonlyArray<any>) => {
   const levels: Array<Level> = []
   for (const f of fills.filter((x) => x.role === "taker")) {
-    const price = f.price as string, lots = toMinor(f.amount, 8)
+    const price = f.price as string,
+      lots = toMinor(f.amount, 8)
     const last = levels[levels.length - 1]
-    if (last !== undefined && last.price === price) levels[levels.length - 1] = { price, lots: last.lots + lots, total: 0n }
+    if (last !== undefined && last.price === price)
+      levels[levels.length - 1] = { price, lots: last.lots + lots, total: 0n }
     else levels.push({ price, lots, total: 0n })
   }
   return levels
@@ -184,18 +234,40 @@ const sweep = async (where: string) => {
   const book = await readBook(traders[0].sid)
   const bidLots = book.bids.reduce((s, l) => s + l.lots, 0n)
   if (bidLots > 0n) {
-    const sold = await create(sweeper, { fromCurrency: "BTC", toCurrency: "USDT", fromAmount: toText(bidLots + 12_345n, 8), isLimit: false })
+    const sold = await create(sweeper, {
+      fromCurrency: "BTC",
+      toCurrency: "USDT",
+      fromAmount: toText(bidLots + 12_345n, 8),
+      isLimit: false
+    })
     assert.strictEqual(sold.body.result?.state, "Completed", JSON.stringify(sold.body))
-    assert.strictEqual(toMinor(sold.body.result.given, 8), bidLots, `${where}: a market sell gives what the bids take; the rest returns`)
+    assert.strictEqual(
+      toMinor(sold.body.result.given, 8),
+      bidLots,
+      `${where}: a market sell gives what the bids take; the rest returns`
+    )
     const [info] = await readFills(sweeper.sid, [sold.body.result.id])
-    assert.strictEqual(priceLots(grouped(info.fills)), priceLots(book.bids), `${where}: the sell's fills are the bid levels, best first`)
+    assert.strictEqual(
+      priceLots(grouped(info.fills)),
+      priceLots(book.bids),
+      `${where}: the sell's fills are the bid levels, best first`
+    )
   }
   if (book.asks.length > 0) {
     const budget = book.asks.reduce((s, l) => s + l.total + 1n, 0n) + 1_000_000n
-    const bought = await create(sweeper, { fromCurrency: "USDT", toCurrency: "BTC", fromAmount: toText(budget, 6), isLimit: false })
+    const bought = await create(sweeper, {
+      fromCurrency: "USDT",
+      toCurrency: "BTC",
+      fromAmount: toText(budget, 6),
+      isLimit: false
+    })
     assert.strictEqual(bought.body.result?.state, "Completed", JSON.stringify(bought.body))
     const [info] = await readFills(sweeper.sid, [bought.body.result.id])
-    assert.strictEqual(priceLots(grouped(info.fills)), priceLots(book.asks), `${where}: the buy's fills are the ask levels, best first`)
+    assert.strictEqual(
+      priceLots(grouped(info.fills)),
+      priceLots(book.asks),
+      `${where}: the buy's fills are the ask levels, best first`
+    )
   }
   const after = await readBook(traders[0].sid)
   assert.strictEqual(after.asks.length + after.bids.length, 0, `${where}: swept`)
@@ -256,8 +328,14 @@ describe(`exchange restart safety (${usingRealPostgres() ? "PostgreSQL server: o
       }
       // Crossing (priced through the mid) or resting (on its own side), at grid or odd prices.
       const steps = BigInt(random.int(0, 12))
-      const ticks = (k < 0.6 ? (sell ? MID - GRID * steps : MID + GRID * steps) : (sell ? MID + GRID * (steps + 1n) : MID - GRID * (steps + 1n))) +
-        (random.next() < 0.3 ? BigInt(random.int(0, 999_999)) : 0n)
+      const ticks =
+        (k < 0.6
+          ? sell
+            ? MID - GRID * steps
+            : MID + GRID * steps
+          : sell
+            ? MID + GRID * (steps + 1n)
+            : MID - GRID * (steps + 1n)) + (random.next() < 0.3 ? BigInt(random.int(0, 999_999)) : 0n)
       return { wallet, body: sell ? sellBody(lots, ticks) : buyBody(lots, ticks) }
     })
     const killAfter = random.int(90, 170)
@@ -296,14 +374,24 @@ describe(`exchange restart safety (${usingRealPostgres() ? "PostgreSQL server: o
       const now = orderRead.get(ack.id)
       assert.isDefined(now, `acknowledged order ${ack.id} lost in the kill`)
       if (ack.state !== "Active") {
-        assert.deepStrictEqual([now.state, now.given, now.received, now.fee, now.locked], [ack.state, ack.given, ack.received, ack.fee, ack.locked], `final order ${ack.id}`)
+        assert.deepStrictEqual(
+          [now.state, now.given, now.received, now.fee, now.locked],
+          [ack.state, ack.given, ack.received, ack.fee, ack.locked],
+          `final order ${ack.id}`
+        )
       } else {
         // A resting order may since have been filled, or cancelled by a later order of its own wallet
         // (self-trade prevention) or left as dust (C14) — never lost.
         assert.include(["Active", "Completed", "Canceled"], now.state, `acknowledged Active order ${ack.id}`)
-        const from = decimals[ack.fromCurrency as Currency], to = decimals[ack.toCurrency as Currency]
-        assert.isTrue(toMinor(now.given, from) >= toMinor(ack.given, from) && toMinor(now.received, to) >= toMinor(ack.received, to) &&
-          toMinor(now.fee, to) >= toMinor(ack.fee, to) && toMinor(now.locked, from) <= toMinor(ack.locked, from), `order ${ack.id} only grew by maker fills`)
+        const from = decimals[ack.fromCurrency as Currency],
+          to = decimals[ack.toCurrency as Currency]
+        assert.isTrue(
+          toMinor(now.given, from) >= toMinor(ack.given, from) &&
+            toMinor(now.received, to) >= toMinor(ack.received, to) &&
+            toMinor(now.fee, to) >= toMinor(ack.fee, to) &&
+            toMinor(now.locked, from) <= toMinor(ack.locked, from),
+          `order ${ack.id} only grew by maker fills`
+        )
       }
     }
     // Every other order is a distinct request whose answer was lost; none came from a refused one.
@@ -318,7 +406,11 @@ describe(`exchange restart safety (${usingRealPostgres() ? "PostgreSQL server: o
         if (ackedIds.has(o.id) || seedIds.has(o.id)) continue
         const key = keyOf(i, o)
         const left = unexplained.get(key) ?? 0
-        assert.isAbove(left, 0, `order ${o.id} (${key}) matches no request whose answer was lost: a duplicate or a refused request's order`)
+        assert.isAbove(
+          left,
+          0,
+          `order ${o.id} (${key}) matches no request whose answer was lost: a duplicate or a refused request's order`
+        )
         unexplained.set(key, left - 1)
         recovered++
       }
@@ -332,14 +424,20 @@ describe(`exchange restart safety (${usingRealPostgres() ? "PostgreSQL server: o
     sweeperFunded = { BTC: 10_000_000_000n, USDT: 10_000_000_000_000n }
     const probe = await create(sweeper, { ...sellBody(1_000_000n, MID * 20n), postOnly: true })
     assert.strictEqual(probe.status, 200, JSON.stringify(probe.body))
-    assert.strictEqual((await client.call("POST", `/core/v1/market/cancel_order?id=${probe.body.result.id}`, { sid: sweeper.sid })).status, 200)
+    assert.strictEqual(
+      (await client.call("POST", `/core/v1/market/cancel_order?id=${probe.body.result.id}`, { sid: sweeper.sid }))
+        .status,
+      200
+    )
     const after = await audit("after the room's rebuild")
     const derived = bookFromOrders(after.active)
     assert.strictEqual(levelText(after.book.asks), levelText(derived.asks), "asks = the Active sells")
     assert.strictEqual(levelText(after.book.bids), levelText(derived.bids), "bids = the Active buys")
-    console.log(`phase 1 (seed ${seed}): kill -9 at the ${killAfter}th acknowledgement; ${acked.length} acknowledged, ${refused.length} refused, ${lost.length} answers lost, ` +
-      `${recovered} of those committed anyway, ${requests.length - acked.length - refused.length - lost.length} never sent; ` +
-      `Active orders ${before.active.length} before the room's rebuild, ${after.active.length} after`)
+    console.log(
+      `phase 1 (seed ${seed}): kill -9 at the ${killAfter}th acknowledgement; ${acked.length} acknowledged, ${refused.length} refused, ${lost.length} answers lost, ` +
+        `${recovered} of those committed anyway, ${requests.length - acked.length - refused.length - lost.length} never sent; ` +
+        `Active orders ${before.active.length} before the room's rebuild, ${after.active.length} after`
+    )
 
     // ---- Phase 2: a quiescent book survives SIGTERM and kill -9 exactly --------------------------
     // The book rebuilt after the kill is the one the room matches against: sweeping each side with
@@ -348,9 +446,15 @@ describe(`exchange restart safety (${usingRealPostgres() ? "PostgreSQL server: o
     // A fresh book with both sides, and a best bid of two orders in a known time order.
     for (const [i, w] of traders.entries()) {
       assert.strictEqual((await create(w, sellBody(BigInt(i + 1) * 100_000n, MID + GRID * BigInt(30 + i)))).status, 200)
-      assert.strictEqual((await create(w, sellBody(BigInt(i + 1) * 10_000n + 7n, MID + GRID * BigInt(30 + i) + 333_333n))).status, 200)
+      assert.strictEqual(
+        (await create(w, sellBody(BigInt(i + 1) * 10_000n + 7n, MID + GRID * BigInt(30 + i) + 333_333n))).status,
+        200
+      )
       assert.strictEqual((await create(w, buyBody(BigInt(i + 1) * 100_000n, MID - GRID * BigInt(30 + i)))).status, 200)
-      assert.strictEqual((await create(w, buyBody(BigInt(i + 1) * 10_000n + 7n, MID - GRID * BigInt(30 + i) - 333_333n))).status, 200)
+      assert.strictEqual(
+        (await create(w, buyBody(BigInt(i + 1) * 10_000n + 7n, MID - GRID * BigInt(30 + i) - 333_333n))).status,
+        200
+      )
     }
     const topTicks = MID - 100n * 1_000_000n
     const first = await create(traders[0], buyBody(300_000n, topTicks))
@@ -372,7 +476,11 @@ describe(`exchange restart safety (${usingRealPostgres() ? "PostgreSQL server: o
     await halt("SIGKILL")
     await boot()
     await resume()
-    assert.deepStrictEqual(await snapshot(), quiet, "after kill -9 while idle and restart: the same book, orders and balances")
+    assert.deepStrictEqual(
+      await snapshot(),
+      quiet,
+      "after kill -9 while idle and restart: the same book, orders and balances"
+    )
 
     // Orders placed now match the rebuilt book. Time priority within the best bid survived the
     // rebuild: the older order fills whole before the younger gives a single satoshi.
@@ -382,13 +490,19 @@ describe(`exchange restart safety (${usingRealPostgres() ? "PostgreSQL server: o
     const secondNow = (await readOrders(traders[1].sid)).find((o) => o.id === second.body.result.id)
     assert.strictEqual(firstNow.state, "Completed", "the older order at the level fills first")
     assert.strictEqual(secondNow.state, "Active")
-    assert.strictEqual(toMinor(secondNow.received, 8) + toMinor(secondNow.fee, 8), 1n, "the younger order gave one satoshi's worth")
+    assert.strictEqual(
+      toMinor(secondNow.received, 8) + toMinor(secondNow.fee, 8),
+      1n,
+      "the younger order gave one satoshi's worth"
+    )
     assert.strictEqual(priceLots((await readBook(traders[0].sid)).bids).split(" ")[0], `${toText(topTicks, 6)}:199999`)
     await sweep("the book rebuilt after an idle kill -9")
 
     const final = await audit("after the sweeps")
     assert.strictEqual(final.book.asks.length + final.book.bids.length, 0, "both sides swept")
     assert.strictEqual(final.active.length, 0, "no Active order is left behind the swept book")
-    console.log(`exchange restart (${usingRealPostgres() ? "PostgreSQL" : "embedded"}, seed ${seed}): ${((Date.now() - started) / 1000).toFixed(1)} s`)
+    console.log(
+      `exchange restart (${usingRealPostgres() ? "PostgreSQL" : "embedded"}, seed ${seed}): ${((Date.now() - started) / 1000).toFixed(1)} s`
+    )
   }, 300_000)
 })

@@ -19,14 +19,24 @@ import { ACTIVE, assertOrder, assertRejected, CANCELED, COMPLETED, levels, makeE
 import { type RunningService, startService } from "../support/Service.ts"
 
 const E = {
-  InvalidRequest: 10001, BalanceNotEnough: 10002, InvalidAmount: 10014, UnknownCurrency: 10020, TooManyDecimals: 10021,
-  CurrencyNotEnabled: 10022, WalletBlocked: 10031, OrderWouldMatch: 10090, OrderNotFound: 10091, OrderNotActive: 10092,
-  MaxActiveOrders: 10094, NonceExists: 10130
+  InvalidRequest: 10001,
+  BalanceNotEnough: 10002,
+  InvalidAmount: 10014,
+  UnknownCurrency: 10020,
+  TooManyDecimals: 10021,
+  CurrencyNotEnabled: 10022,
+  WalletBlocked: 10031,
+  OrderWouldMatch: 10090,
+  OrderNotFound: 10091,
+  OrderNotActive: 10092,
+  MaxActiveOrders: 10094,
+  NonceExists: 10130
 } as const
 
 let service: RunningService
 let client: TestClient
-const { party, nextNonce, createOrder, place, market, cancel, get, orders, book, bal, assertBal, cleanup } = makeExchange(() => client, 810_000)
+const { party, nextNonce, createOrder, place, market, cancel, get, orders, book, bal, assertBal, cleanup } =
+  makeExchange(() => client, 810_000)
 
 beforeAll(async () => {
   service = await startService()
@@ -45,8 +55,22 @@ describe("limit orders (C14)", () => {
     const seller = await party({ BTC: "1" })
     const ask = await place(seller, "BTC", "USDT", "0.5", "30000")
     assertOrder(ask, {
-      ...ACTIVE, orderType: "Limit", roomKey: "0", fromCurrency: "BTC", toCurrency: "USDT", fromAmount: "0.5", toAmount: "30000",
-      price: "60000", base: "BTC", quote: "USDT", given: "0", received: "0", fee: "0", locked: "0.5", typeTx: 16, tag: null
+      ...ACTIVE,
+      orderType: "Limit",
+      roomKey: "0",
+      fromCurrency: "BTC",
+      toCurrency: "USDT",
+      fromAmount: "0.5",
+      toAmount: "30000",
+      price: "60000",
+      base: "BTC",
+      quote: "USDT",
+      given: "0",
+      received: "0",
+      fee: "0",
+      locked: "0.5",
+      typeTx: 16,
+      tag: null
     })
     assert.match(ask.id, /^\d+$/)
     await assertBal(seller, "BTC", 0.5, 0.5)
@@ -54,7 +78,17 @@ describe("limit orders (C14)", () => {
     // Limit 64000 (12000 / 0.1875): it pays the maker's 60000, so 12000 buys 0.2 BTC, not 0.1875.
     const buyer = await party({ USDT: "20000" })
     const buy = await place(buyer, "USDT", "BTC", "12000", "0.1875")
-    assertOrder(buy, { ...COMPLETED, orderType: "Limit", price: "64000", base: "BTC", quote: "USDT", given: "12000", received: "0.2", fee: "0", typeTx: 17 })
+    assertOrder(buy, {
+      ...COMPLETED,
+      orderType: "Limit",
+      price: "64000",
+      base: "BTC",
+      quote: "USDT",
+      given: "12000",
+      received: "0.2",
+      fee: "0",
+      typeTx: 17
+    })
     await assertBal(buyer, "USDT", 8000, 0)
     await assertBal(buyer, "BTC", 0.2, 0)
     await assertBal(seller, "BTC", 0.5, 0.3)
@@ -98,7 +132,9 @@ describe("limit orders (C14)", () => {
     const seller = await party({ ETH: "1.5" })
     const sell = await place(seller, "ETH", "USDT", "1.5", "4500")
     assertOrder(sell, { ...COMPLETED, given: "1.5", received: "4510" })
-    const [nowA] = await orders(a), [nowB] = await orders(b), [nowC] = await orders(c)
+    const [nowA] = await orders(a),
+      [nowB] = await orders(b),
+      [nowC] = await orders(c)
     assertOrder(nowC, { id: bidC.id, ...COMPLETED, given: "3010", received: "1" })
     assertOrder(nowA, { id: bidA.id, ...ACTIVE, given: "1500", received: "0.5", locked: "1500" })
     assertOrder(nowB, { id: bidB.id, ...ACTIVE, given: "0", received: "0", locked: "3000" })
@@ -130,7 +166,10 @@ describe("limit orders (C14)", () => {
 
   it("a buy whose budget is spent completes: no zero-budget remainder rests (ETH/EUR, where 1 cent buys 500 lots)", async () => {
     // Budget spent with asks left at the limit, and budget spent with the book then empty.
-    for (const [askAmount, leftAsks] of [["1", [["2000", "0.5", "1000"]]], ["0.5", []]] as Array<[string, Array<Array<string>>]>) {
+    for (const [askAmount, leftAsks] of [
+      ["1", [["2000", "0.5", "1000"]]],
+      ["0.5", []]
+    ] as Array<[string, Array<Array<string>>]>) {
       const seller = await party({ ETH: askAmount })
       await place(seller, "ETH", "EUR", askAmount, String(2000 * Number(askAmount)))
       const buyer = await party({ EUR: "1000" })
@@ -150,14 +189,24 @@ describe("limit orders (C14)", () => {
 describe("market and post-only orders", () => {
   it("market buys by budget and market sells fill what the book has, unlock the rest; an empty book cancels", async () => {
     // USDC/USDT: base USDC. Asks 100 @1.01 and 100 @1.02, a bid of 100 @1.00.
-    const m1 = await party({ USDC: "100" }), m2 = await party({ USDC: "100" }), m3 = await party({ USDT: "100" })
+    const m1 = await party({ USDC: "100" }),
+      m2 = await party({ USDC: "100" }),
+      m3 = await party({ USDT: "100" })
     await place(m1, "USDC", "USDT", "100", "101")
     const ask2 = await place(m2, "USDC", "USDT", "100", "102")
     const bid = await place(m3, "USDT", "USDC", "100", "100")
     const buyer = await party({ USDT: "300" })
     // 152 USDT: 100 @1.01 (101) and 50 @1.02 (51), all of the budget.
     const first = await market(buyer, "USDT", "USDC", "152")
-    assertOrder(first, { ...COMPLETED, orderType: "Market", price: null, toAmount: null, given: "152", received: "150", typeTx: 17 })
+    assertOrder(first, {
+      ...COMPLETED,
+      orderType: "Market",
+      price: null,
+      toAmount: null,
+      given: "152",
+      received: "150",
+      typeTx: 17
+    })
     assertOrder((await orders(m2))[0], { id: ask2.id, ...ACTIVE, given: "50", received: "51", locked: "50" })
     // 100 USDT: the last 50 @1.02 (51); the book runs dry, the unused 49 returns to free.
     const second = await market(buyer, "USDT", "USDC", "100")
@@ -188,7 +237,18 @@ describe("market and post-only orders", () => {
     const maker = await party({ BTC: "0.1" })
     await place(maker, "BTC", "USDT", "0.1", "4100")
     const buyer = await party({ USDT: "10000" })
-    assertRejected(await createOrder(buyer, { fromCurrency: "USDT", toCurrency: "BTC", fromAmount: "4200", toAmount: "0.1", postOnly: true }), 400, E.OrderWouldMatch, "crossing post-only buy")
+    assertRejected(
+      await createOrder(buyer, {
+        fromCurrency: "USDT",
+        toCurrency: "BTC",
+        fromAmount: "4200",
+        toAmount: "0.1",
+        postOnly: true
+      }),
+      400,
+      E.OrderWouldMatch,
+      "crossing post-only buy"
+    )
     await assertBal(buyer, "USDT", 10000, 0)
     const [refused] = await orders(buyer, "ord_states=Canceled")
     assertOrder(refused, { ...CANCELED, orderType: "LimitOnly", given: "0", received: "0", fromAmount: "4200" })
@@ -197,12 +257,30 @@ describe("market and post-only orders", () => {
     await assertBal(buyer, "USDT", 6000, 4000)
 
     const seller = await party({ BTC: "0.2" })
-    assertRejected(await createOrder(seller, { fromCurrency: "BTC", toCurrency: "USDT", fromAmount: "0.1", toAmount: "3900", postOnly: true }), 400, E.OrderWouldMatch, "crossing post-only sell")
+    assertRejected(
+      await createOrder(seller, {
+        fromCurrency: "BTC",
+        toCurrency: "USDT",
+        fromAmount: "0.1",
+        toAmount: "3900",
+        postOnly: true
+      }),
+      400,
+      E.OrderWouldMatch,
+      "crossing post-only sell"
+    )
     await assertBal(seller, "BTC", 0.2, 0)
-    assertOrder(await place(seller, "BTC", "USDT", "0.1", "4150", { postOnly: true }), { ...ACTIVE, orderType: "LimitOnly", price: "41500" })
+    assertOrder(await place(seller, "BTC", "USDT", "0.1", "4150", { postOnly: true }), {
+      ...ACTIVE,
+      orderType: "LimitOnly",
+      price: "41500"
+    })
     await assertBal(seller, "BTC", 0.1, 0.1)
     const view = await book(seller, "BTC", "USDT")
-    assert.deepStrictEqual(levels(view.asks), [["41000", "0.1", "4100"], ["41500", "0.1", "4150"]])
+    assert.deepStrictEqual(levels(view.asks), [
+      ["41000", "0.1", "4100"],
+      ["41500", "0.1", "4150"]
+    ])
     assert.deepStrictEqual(levels(view.bids), [["40000", "0.1", "4000"]])
     const best = await get(seller, "/core/v1/market/get_trade_info?currency_from=BTC&currency_to=USDT&results_limit=1")
     assert.deepStrictEqual(levels(best.asks), [["41000", "0.1", "4100"]])
@@ -250,13 +328,31 @@ describe("fees (tariff class Exchange)", () => {
       // 0.00012345 BTC for 7.407 USDT: fees 0.000000247 BTC → 0.00000025 (rounded up), 0.007407 USDT.
       const small = await place(buyer, "USDT", "BTC", "7.407", "0.00012345")
       assertOrder(small, { ...COMPLETED, given: "7.407", received: "0.0001232", fee: "0.00000025" })
-      assertOrder((await orders(seller))[0], { id: ask.id, ...ACTIVE, given: "0.25012345", received: "14992.399593", fee: "15.007407", locked: "0.24987655" })
+      assertOrder((await orders(seller))[0], {
+        id: ask.id,
+        ...ACTIVE,
+        given: "0.25012345",
+        received: "14992.399593",
+        fee: "15.007407",
+        locked: "0.24987655"
+      })
       // The other direction: a resting bid and a selling taker.
       const bidder = await party({ USDT: "5900" })
       const bid = await place(bidder, "USDT", "BTC", "5900", "0.1", { postOnly: true })
       const hitter = await party({ BTC: "0.1" })
-      assertOrder(await place(hitter, "BTC", "USDT", "0.1", "5900"), { ...COMPLETED, given: "0.1", received: "5894.1", fee: "5.9" })
-      assertOrder((await orders(bidder))[0], { id: bid.id, ...COMPLETED, given: "5900", received: "0.0998", fee: "0.0002" })
+      assertOrder(await place(hitter, "BTC", "USDT", "0.1", "5900"), {
+        ...COMPLETED,
+        given: "0.1",
+        received: "5894.1",
+        fee: "5.9"
+      })
+      assertOrder((await orders(bidder))[0], {
+        id: bid.id,
+        ...COMPLETED,
+        given: "5900",
+        received: "0.0998",
+        fee: "0.0002"
+      })
 
       await assertBal(buyer, "USDT", 20000 - 15000 - 7.407, 0)
       await assertBal(buyer, "BTC", 0.2496232, 0)
@@ -267,13 +363,50 @@ describe("fees (tariff class Exchange)", () => {
       await assertBal(profit, "USDT", 20.907407, 0)
       await assertBal(profit, "BTC", 0.00070025, 0)
       // The book shows the fee rule of the currency received.
-      assert.deepStrictEqual((await book(buyer, "BTC", "USDT")).fee, { currency: "USDT", feePercent: "0.1", feeFixed: "0" })
-      assert.deepStrictEqual((await book(buyer, "USDT", "BTC")).fee, { currency: "BTC", feePercent: "0.2", feeFixed: "0" })
+      assert.deepStrictEqual((await book(buyer, "BTC", "USDT")).fee, {
+        currency: "USDT",
+        feePercent: "0.1",
+        feeFixed: "0"
+      })
+      assert.deepStrictEqual((await book(buyer, "USDT", "BTC")).fee, {
+        currency: "BTC",
+        feePercent: "0.2",
+        feeFixed: "0"
+      })
       // The order's own transaction (typeTx 17): USDT given, BTC received net, fee in BTC.
       const tx = await get(buyer, `/core/v1/wallet/get_tx_info?id=${buy.id}`)
-      assertOrder(tx, { id: buy.id, typeTx: 17, state: "Finished", walletTo: "-3", currency: "USDT", amount: 15000, currencyTo: "BTC", amountTo: 0.2495, fee: 0.0005 }, "taker tx")
+      assertOrder(
+        tx,
+        {
+          id: buy.id,
+          typeTx: 17,
+          state: "Finished",
+          walletTo: "-3",
+          currency: "USDT",
+          amount: 15000,
+          currencyTo: "BTC",
+          amountTo: 0.2495,
+          fee: 0.0005
+        },
+        "taker tx"
+      )
       const makerTx = await get(seller, `/core/v1/wallet/get_tx_info?id=${ask.id}`)
-      assertOrder(makerTx, { id: ask.id, typeTx: 16, txState: 1, state: "Processing", walletFrom: seller.id, currency: "BTC", amount: 0.25012345, currencyTo: "USDT", amountTo: 14992.399593, fee: 15.007407 }, "maker tx")
+      assertOrder(
+        makerTx,
+        {
+          id: ask.id,
+          typeTx: 16,
+          txState: 1,
+          state: "Processing",
+          walletFrom: seller.id,
+          currency: "BTC",
+          amount: 0.25012345,
+          currencyTo: "USDT",
+          amountTo: 14992.399593,
+          fee: 15.007407
+        },
+        "maker tx"
+      )
     } finally {
       assert.strictEqual((await client.priv("POST", "set_tariffs", [])).status, 200)
     }
@@ -294,9 +427,24 @@ describe("create_order rejections (SPEC Errors, C14)", () => {
       ["same currency", { ...buy, toCurrency: "USDT" }, 400, E.InvalidRequest],
       ["missing clientNonce", { ...buy, clientNonce: undefined }, 400, E.InvalidRequest],
       ["limit without toAmount", { fromCurrency: "USDT", toCurrency: "BTC", fromAmount: "50" }, 400, E.InvalidAmount],
-      ["ETH fromAmount with 9 decimals", { fromCurrency: "ETH", toCurrency: "USDT", fromAmount: "0.123456789", toAmount: "300" }, 400, E.InvalidAmount],
-      ["ETH toAmount with 9 decimals", { fromCurrency: "USDT", toCurrency: "ETH", fromAmount: "10", toAmount: "0.123456789" }, 400, E.InvalidAmount],
-      ["BTC with 9 decimals", { fromCurrency: "BTC", toCurrency: "USDT", fromAmount: "0.123456789", toAmount: "300" }, 400, E.TooManyDecimals],
+      [
+        "ETH fromAmount with 9 decimals",
+        { fromCurrency: "ETH", toCurrency: "USDT", fromAmount: "0.123456789", toAmount: "300" },
+        400,
+        E.InvalidAmount
+      ],
+      [
+        "ETH toAmount with 9 decimals",
+        { fromCurrency: "USDT", toCurrency: "ETH", fromAmount: "10", toAmount: "0.123456789" },
+        400,
+        E.InvalidAmount
+      ],
+      [
+        "BTC with 9 decimals",
+        { fromCurrency: "BTC", toCurrency: "USDT", fromAmount: "0.123456789", toAmount: "300" },
+        400,
+        E.TooManyDecimals
+      ],
       ["zero fromAmount", { ...buy, fromAmount: "0" }, 400, E.InvalidRequest]
     ] as const) {
       assertRejected(await createOrder(who, body), status, code, label)
@@ -310,7 +458,18 @@ describe("create_order rejections (SPEC Errors, C14)", () => {
     assertOrder(first, { ...ACTIVE, locked: "50" })
     await assertBal(who, "USDT", 50, 50)
     assertRejected(await createOrder(who, { ...buy, clientNonce: n }), 400, E.NonceExists, "reuse")
-    assertRejected(await createOrder(who, { fromCurrency: "ETH", toCurrency: "USDT", fromAmount: "0.1", toAmount: "900", clientNonce: n }), 400, E.NonceExists, "reuse, other pair")
+    assertRejected(
+      await createOrder(who, {
+        fromCurrency: "ETH",
+        toCurrency: "USDT",
+        fromAmount: "0.1",
+        toAmount: "900",
+        clientNonce: n
+      }),
+      400,
+      E.NonceExists,
+      "reuse, other pair"
+    )
     await assertBal(who, "USDT", 50, 50)
     await assertBal(who, "ETH", 1, 0)
     assert.strictEqual((await orders(who)).length, 1)
@@ -322,7 +481,12 @@ describe("create_order rejections (SPEC Errors, C14)", () => {
     const blocked = await party({ USDT: "10" })
     const flags = await client.priv("POST", "update_wallet", { id: blocked.id, flags: 16 | 1 })
     assert.strictEqual(flags.status, 200, JSON.stringify(flags.body))
-    assertRejected(await createOrder(blocked, { ...buy, fromAmount: "10", toAmount: "0.001" }), 400, E.WalletBlocked, "blocked")
+    assertRejected(
+      await createOrder(blocked, { ...buy, fromAmount: "10", toAmount: "0.001" }),
+      400,
+      E.WalletBlocked,
+      "blocked"
+    )
     await assertBal(blocked, "USDT", 10, 0)
   })
 
@@ -330,7 +494,12 @@ describe("create_order rejections (SPEC Errors, C14)", () => {
     const who = await party({ USDT: "100" })
     for (let i = 0; i < 50; i++) await place(who, "USDT", "BTC", "1", "0.001")
     await assertBal(who, "USDT", 50, 50)
-    assertRejected(await createOrder(who, { fromCurrency: "USDT", toCurrency: "BTC", fromAmount: "1", toAmount: "0.001" }), 400, E.MaxActiveOrders, "51st")
+    assertRejected(
+      await createOrder(who, { fromCurrency: "USDT", toCurrency: "BTC", fromAmount: "1", toAmount: "0.001" }),
+      400,
+      E.MaxActiveOrders,
+      "51st"
+    )
     await assertBal(who, "USDT", 50, 50)
     const [newest] = await orders(who, "limit=1")
     assert.strictEqual((await cancel(who, newest.id)).status, 200)
@@ -365,8 +534,19 @@ describe("get_orders", () => {
     assert.deepStrictEqual(await ids(`from_order_id=${o1.id}`), [])
     assert.deepStrictEqual(await ids(`ord_states=Active&from_order_id=${o4.id}`), [o1.id])
     assert.deepStrictEqual(await ids("end=2000-01-01"), [])
-    assert.deepStrictEqual(await ids(`start=${new Date(Date.now() - 3_600_000).toISOString()}`), [o4.id, o3.id, o2.id, o1.id])
-    for (const query of ["limit=101", "limit=0", "ord_states=Bogus", "start=2024-02-01&end=2024-01-01", "start=yesterday"]) {
+    assert.deepStrictEqual(await ids(`start=${new Date(Date.now() - 3_600_000).toISOString()}`), [
+      o4.id,
+      o3.id,
+      o2.id,
+      o1.id
+    ])
+    for (const query of [
+      "limit=101",
+      "limit=0",
+      "ord_states=Bogus",
+      "start=2024-02-01&end=2024-01-01",
+      "start=yesterday"
+    ]) {
       const reply = await client.call("GET", `/core/v1/market/get_orders?${query}`, { sid: who.sid })
       assertRejected(reply, 400, E.InvalidRequest, query)
     }
@@ -378,7 +558,8 @@ describe("get_orders", () => {
 describe("order_tx_info and get_candles", () => {
   it("fills with roles for the wallet's own orders; an OHLC row with volume and total from both directions", async () => {
     const start = new Date().toISOString()
-    const s1 = await party({ BTC: "0.2" }), s2 = await party({ BTC: "0.1" })
+    const s1 = await party({ BTC: "0.2" }),
+      s2 = await party({ BTC: "0.1" })
     const ask1 = await place(s1, "BTC", "USDT", "0.2", "16000")
     const ask2 = await place(s2, "BTC", "USDT", "0.1", "8100")
     const buyer = await party({ USDT: "24100" })
@@ -389,25 +570,59 @@ describe("order_tx_info and get_candles", () => {
     assert.strictEqual(info.body.result.length, 1, "foreign and unknown ids are left out")
     const mine = info.body.result[0]
     assertOrder(mine, { id: buy.id, ...COMPLETED, received: "0.3" })
-    assert.deepStrictEqual(mine.fills.map((f: any) => [f.role, f.price, f.amount, f.total]), [["taker", "80000", "0.2", "16000"], ["taker", "81000", "0.1", "8100"]])
+    assert.deepStrictEqual(
+      mine.fills.map((f: any) => [f.role, f.price, f.amount, f.total]),
+      [
+        ["taker", "80000", "0.2", "16000"],
+        ["taker", "81000", "0.1", "8100"]
+      ]
+    )
     for (const fill of mine.fills) assert.isFalse(Number.isNaN(Date.parse(fill.at)), fill.at)
     const theirs = await client.call("POST", "/core/v1/order_tx_info", { sid: s2.sid, body: [ask2.id] })
-    assert.deepStrictEqual(theirs.body.result[0].fills.map((f: any) => [f.role, f.price, f.amount, f.total]), [["maker", "81000", "0.1", "8100"]])
+    assert.deepStrictEqual(
+      theirs.body.result[0].fills.map((f: any) => [f.role, f.price, f.amount, f.total]),
+      [["maker", "81000", "0.1", "8100"]]
+    )
     assertOrder(theirs.body.result[0], { ...COMPLETED, received: "8100" })
-    const tooMany = await client.call("POST", "/core/v1/order_tx_info", { sid: buyer.sid, body: Array.from({ length: 101 }, (_, i) => String(i + 1)) })
+    const tooMany = await client.call("POST", "/core/v1/order_tx_info", {
+      sid: buyer.sid,
+      body: Array.from({ length: 101 }, (_, i) => String(i + 1))
+    })
     assertRejected(tooMany, 400, E.InvalidRequest, "101 ids")
 
     const candles = async (from: string, to: string) => {
-      const rows = await get(buyer, `/core/v1/get_candles?currency_from=${from}&currency_to=${to}&interval=86400&start=${start}`)
+      const rows = await get(
+        buyer,
+        `/core/v1/get_candles?currency_from=${from}&currency_to=${to}&interval=86400&start=${start}`
+      )
       assert.isAtLeast(rows.length, 1)
       return {
-        open: rows[0].open, close: rows.at(-1).close, high: rows.map((r: any) => r.high), low: rows.map((r: any) => r.low),
-        volume: rows.map((r: any) => r.volume), total: rows.map((r: any) => r.total), trades: rows.reduce((n: number, r: any) => n + r.trades, 0)
+        open: rows[0].open,
+        close: rows.at(-1).close,
+        high: rows.map((r: any) => r.high),
+        low: rows.map((r: any) => r.low),
+        volume: rows.map((r: any) => r.volume),
+        total: rows.map((r: any) => r.total),
+        trades: rows.reduce((n: number, r: any) => n + r.trades, 0)
       }
     }
-    assert.deepStrictEqual(await candles("BTC", "USDT"), { open: "80000", close: "81000", high: ["81000"], low: ["80000"], volume: ["0.3"], total: ["24100"], trades: 2 })
+    assert.deepStrictEqual(await candles("BTC", "USDT"), {
+      open: "80000",
+      close: "81000",
+      high: ["81000"],
+      low: ["80000"],
+      volume: ["0.3"],
+      total: ["24100"],
+      trades: 2
+    })
     assert.deepStrictEqual(await candles("USDT", "BTC"), {
-      open: "0.0000125", close: "0.0000123456790123", high: ["0.0000125"], low: ["0.0000123456790123"], volume: ["24100"], total: ["0.3"], trades: 2
+      open: "0.0000125",
+      close: "0.0000123456790123",
+      high: ["0.0000125"],
+      low: ["0.0000123456790123"],
+      volume: ["24100"],
+      total: ["0.3"],
+      trades: 2
     })
   })
 })

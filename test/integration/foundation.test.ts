@@ -29,7 +29,16 @@ describe("envelope and statuses (C4)", () => {
   })
 
   it("unknown actions in every area answer 404 in the envelope", async () => {
-    for (const path of ["/core/v1/nope", "/core/v1/wallet/nope", "/core/v1/market/nope", "/core/v1/invest/nope", "/payorders/v1/nope", "/payment/v1/nope", "/private/v1/nope", "/elsewhere"]) {
+    for (const path of [
+      "/core/v1/nope",
+      "/core/v1/wallet/nope",
+      "/core/v1/market/nope",
+      "/core/v1/invest/nope",
+      "/payorders/v1/nope",
+      "/payment/v1/nope",
+      "/private/v1/nope",
+      "/elsewhere"
+    ]) {
       const reply = await client.call("GET", path)
       assert.strictEqual(reply.status, 404, path)
       assert.isTrue(isEnvelope(reply.body), path)
@@ -57,13 +66,24 @@ describe("API reference (/core/swagger/)", () => {
   })
 
   it("the OpenAPI document lists every area and shows errors as envelopes with their codes", async () => {
-    const spec = await (await fetch(service().base + "/core/openapi.json")).json() as any
+    const spec = (await (await fetch(service().base + "/core/openapi.json")).json()) as any
     assert.strictEqual(spec.openapi.startsWith("3.1"), true)
-    for (const path of ["/core/v1/get_info", "/core/v1/wallet/get_balance", "/core/v1/market/get_rates", "/core/v1/invest/get_investments", "/payorders/v1/get_app_payments", "/payment/v1/get_terminals", "/private/v1/execute_transactions"]) {
+    for (const path of [
+      "/core/v1/get_info",
+      "/core/v1/wallet/get_balance",
+      "/core/v1/market/get_rates",
+      "/core/v1/invest/get_investments",
+      "/payorders/v1/get_app_payments",
+      "/payment/v1/get_terminals",
+      "/private/v1/execute_transactions"
+    ]) {
       assert.isDefined(spec.paths[path], path)
     }
     const balanceErrors = spec.paths["/core/v1/wallet/get_balance"].get.responses
-    assert.strictEqual(balanceErrors["401"].content["application/json"].schema.$ref, "#/components/schemas/ErrorEnvelope")
+    assert.strictEqual(
+      balanceErrors["401"].content["application/json"].schema.$ref,
+      "#/components/schemas/ErrorEnvelope"
+    )
     assert.include(balanceErrors["401"].description, "10401")
     assert.strictEqual(spec["x-error-codes"].BalanceNotEnough.code, 10002)
     assert.strictEqual(spec["x-error-codes"].NonceExists.code, 10130)

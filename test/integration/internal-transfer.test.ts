@@ -52,12 +52,21 @@ const assertBuckets = async (who: Party, free: number, lockOut: number, currency
   assert.strictEqual(b.lockIn, 0, `${label} lockIn`)
 }
 
-interface TransferBody { recipient: string; currency?: string; amount: number | string; tag?: string; clientNonce?: string | number }
+interface TransferBody {
+  recipient: string
+  currency?: string
+  amount: number | string
+  tag?: string
+  clientNonce?: string | number
+}
 const bodyOf = (body: TransferBody) => ({ currency: "USDT", ...body })
 
 /** POST internal_transfer: step one without `query`, step two with it. */
-const transfer = (sid: string, body: TransferBody, options: { query?: Record<string, string>; headers?: Record<string, string> } = {}) =>
-  client.transfer(sid, bodyOf(body), options)
+const transfer = (
+  sid: string,
+  body: TransferBody,
+  options: { query?: Record<string, string>; headers?: Record<string, string> } = {}
+) => client.transfer(sid, bodyOf(body), options)
 
 /** Step one that must succeed. */
 const begin = async (from: Party, body: TransferBody, headers?: Record<string, string>) => {
@@ -161,7 +170,16 @@ describe("rule 1: the recipient forms (C12)", () => {
 
   it("an unknown recipient of every form (system wallets included) is 404 / 10030 and nothing moves", async () => {
     const sender = await party()
-    for (const recipient of [`+49${suffix()}`, `@nobody_${suffix()}`, `W${suffix()}NOPE`, `crm-${suffix()}`, `8${suffix()}`, "1", "-1", "-2"]) {
+    for (const recipient of [
+      `+49${suffix()}`,
+      `@nobody_${suffix()}`,
+      `W${suffix()}NOPE`,
+      `crm-${suffix()}`,
+      `8${suffix()}`,
+      "1",
+      "-1",
+      "-2"
+    ]) {
       assertRejected(await transfer(sender.sid, { recipient, amount: 1 }), 404, 10030, recipient, "recipient")
     }
     await assertBuckets(sender, 100, 0)
@@ -257,13 +275,25 @@ describe("rule 5: atomic, with the tariff's fee", () => {
     const sender = await party()
     const recipient = await party({ fund: "0" })
     // 15 + 0.65 fee each: six fit into 100, the other four are refused.
-    const replies = await Promise.all(Array.from({ length: 10 }, () => transfer(sender.sid, { recipient: recipient.id, amount: 15 })))
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, () => transfer(sender.sid, { recipient: recipient.id, amount: 15 }))
+    )
     const accepted = replies.filter((r) => r.status === 200)
     assert.strictEqual(accepted.length, 6, JSON.stringify(replies.map((r) => r.body.error?.code ?? "ok")))
     for (const r of replies) if (r.status !== 200) assertRejected(r, 400, 10002)
     await assertBuckets(sender, 100 - 6 * 15.65, 6 * 15.65)
     for (const r of accepted) {
-      assert.strictEqual((await confirm(sender, { recipient: recipient.id, amount: 15 }, r.body.result.txId, r.body.result.confirmationCode)).status, 200)
+      assert.strictEqual(
+        (
+          await confirm(
+            sender,
+            { recipient: recipient.id, amount: 15 },
+            r.body.result.txId,
+            r.body.result.confirmationCode
+          )
+        ).status,
+        200
+      )
     }
     await assertBuckets(sender, 100 - 6 * 15.65, 0)
     await assertBuckets(recipient, 90, 0)
@@ -274,7 +304,9 @@ describe("rule 5: atomic, with the tariff's fee", () => {
     const recipient = await party({ fund: "0" })
     const body = { recipient: recipient.id, amount: 10 }
     const one = await begin(sender, body)
-    const replies = await Promise.all(Array.from({ length: 6 }, () => confirm(sender, body, one.txId, one.confirmationCode!)))
+    const replies = await Promise.all(
+      Array.from({ length: 6 }, () => confirm(sender, body, one.txId, one.confirmationCode!))
+    )
     assert.strictEqual(replies.filter((r) => r.status === 200).length, 1)
     for (const r of replies) if (r.status !== 200) assertRejected(r, 400, 10082)
     await assertBuckets(sender, 100 - 10.6, 0)
@@ -299,27 +331,49 @@ describe("rule 5: atomic, with the tariff's fee", () => {
   // The Fees wallet (-2) has no session; on a real server its balance is read straight from SQL.
   itWithServer("without a profitWalletId the fee goes to the Fees wallet (-2)", async () => {
     const feesFree = async () => {
-      const rows = await withDatabase(service().databaseUrl!, (sql) => sql<{ free: string }>`SELECT free::text AS free FROM balances WHERE wallet_id = -2 AND currency = 'USDT'`)
+      const rows = await withDatabase(
+        service().databaseUrl!,
+        (sql) =>
+          sql<{ free: string }>`SELECT free::text AS free FROM balances WHERE wallet_id = -2 AND currency = 'USDT'`
+      )
       return rows.length === 0 ? 0n : BigInt(rows[0].free)
     }
     const sender = await party()
     const recipient = await party({ fund: "0" })
     const before = await feesFree()
     await sendAndSettle(sender, { recipient: recipient.id, amount: 30 })
-    assert.strictEqual(await feesFree() - before, 800_000n) // 0.5 + 1 % of 30 = 0.8 USDT, 6 decimals
+    assert.strictEqual((await feesFree()) - before, 800_000n) // 0.5 + 1 % of 30 = 0.8 USDT, 6 decimals
   })
 
   it("a free balance short of amount + fee is 400 / 10002 and nothing moves (also when only the fee is short)", async () => {
     const sender = await party({ fund: "10" })
     const recipient = await party({ fund: "0" })
-    assertRejected(await transfer(sender.sid, { recipient: recipient.id, amount: 11 }), 400, 10002, "amount above free", "amount")
+    assertRejected(
+      await transfer(sender.sid, { recipient: recipient.id, amount: 11 }),
+      400,
+      10002,
+      "amount above free",
+      "amount"
+    )
     // 9.5 + 0.595 > 10: the amount alone would fit.
-    assertRejected(await transfer(sender.sid, { recipient: recipient.id, amount: "9.5" }), 400, 10002, "fee makes it short", "amount")
+    assertRejected(
+      await transfer(sender.sid, { recipient: recipient.id, amount: "9.5" }),
+      400,
+      10002,
+      "fee makes it short",
+      "amount"
+    )
     await assertBuckets(sender, 10, 0)
     await assertBuckets(recipient, 0, 0)
     // Funds reserved by a pending step one are not free either.
     const pending = await begin(sender, { recipient: recipient.id, amount: 5 })
-    assertRejected(await transfer(sender.sid, { recipient: recipient.id, amount: 4 }), 400, 10002, "reserved funds", "amount")
+    assertRejected(
+      await transfer(sender.sid, { recipient: recipient.id, amount: 4 }),
+      400,
+      10002,
+      "reserved funds",
+      "amount"
+    )
     await assertBuckets(sender, 10 - 5 - 0.55, 5.55)
     assert.strictEqual((await client.cancelTx(sender.sid, pending.txId)).status, 200)
     await assertBuckets(sender, 10, 0)
@@ -350,11 +404,26 @@ describe("rule 6: CreateTransactOut and step two", () => {
     const sender = await party()
     const recipient = await party({ fund: "0" })
     const body = { recipient: recipient.id, amount: 1 }
-    assertRejected(await transfer(sender.sid, body, { query: { confirmationCode: "123456" } }), 400, 10001, "code alone")
+    assertRejected(
+      await transfer(sender.sid, body, { query: { confirmationCode: "123456" } }),
+      400,
+      10001,
+      "code alone"
+    )
     await assertBuckets(sender, 100, 0, "USDT", "nothing reserved")
     const one = await begin(sender, body)
-    assertRejected(await transfer(sender.sid, body, { query: { confirmationTimetick: one.txId } }), 400, 10001, "no proof")
-    assertRejected(await confirm(sender, body, String(BigInt(one.txId) + 7n), one.confirmationCode!), 400, 10082, "unknown txId")
+    assertRejected(
+      await transfer(sender.sid, body, { query: { confirmationTimetick: one.txId } }),
+      400,
+      10001,
+      "no proof"
+    )
+    assertRejected(
+      await confirm(sender, body, String(BigInt(one.txId) + 7n), one.confirmationCode!),
+      400,
+      10082,
+      "unknown txId"
+    )
     // None of these used up an attempt: four wrong codes still leave the right one working.
     for (let i = 0; i < 4; i++) assertRejected(await confirm(sender, body, one.txId, "x"), 400, 10080)
     assert.strictEqual((await confirm(sender, body, one.txId, one.confirmationCode!)).status, 200)
@@ -378,7 +447,12 @@ describe("rule 6: CreateTransactOut and step two", () => {
     const body = { recipient: recipient.id, amount: 3 }
     const one = await begin(sender, body)
     for (const who of [intruder, recipient]) {
-      assertRejected(await confirm(who, body, one.txId, one.confirmationCode!), 400, 10082, who === intruder ? "stranger" : "recipient")
+      assertRejected(
+        await confirm(who, body, one.txId, one.confirmationCode!),
+        400,
+        10082,
+        who === intruder ? "stranger" : "recipient"
+      )
     }
     await assertBuckets(sender, 100 - 3.53, 3.53)
     await assertBuckets(recipient, 0, 0)
@@ -394,11 +468,21 @@ describe("rule 7: second-factor channels (C12)", () => {
     const sender = await party()
     const recipient = await party({ fund: "0" })
     for (const keyType of ["PassKey", "UserKey", "Fido2Key", undefined]) {
-      const one = await begin(sender, { recipient: recipient.id, amount: 1 }, keyType === undefined ? undefined : { "X-KeyType": keyType })
+      const one = await begin(
+        sender,
+        { recipient: recipient.id, amount: 1 },
+        keyType === undefined ? undefined : { "X-KeyType": keyType }
+      )
       assert.strictEqual(one.confirmationStatusCode, "NeedCodeConfirm", keyType)
       assert.match(one.confirmationCode!, /^[0-9]{6}$/, keyType)
-      assert.isEmpty((await eventsOfTx(one.txId)).filter((e) => e.kind === "ConfirmationCode"), "no code event when inline")
-      assert.strictEqual((await confirm(sender, { recipient: recipient.id, amount: 1 }, one.txId, one.confirmationCode!)).status, 200)
+      assert.isEmpty(
+        (await eventsOfTx(one.txId)).filter((e) => e.kind === "ConfirmationCode"),
+        "no code event when inline"
+      )
+      assert.strictEqual(
+        (await confirm(sender, { recipient: recipient.id, amount: 1 }, one.txId, one.confirmationCode!)).status,
+        200
+      )
     }
     await assertBuckets(recipient, 4, 0)
   })
@@ -407,7 +491,10 @@ describe("rule 7: second-factor channels (C12)", () => {
     it(`with Require2FA and X-KeyType ${keyType}: NeedCodeConfirm without the code; it arrives as a ConfirmationCode event`, async () => {
       const sender = await party()
       const recipient = await party({ fund: "0" })
-      const security = await client.call("POST", "/core/v1/wallet/set_security", { sid: sender.sid, body: { require2FA: true } })
+      const security = await client.call("POST", "/core/v1/wallet/set_security", {
+        sid: sender.sid,
+        body: { require2FA: true }
+      })
       assert.strictEqual(security.status, 200)
       const body = { recipient: recipient.id, amount: 8 }
       const one = await begin(sender, body, { "X-KeyType": keyType })
@@ -431,9 +518,16 @@ describe("rule 7: second-factor channels (C12)", () => {
   it("with Require2FA and X-KeyType Fido2Key: NeedSign, settled by an Ed25519 signature of the txId in X-SignResult", async () => {
     const sender = await party()
     const recipient = await party({ fund: "0" })
-    assert.strictEqual((await client.call("POST", "/core/v1/wallet/set_security", { sid: sender.sid, body: { require2FA: true } })).status, 200)
+    assert.strictEqual(
+      (await client.call("POST", "/core/v1/wallet/set_security", { sid: sender.sid, body: { require2FA: true } }))
+        .status,
+      200
+    )
     const { privateKey, publicKey } = generateKeyPairSync("ed25519")
-    const register = await client.priv("POST", "register_key", { walletId: sender.id, publicKey: rawPublicKey(publicKey) })
+    const register = await client.priv("POST", "register_key", {
+      walletId: sender.id,
+      publicKey: rawPublicKey(publicKey)
+    })
     assert.strictEqual(register.status, 200, JSON.stringify(register.body))
 
     const body = { recipient: recipient.id, amount: 9 }
@@ -456,17 +550,37 @@ describe("rule 7: second-factor channels (C12)", () => {
   it("NeedSign: a signature by an unregistered key, of another txId, or none at all is 10080; the right one still settles", async () => {
     const sender = await party()
     const recipient = await party({ fund: "0" })
-    assert.strictEqual((await client.call("POST", "/core/v1/wallet/set_security", { sid: sender.sid, body: { require2FA: true } })).status, 200)
+    assert.strictEqual(
+      (await client.call("POST", "/core/v1/wallet/set_security", { sid: sender.sid, body: { require2FA: true } }))
+        .status,
+      200
+    )
     const registered = generateKeyPairSync("ed25519")
     const stranger = generateKeyPairSync("ed25519")
-    assert.strictEqual((await client.priv("POST", "register_key", { walletId: sender.id, publicKey: rawPublicKey(registered.publicKey) })).status, 200)
+    assert.strictEqual(
+      (
+        await client.priv("POST", "register_key", {
+          walletId: sender.id,
+          publicKey: rawPublicKey(registered.publicKey)
+        })
+      ).status,
+      200
+    )
     const body = { recipient: recipient.id, amount: 1 }
     const one = await begin(sender, body, { "X-KeyType": "Fido2Key" })
     assert.strictEqual(one.confirmationStatusCode, "NeedSign")
     const attempt = (signature: string) =>
-      transfer(sender.sid, body, { query: { confirmationTimetick: one.txId }, headers: { "X-KeyType": "Fido2Key", "X-SignResult": signature } })
+      transfer(sender.sid, body, {
+        query: { confirmationTimetick: one.txId },
+        headers: { "X-KeyType": "Fido2Key", "X-SignResult": signature }
+      })
     assertRejected(await attempt(signTx(stranger.privateKey, one.txId)), 400, 10080, "unregistered key")
-    assertRejected(await attempt(signTx(registered.privateKey, String(BigInt(one.txId) + 1n))), 400, 10080, "another txId")
+    assertRejected(
+      await attempt(signTx(registered.privateKey, String(BigInt(one.txId) + 1n))),
+      400,
+      10080,
+      "another txId"
+    )
     // A code instead of a signature is no proof on this channel either.
     assertRejected(await confirm(sender, body, one.txId, "000000", { "X-KeyType": "Fido2Key" }), 400, 10080, "a code")
     await assertBuckets(recipient, 0, 0)
@@ -477,9 +591,15 @@ describe("rule 7: second-factor channels (C12)", () => {
 
   it("register_key rejects a key that is not a raw 32-byte Ed25519 key and an unknown wallet", async () => {
     const w = await party({ fund: "0" })
-    const bad = await client.priv("POST", "register_key", { walletId: w.id, publicKey: Buffer.alloc(16).toString("base64") })
+    const bad = await client.priv("POST", "register_key", {
+      walletId: w.id,
+      publicKey: Buffer.alloc(16).toString("base64")
+    })
     assert.strictEqual(bad.status, 400)
-    const missing = await client.priv("POST", "register_key", { walletId: "999999999999", publicKey: rawPublicKey(generateKeyPairSync("ed25519").publicKey) })
+    const missing = await client.priv("POST", "register_key", {
+      walletId: "999999999999",
+      publicKey: rawPublicKey(generateKeyPairSync("ed25519").publicKey)
+    })
     assertRejected(missing, 404, 10030)
   })
 })
@@ -515,7 +635,8 @@ describe("wrong codes and expiry", () => {
       const c = makeClient(short)
       const a = await c.party({ fund: "50" })
       const b = await c.party()
-      const { sid: sidA } = a, { sid: sidB } = b
+      const { sid: sidA } = a,
+        { sid: sidB } = b
       const body = { recipient: b.id, currency: "USDT", amount: 5 }
       const one = await c.transfer(sidA, body)
       assert.strictEqual(one.status, 200)
@@ -527,8 +648,15 @@ describe("wrong codes and expiry", () => {
       assert.strictEqual(balanceA.lockOutBalance, 0)
       const tx = await c.call("GET", `/core/v1/wallet/get_tx_info?id=${txId}`, { sid: sidA })
       assert.strictEqual(tx.body.result.txState, Canceled)
-      assert.isTrue((await c.allEvents()).some((e) =>
-        e.kind === "TransferCanceled" && e.walletId === a.id && e.payload.txId === txId && e.payload.reason === "expired"))
+      assert.isTrue(
+        (await c.allEvents()).some(
+          (e) =>
+            e.kind === "TransferCanceled" &&
+            e.walletId === a.id &&
+            e.payload.txId === txId &&
+            e.payload.reason === "expired"
+        )
+      )
       const two = await c.confirmTransfer(sidA, body, txId, confirmationCode)
       assert.strictEqual(two.status, 400)
       assert.include([10081, 10082], two.body.error?.code)
@@ -545,7 +673,11 @@ describe("blocked wallets cannot send", () => {
   it("WalletBlock, InnerTransferBlock and Deleted are each 400 / 10031 and move nothing", async () => {
     const sender = await party()
     const recipient = await party({ fund: "0" })
-    for (const [name, flag] of [["WalletBlock", WalletBlock], ["InnerTransferBlock", InnerTransferBlock], ["Deleted", Deleted]] as const) {
+    for (const [name, flag] of [
+      ["WalletBlock", WalletBlock],
+      ["InnerTransferBlock", InnerTransferBlock],
+      ["Deleted", Deleted]
+    ] as const) {
       const set = await client.priv("POST", "update_wallet", { id: sender.id, flags: IsDefault | flag })
       assert.strictEqual(set.status, 200, name)
       assertRejected(await transfer(sender.sid, { recipient: recipient.id, amount: 1 }), 400, 10031, name)
@@ -560,7 +692,10 @@ describe("blocked wallets cannot send", () => {
   it("a Deleted recipient is refused with 10031", async () => {
     const sender = await party()
     const recipient = await party({ fund: "0" })
-    assert.strictEqual((await client.priv("POST", "update_wallet", { id: recipient.id, flags: IsDefault | Deleted })).status, 200)
+    assert.strictEqual(
+      (await client.priv("POST", "update_wallet", { id: recipient.id, flags: IsDefault | Deleted })).status,
+      200
+    )
     assertRejected(await transfer(sender.sid, { recipient: recipient.id, amount: 1 }), 400, 10031)
     await assertBuckets(sender, 100, 0)
   })
@@ -573,23 +708,48 @@ describe("clientNonce", () => {
     const recipient = await party({ fund: "0" })
     const nonce = `4${suffix()}`
     await sendAndSettle(sender, { recipient: recipient.id, amount: 1, clientNonce: nonce })
-    assertRejected(await transfer(sender.sid, { recipient: recipient.id, amount: 1, clientNonce: nonce }), 400, 10130, "settled nonce", "clientNonce")
-    assertRejected(await transfer(sender.sid, { recipient: recipient.id, amount: 2, clientNonce: Number(nonce) }), 400, 10130, "as a JSON integer", "clientNonce")
+    assertRejected(
+      await transfer(sender.sid, { recipient: recipient.id, amount: 1, clientNonce: nonce }),
+      400,
+      10130,
+      "settled nonce",
+      "clientNonce"
+    )
+    assertRejected(
+      await transfer(sender.sid, { recipient: recipient.id, amount: 2, clientNonce: Number(nonce) }),
+      400,
+      10130,
+      "as a JSON integer",
+      "clientNonce"
+    )
     await assertBuckets(sender, 100 - 1.51, 0)
     await sendAndSettle(other, { recipient: recipient.id, amount: 1, clientNonce: nonce })
     await assertBuckets(recipient, 2, 0)
     // A nonce held by a pending (and then cancelled) transfer stays used.
     const pendingNonce = `5${suffix()}`
     const pending = await begin(sender, { recipient: recipient.id, amount: 1, clientNonce: pendingNonce })
-    assertRejected(await transfer(sender.sid, { recipient: recipient.id, amount: 1, clientNonce: pendingNonce }), 400, 10130, "pending nonce", "clientNonce")
+    assertRejected(
+      await transfer(sender.sid, { recipient: recipient.id, amount: 1, clientNonce: pendingNonce }),
+      400,
+      10130,
+      "pending nonce",
+      "clientNonce"
+    )
     assert.strictEqual((await client.cancelTx(sender.sid, pending.txId)).status, 200)
-    assertRejected(await transfer(sender.sid, { recipient: recipient.id, amount: 1, clientNonce: pendingNonce }), 400, 10130, "cancelled nonce", "clientNonce")
+    assertRejected(
+      await transfer(sender.sid, { recipient: recipient.id, amount: 1, clientNonce: pendingNonce }),
+      400,
+      10130,
+      "cancelled nonce",
+      "clientNonce"
+    )
     await assertBuckets(sender, 100 - 1.51, 0)
   })
 })
 
 describe("cancel_tx", () => {
-  const cancel = (who: Party, query: string) => client.call("POST", `/core/v1/wallet/cancel_tx${query}`, { sid: who.sid })
+  const cancel = (who: Party, query: string) =>
+    client.call("POST", `/core/v1/wallet/cancel_tx${query}`, { sid: who.sid })
 
   it("the sender cancels a pending transfer by id: the reservation returns and the state is Canceled (16)", async () => {
     const sender = await party()
@@ -635,7 +795,10 @@ describe("cancel_tx", () => {
     for (const who of [recipient, stranger]) assertRejected(await cancel(who, `?id=${pending.txId}`), 400, 10082)
     await assertBuckets(sender, 100 - 2.52 - 3.53, 3.53)
     await assertBuckets(recipient, 2, 0)
-    assert.strictEqual((await confirm(sender, { recipient: recipient.id, amount: 3 }, pending.txId, pending.confirmationCode!)).status, 200)
+    assert.strictEqual(
+      (await confirm(sender, { recipient: recipient.id, amount: 3 }, pending.txId, pending.confirmationCode!)).status,
+      200
+    )
     await assertBuckets(recipient, 5, 0)
   })
 })
@@ -645,8 +808,14 @@ describe("notifications (SPEC Events 1)", () => {
     const sender = await party()
     const recipient = await party({ fund: "0" })
     const one = await begin(sender, { recipient: recipient.id, amount: 4 })
-    assert.isEmpty((await eventsOfTx(one.txId)).filter((e) => e.kind === "TransferSent" || e.kind === "TransferReceived"), "nothing before step two")
-    assert.strictEqual((await confirm(sender, { recipient: recipient.id, amount: 4 }, one.txId, one.confirmationCode!)).status, 200)
+    assert.isEmpty(
+      (await eventsOfTx(one.txId)).filter((e) => e.kind === "TransferSent" || e.kind === "TransferReceived"),
+      "nothing before step two"
+    )
+    assert.strictEqual(
+      (await confirm(sender, { recipient: recipient.id, amount: 4 }, one.txId, one.confirmationCode!)).status,
+      200
+    )
     const events = await eventsOfTx(one.txId)
     const sent = events.filter((e) => e.kind === "TransferSent")
     const received = events.filter((e) => e.kind === "TransferReceived")
@@ -725,9 +894,24 @@ describe("amount validation", () => {
   it("more decimals than the currency is 400 / 10021; an unknown currency 400 / 10020; nothing moves", async () => {
     const sender = await party()
     const recipient = await party({ fund: "0" })
-    assertRejected(await transfer(sender.sid, { recipient: recipient.id, amount: "1.0000001" }), 400, 10021, "7 decimals of USDT")
-    assertRejected(await transfer(sender.sid, { recipient: recipient.id, currency: "EUR", amount: 1.005 }), 400, 10021, "3 decimals of EUR")
-    assertRejected(await transfer(sender.sid, { recipient: recipient.id, currency: "NOPE", amount: 1 }), 400, 10020, "unknown currency")
+    assertRejected(
+      await transfer(sender.sid, { recipient: recipient.id, amount: "1.0000001" }),
+      400,
+      10021,
+      "7 decimals of USDT"
+    )
+    assertRejected(
+      await transfer(sender.sid, { recipient: recipient.id, currency: "EUR", amount: 1.005 }),
+      400,
+      10021,
+      "3 decimals of EUR"
+    )
+    assertRejected(
+      await transfer(sender.sid, { recipient: recipient.id, currency: "NOPE", amount: 1 }),
+      400,
+      10020,
+      "unknown currency"
+    )
     for (const amount of [0, -1, "abc"]) {
       assertRejected(await transfer(sender.sid, { recipient: recipient.id, amount }), 400, 10001, `amount ${amount}`)
     }
@@ -738,7 +922,8 @@ describe("amount validation", () => {
 // Helpers that need node:crypto -----------------------------------------------------------
 
 /** The raw 32-byte Ed25519 public key (the last 32 bytes of its SPKI DER), base64. */
-const rawPublicKey = (publicKey: KeyObject) => publicKey.export({ format: "der", type: "spki" }).subarray(-32).toString("base64")
+const rawPublicKey = (publicKey: KeyObject) =>
+  publicKey.export({ format: "der", type: "spki" }).subarray(-32).toString("base64")
 
 /** The base64 Ed25519 signature of the txId's decimal string (X-SignResult). */
 const signTx = (privateKey: KeyObject, txId: string) => sign(null, Buffer.from(txId), privateKey).toString("base64")
@@ -749,7 +934,11 @@ describe("estimate_fee for transfers", () => {
     const sibling = await party({ clientId: sender.clientId, fund: "0" })
     const stranger = await party({ fund: "0" })
     const estimate = (recipient: string) =>
-      client.call("GET", `/core/v1/estimate_fee?tx_type=InnerTransfer&currency=USDT&amount=10&recipient=${encodeURIComponent(recipient)}`, { sid: sender.sid })
+      client.call(
+        "GET",
+        `/core/v1/estimate_fee?tx_type=InnerTransfer&currency=USDT&amount=10&recipient=${encodeURIComponent(recipient)}`,
+        { sid: sender.sid }
+      )
     const plain = await estimate(stranger.address)
     assert.strictEqual(plain.status, 200)
     assert.strictEqual(plain.body.result.txClass, "InnerTransfer")

@@ -18,14 +18,19 @@ const ext = (label: string) => `${label}-${Date.now()}-${unique++}`
 /** A new wallet of a new client with a session on it. */
 const freshWallet = () => client.party({ clientId: String(880_000 + unique++) })
 
-const free = async (sid: string, currency: string): Promise<number> => (await client.balance(sid, currency))?.freeBalance ?? 0
+const free = async (sid: string, currency: string): Promise<number> =>
+  (await client.balance(sid, currency))?.freeBalance ?? 0
 
 const execute = (items: ReadonlyArray<Record<string, unknown>>) => client.priv("POST", "execute_transactions", items)
 
 const audit = async () => {
   const reply = await client.priv("GET", "ledger_audit")
   assert.strictEqual(reply.status, 200)
-  return reply.body.result as { sums: Array<{ currency: string; total: string }>; negativeUserBuckets: number; orphanRows: number }
+  return reply.body.result as {
+    sums: Array<{ currency: string; total: string }>
+    negativeUserBuckets: number
+    orphanRows: number
+  }
 }
 
 const assertLedgerSound = () => client.assertLedgerSound()
@@ -33,7 +38,9 @@ const assertLedgerSound = () => client.assertLedgerSound()
 describe("execute_transactions: credit and debit", () => {
   it("credits and debits the free balance, one result per item with its txId", async () => {
     const w = await freshWallet()
-    const credit = await execute([{ externalId: ext("c"), walletId: w.id, currency: "USDT", amount: "100.5", direction: "credit", tag: "top-up" }])
+    const credit = await execute([
+      { externalId: ext("c"), walletId: w.id, currency: "USDT", amount: "100.5", direction: "credit", tag: "top-up" }
+    ])
     assert.strictEqual(credit.status, 200)
     assert.strictEqual(credit.body.result.length, 1)
     const item = credit.body.result[0]
@@ -43,7 +50,9 @@ describe("execute_transactions: credit and debit", () => {
     assert.match(item.txId, /^[0-9]+$/)
     assert.strictEqual(await free(w.sid, "USDT"), 100.5)
 
-    const debit = await execute([{ externalId: ext("d"), walletId: w.id, currency: "USDT", amount: 40, direction: "debit" }])
+    const debit = await execute([
+      { externalId: ext("d"), walletId: w.id, currency: "USDT", amount: 40, direction: "debit" }
+    ])
     assert.isNull(debit.body.result[0].error)
     assert.notStrictEqual(debit.body.result[0].txId, item.txId)
     assert.strictEqual(await free(w.sid, "USDT"), 60.5)
@@ -52,15 +61,30 @@ describe("execute_transactions: credit and debit", () => {
   it("answers items in input order, each with its own externalId", async () => {
     const w = await freshWallet()
     const ids = [ext("o1"), ext("o2"), ext("o3")]
-    const reply = await execute(ids.map((externalId, i) => ({ externalId, walletId: w.id, currency: "EUR", amount: String(i + 1), direction: "credit" })))
-    assert.deepStrictEqual(reply.body.result.map((r: any) => r.externalId), ids)
+    const reply = await execute(
+      ids.map((externalId, i) => ({
+        externalId,
+        walletId: w.id,
+        currency: "EUR",
+        amount: String(i + 1),
+        direction: "credit"
+      }))
+    )
+    assert.deepStrictEqual(
+      reply.body.result.map((r: any) => r.externalId),
+      ids
+    )
     assert.strictEqual(await free(w.sid, "EUR"), 6)
   })
 
   it("accepts the full precision of the currency (ETH 18 decimals) and keeps it exact", async () => {
     const w = await freshWallet()
-    await execute([{ externalId: ext("eth"), walletId: w.id, currency: "ETH", amount: "1.000000000000000001", direction: "credit" }])
-    await execute([{ externalId: ext("eth"), walletId: w.id, currency: "ETH", amount: "0.000000000000000001", direction: "debit" }])
+    await execute([
+      { externalId: ext("eth"), walletId: w.id, currency: "ETH", amount: "1.000000000000000001", direction: "credit" }
+    ])
+    await execute([
+      { externalId: ext("eth"), walletId: w.id, currency: "ETH", amount: "0.000000000000000001", direction: "debit" }
+    ])
     assert.strictEqual(await free(w.sid, "ETH"), 1)
   })
 })
@@ -68,7 +92,14 @@ describe("execute_transactions: credit and debit", () => {
 describe("execute_transactions: idempotency by externalId", () => {
   it("a replay returns the same txId with replayed=true and moves nothing", async () => {
     const w = await freshWallet()
-    const body = { externalId: ext("idem"), walletId: w.id, currency: "USDT", amount: "10", direction: "credit", tag: "once" }
+    const body = {
+      externalId: ext("idem"),
+      walletId: w.id,
+      currency: "USDT",
+      amount: "10",
+      direction: "credit",
+      tag: "once"
+    }
     const first = await execute([body])
     const second = await execute([body])
     assert.isFalse(first.body.result[0].replayed)
@@ -82,7 +113,9 @@ describe("execute_transactions: idempotency by externalId", () => {
     const w = await freshWallet()
     const externalId = ext("same")
     const first = await execute([{ externalId, walletId: w.id, currency: "USDT", amount: "2.50", direction: "credit" }])
-    const second = await execute([{ externalId, walletId: Number(w.id), currency: "USDT", amount: 2.5, direction: "credit" }])
+    const second = await execute([
+      { externalId, walletId: Number(w.id), currency: "USDT", amount: 2.5, direction: "credit" }
+    ])
     assert.isTrue(second.body.result[0].replayed)
     assert.strictEqual(second.body.result[0].txId, first.body.result[0].txId)
     assert.strictEqual(await free(w.sid, "USDT"), 2.5)
@@ -92,13 +125,10 @@ describe("execute_transactions: idempotency by externalId", () => {
     const w = await freshWallet()
     const externalId = ext("conflict")
     await execute([{ externalId, walletId: w.id, currency: "USDT", amount: "10", direction: "credit" }])
-    for (const changed of [
-      { amount: "11" },
-      { direction: "debit" },
-      { currency: "EUR" },
-      { tag: "other" }
-    ]) {
-      const reply = await execute([{ externalId, walletId: w.id, currency: "USDT", amount: "10", direction: "credit", ...changed }])
+    for (const changed of [{ amount: "11" }, { direction: "debit" }, { currency: "EUR" }, { tag: "other" }]) {
+      const reply = await execute([
+        { externalId, walletId: w.id, currency: "USDT", amount: "10", direction: "credit", ...changed }
+      ])
       assert.strictEqual(reply.status, 200, JSON.stringify(changed))
       const item = reply.body.result[0]
       assert.strictEqual(item.error?.code, 10060, JSON.stringify(changed))
@@ -106,7 +136,9 @@ describe("execute_transactions: idempotency by externalId", () => {
       assert.isFalse(item.replayed)
     }
     const other = await freshWallet()
-    const elsewhere = await execute([{ externalId, walletId: other.id, currency: "USDT", amount: "10", direction: "credit" }])
+    const elsewhere = await execute([
+      { externalId, walletId: other.id, currency: "USDT", amount: "10", direction: "credit" }
+    ])
     assert.strictEqual(elsewhere.body.result[0].error?.code, 10060)
     assert.strictEqual(await free(w.sid, "USDT"), 10)
     assert.strictEqual(await free(other.sid, "EUR"), 0)
@@ -152,7 +184,9 @@ describe("execute_transactions: refusals", () => {
   it("a debit beyond the free balance is refused in its item (10002) and the balance is unchanged", async () => {
     const w = await freshWallet()
     await client.fund(w.id, "USDT", "5")
-    const reply = await execute([{ externalId: ext("over"), walletId: w.id, currency: "USDT", amount: "5.000001", direction: "debit" }])
+    const reply = await execute([
+      { externalId: ext("over"), walletId: w.id, currency: "USDT", amount: "5.000001", direction: "debit" }
+    ])
     assert.strictEqual(reply.status, 200)
     assert.strictEqual(reply.body.result[0].error?.code, 10002)
     assert.isNull(reply.body.result[0].txId)
@@ -173,7 +207,9 @@ describe("execute_transactions: refusals", () => {
 
   it("an unknown walletId is refused in its item (10030); system wallets are not addressable", async () => {
     for (const walletId of ["999999999", "-1", "-2"]) {
-      const reply = await execute([{ externalId: ext("nowallet"), walletId, currency: "USDT", amount: "1", direction: "credit" }])
+      const reply = await execute([
+        { externalId: ext("nowallet"), walletId, currency: "USDT", amount: "1", direction: "credit" }
+      ])
       assert.strictEqual(reply.status, 200, walletId)
       assert.strictEqual(reply.body.result[0].error?.code, 10030, walletId)
       assert.isNull(reply.body.result[0].txId)
@@ -236,8 +272,11 @@ describe("the wallet actor serializes spends", () => {
   it("50 concurrent debits each of the whole balance: exactly one succeeds", async () => {
     const w = await freshWallet()
     await client.fund(w.id, "USDT", "25")
-    const replies = await Promise.all(Array.from({ length: 50 }, (_, i) =>
-      execute([{ externalId: ext(`spend-${i}`), walletId: w.id, currency: "USDT", amount: "25", direction: "debit" }])))
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        execute([{ externalId: ext(`spend-${i}`), walletId: w.id, currency: "USDT", amount: "25", direction: "debit" }])
+      )
+    )
     const items = replies.map((r) => r.body.result[0])
     assert.strictEqual(items.filter((i) => i.error === null).length, 1)
     assert.strictEqual(items.filter((i) => i.error?.code === 10002).length, 49)
@@ -247,8 +286,15 @@ describe("the wallet actor serializes spends", () => {
   it("50 debits of the whole balance in one batch: exactly one succeeds", async () => {
     const w = await freshWallet()
     await client.fund(w.id, "BTC", "0.5")
-    const reply = await execute(Array.from({ length: 50 }, (_, i) =>
-      ({ externalId: ext(`batch-spend-${i}`), walletId: w.id, currency: "BTC", amount: "0.5", direction: "debit" })))
+    const reply = await execute(
+      Array.from({ length: 50 }, (_, i) => ({
+        externalId: ext(`batch-spend-${i}`),
+        walletId: w.id,
+        currency: "BTC",
+        amount: "0.5",
+        direction: "debit"
+      }))
+    )
     const items = reply.body.result
     assert.strictEqual(items.filter((i: any) => i.error === null).length, 1)
     assert.strictEqual(items.filter((i: any) => i.error?.code === 10002).length, 49)
@@ -258,8 +304,20 @@ describe("the wallet actor serializes spends", () => {
   it("concurrent credits and debits across many wallets all land: final balances are exact", async () => {
     const wallets = await Promise.all(Array.from({ length: 5 }, () => freshWallet()))
     const requests = wallets.flatMap((w) => [
-      ...Array.from({ length: 10 }, (_, i) => ({ externalId: ext(`mc-${i}`), walletId: w.id, currency: "USDC", amount: "1.1", direction: "credit" })),
-      ...Array.from({ length: 4 }, (_, i) => ({ externalId: ext(`md-${i}`), walletId: w.id, currency: "USDC", amount: "0.1", direction: "debit" }))
+      ...Array.from({ length: 10 }, (_, i) => ({
+        externalId: ext(`mc-${i}`),
+        walletId: w.id,
+        currency: "USDC",
+        amount: "1.1",
+        direction: "credit"
+      })),
+      ...Array.from({ length: 4 }, (_, i) => ({
+        externalId: ext(`md-${i}`),
+        walletId: w.id,
+        currency: "USDC",
+        amount: "0.1",
+        direction: "debit"
+      }))
     ])
     // Credits first (so every debit is covered), each as its own request, all at once.
     await Promise.all(requests.filter((r) => r.direction === "credit").map((r) => execute([r])))
@@ -272,14 +330,20 @@ describe("the wallet actor serializes spends", () => {
 describe("ledger_audit (C6): Σ = 0 per currency", () => {
   it("lists every catalogue currency and, after everything above, every sum is 0 and no user bucket is negative", async () => {
     const report = await audit()
-    assert.includeMembers(report.sums.map((r) => r.currency), ["BTC", "ETH", "USDT", "USDC", "EUR", "USD"])
+    assert.includeMembers(
+      report.sums.map((r) => r.currency),
+      ["BTC", "ETH", "USDT", "USDC", "EUR", "USD"]
+    )
     await assertLedgerSound()
   })
 
   it("stays sound while postings commit concurrently", async () => {
     const w = await freshWallet()
-    const writes = Promise.all(Array.from({ length: 30 }, (_, i) =>
-      execute([{ externalId: ext(`aud-${i}`), walletId: w.id, currency: "EUR", amount: "0.01", direction: "credit" }])))
+    const writes = Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        execute([{ externalId: ext(`aud-${i}`), walletId: w.id, currency: "EUR", amount: "0.01", direction: "credit" }])
+      )
+    )
     const audits = Promise.all(Array.from({ length: 5 }, () => audit()))
     const [, reports] = await Promise.all([writes, audits])
     for (const report of reports) {
@@ -302,7 +366,7 @@ describe("ledger_audit (C6): Σ = 0 per currency", () => {
   })
 
   it("is documented in the OpenAPI document with its result shape", async () => {
-    const spec = await (await fetch(service().base + "/core/openapi.json")).json() as any
+    const spec = (await (await fetch(service().base + "/core/openapi.json")).json()) as any
     const operation = spec.paths["/private/v1/ledger_audit"]?.get
     assert.isDefined(operation)
     assert.include(JSON.stringify(spec.components.schemas.LedgerAuditOut ?? {}), "negativeUserBuckets")

@@ -69,7 +69,13 @@ interface Written {
  * credit (1–3 items), a full two-step transfer, a transfer cancelled after step one, or a transfer
  * left pending. Every txId an answer reports is recorded.
  */
-const runWriters = async (clients: ReadonlyArray<TestClient>, wallets: ReadonlyArray<Wallet>, workers: number, steps: number, seed: number): Promise<Written> => {
+const runWriters = async (
+  clients: ReadonlyArray<TestClient>,
+  wallets: ReadonlyArray<Wallet>,
+  workers: number,
+  steps: number,
+  seed: number
+): Promise<Written> => {
   const written: Written = { txIds: new Set(), byWallet: new Map() }
   const record = (txId: string, ...walletIds: Array<string>) => {
     written.txIds.add(txId)
@@ -86,8 +92,11 @@ const runWriters = async (clients: ReadonlyArray<TestClient>, wallets: ReadonlyA
       const roll = random.next()
       if (roll < 0.35) {
         const items = Array.from({ length: random.int(1, 3) }, (_, i) => ({
-          externalId: `feed-${seed}-${index}-${step}-${i}`, walletId: pick(wallets).id, currency: "USDT",
-          amount: `${random.int(1, 20)}.${random.digits(2)}`, direction: "credit"
+          externalId: `feed-${seed}-${index}-${step}-${i}`,
+          walletId: pick(wallets).id,
+          currency: "USDT",
+          amount: `${random.int(1, 20)}.${random.digits(2)}`,
+          direction: "credit"
         }))
         const reply = await on.priv("POST", "execute_transactions", items)
         assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
@@ -129,13 +138,24 @@ const fundedWallets = async (count: number) => {
 }
 
 /** Asserts each known transaction was last seen with its final idUpdate (transact_get, the authority). */
-const assertFinalVersionsSeen = async (clients: ReadonlyArray<TestClient>, lastSeen: Map<string, bigint>, txIds: Iterable<string>) => {
+const assertFinalVersionsSeen = async (
+  clients: ReadonlyArray<TestClient>,
+  lastSeen: Map<string, bigint>,
+  txIds: Iterable<string>
+) => {
   const ids = [...txIds]
   const finals = await Promise.all(ids.map((id, i) => transactGet(clients[i % clients.length], id)))
   ids.forEach((id, i) => {
     assert.isNotNull(finals[i], `transaction ${id} answered as committed but transact_get finds nothing`)
-    assert.isTrue(lastSeen.has(id), `transaction ${id} (idUpdate ${finals[i]!.idUpdate}) was never seen by the follower`)
-    assert.strictEqual(String(lastSeen.get(id)), finals[i]!.idUpdate, `transaction ${id}: the follower's last version is not the final one`)
+    assert.isTrue(
+      lastSeen.has(id),
+      `transaction ${id} (idUpdate ${finals[i]!.idUpdate}) was never seen by the follower`
+    )
+    assert.strictEqual(
+      String(lastSeen.get(id)),
+      finals[i]!.idUpdate,
+      `transaction ${id}: the follower's last version is not the final one`
+    )
   })
 }
 
@@ -197,9 +217,13 @@ describe("list_last_updated_txs: a follower sees every committed update exactly 
     await followWhileWriting([client], 11)
   })
 
-  itWithServer("two processes on one database: writers through both, the follower reading from both", async () => {
-    await followWhileWriting(await bothProcesses(), 12)
-  }, 90_000)
+  itWithServer(
+    "two processes on one database: writers through both, the follower reading from both",
+    async () => {
+      await followWhileWriting(await bothProcesses(), 12)
+    },
+    90_000
+  )
 })
 
 // wait_cursor ------------------------------------------------------------------------------------
@@ -284,12 +308,16 @@ describe("wait_cursor (C8): 202 when idle, 200 when the watermark moves", () => 
     assert.strictEqual((await client.call("GET", "/private/v1/wait_cursor?cursor=0&timeout=0")).status, 401)
   })
 
-  itWithServer("a commit by the OTHER process during the wait: 200 promptly (LISTEN/NOTIFY)", async () => {
-    const [first, second] = await bothProcesses()
-    const w = await wallet()
-    await waitAssertingPrompt(second, () => first.fund(w.id, "EUR", "4"))
-    await waitAssertingPrompt(first, () => second.fund(w.id, "EUR", "5"))
-  }, 90_000)
+  itWithServer(
+    "a commit by the OTHER process during the wait: 200 promptly (LISTEN/NOTIFY)",
+    async () => {
+      const [first, second] = await bothProcesses()
+      const w = await wallet()
+      await waitAssertingPrompt(second, () => first.fund(w.id, "EUR", "4"))
+      await waitAssertingPrompt(first, () => second.fund(w.id, "EUR", "5"))
+    },
+    90_000
+  )
 })
 
 // Wallet history: the SPEC's gapless polling recipe ------------------------------------------
@@ -302,12 +330,21 @@ interface HistoryScanState {
 }
 
 /** One scan of the recipe: endTick fixed, startTick = greatest idUpdate + 1 after each page. */
-const scanHistory = async (on: TestClient, target: Wallet, startTick: bigint, endTick: bigint, limit: number, state: HistoryScanState) => {
+const scanHistory = async (
+  on: TestClient,
+  target: Wallet,
+  startTick: bigint,
+  endTick: bigint,
+  limit: number,
+  state: HistoryScanState
+) => {
   let start = startTick
   for (;;) {
-    const reply: Reply = await on.call("GET",
+    const reply: Reply = await on.call(
+      "GET",
       `/core/v1/wallet/get_history_transactions?orderByUpdate=true&oldestFirst=true&startTick=${start}&endTick=${endTick}&limit=${limit}`,
-      { sid: target.sid })
+      { sid: target.sid }
+    )
     assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
     assert.match(reply.body.cursor ?? "", /^[0-9]+$/, "ApiResponse.cursor on a history page")
     state.pages++
@@ -336,7 +373,9 @@ describe("get_history_transactions: the gapless polling recipe (SPEC, C10)", () 
     const target = wallets[0]
     const state: HistoryScanState = { seen: new Set(), lastSeen: new Map(), top: -1n, pages: 0 }
     let done = false
-    const writers = runWriters(clients, wallets, 8, 25, 21).finally(() => { done = true })
+    const writers = runWriters(clients, wallets, 8, 25, 21).finally(() => {
+      done = true
+    })
     let startTick = 0n
     let scans = 0
     // Each scan fixes endTick just past the committed watermark; the next starts where it ended.
@@ -363,15 +402,28 @@ describe("get_history_transactions: the gapless polling recipe (SPEC, C10)", () 
   it("the cursor of an ascending page is the next startTick; it never passes a fixed endTick", async () => {
     const target = await wallet()
     for (let i = 0; i < 5; i++) await client.fund(target.id, "EUR", String(i + 1))
-    const all = await client.call("GET", "/core/v1/wallet/get_history_transactions?orderByUpdate=true&oldestFirst=true&limit=1000", { sid: target.sid })
+    const all = await client.call(
+      "GET",
+      "/core/v1/wallet/get_history_transactions?orderByUpdate=true&oldestFirst=true&limit=1000",
+      { sid: target.sid }
+    )
     const rows = all.body.result as Array<Row>
     assert.strictEqual(rows.length, 5)
-    const page = await client.call("GET", "/core/v1/wallet/get_history_transactions?orderByUpdate=true&oldestFirst=true&limit=2", { sid: target.sid })
+    const page = await client.call(
+      "GET",
+      "/core/v1/wallet/get_history_transactions?orderByUpdate=true&oldestFirst=true&limit=2",
+      { sid: target.sid }
+    )
     assert.strictEqual(page.body.cursor, String(BigInt(page.body.result[1].idUpdate) + 1n))
-    const capped = await client.call("GET",
+    const capped = await client.call(
+      "GET",
       `/core/v1/wallet/get_history_transactions?orderByUpdate=true&oldestFirst=true&startTick=${rows[3].idUpdate}&endTick=${rows[4].idUpdate}&limit=10`,
-      { sid: target.sid })
-    assert.deepStrictEqual(capped.body.result.map((r: Row) => r.id), [rows[3].id])
+      { sid: target.sid }
+    )
+    assert.deepStrictEqual(
+      capped.body.result.map((r: Row) => r.id),
+      [rows[3].id]
+    )
     assert.isTrue(BigInt(capped.body.cursor!) <= BigInt(rows[4].idUpdate))
   })
 })
@@ -389,7 +441,7 @@ describe("lookups and limits", () => {
   it("transact_get of a committed transaction returns its row with ids as decimal strings", async () => {
     const w = await wallet()
     const txId = await client.fund(w.id, "EUR", "7.25")
-    const row = await transactGet(client, txId) as any
+    const row = (await transactGet(client, txId)) as any
     assert.strictEqual(row.id, txId)
     assert.match(row.idUpdate, /^[0-9]+$/)
     assert.strictEqual(row.walletTo, w.id)
@@ -398,9 +450,14 @@ describe("lookups and limits", () => {
 
   it("list_last_updated_txs clamps limit into 1..1000", async () => {
     const w = await wallet()
-    const items = (label: string, count: number) => Array.from({ length: count }, (_, i) => ({
-      externalId: `clamp-${label}-${Date.now()}-${i}`, walletId: w.id, currency: "EUR", amount: "0.01", direction: "credit"
-    }))
+    const items = (label: string, count: number) =>
+      Array.from({ length: count }, (_, i) => ({
+        externalId: `clamp-${label}-${Date.now()}-${i}`,
+        walletId: w.id,
+        currency: "EUR",
+        amount: "0.01",
+        direction: "credit"
+      }))
     // Enough rows for a page of 1000 to be full: top up what earlier tests left in the journal.
     const present = (await journalPage(client, "0", 1000)).rows.length
     if (present < 1010) {
@@ -432,7 +489,10 @@ describe("lookups and limits", () => {
     assert.isNull(tooMany.body.result)
     const ok = await client.call("POST", "/core/v1/wallet/get_tx_list_info", { sid: w.sid, body: ids(100) })
     assert.strictEqual(ok.status, 200)
-    assert.deepStrictEqual(ok.body.result.map((r: Row) => r.id), [mine])
+    assert.deepStrictEqual(
+      ok.body.result.map((r: Row) => r.id),
+      [mine]
+    )
   })
 })
 
@@ -474,10 +534,20 @@ describe("create_debt_charge: idempotent by externalId, never below zero", () =>
     // 3 of the 10 are reserved by a pending transfer: only the 7 free ones may be charged.
     const pending = await client.transfer(w.sid, { recipient: recipient.id, currency: "USDT", amount: "3" })
     assert.strictEqual(pending.status, 200)
-    const reply = await charge({ externalId: `debt-over-${Date.now()}`, walletId: w.id, currency: "USDT", amount: "12.5" })
+    const reply = await charge({
+      externalId: `debt-over-${Date.now()}`,
+      walletId: w.id,
+      currency: "USDT",
+      amount: "12.5"
+    })
     assert.deepInclude(reply.body.result, { charged: 7, outstanding: 5.5, replayed: false })
     assert.deepInclude(await client.balance(w.sid, "USDT"), { freeBalance: 0, lockOutBalance: 3 })
-    const empty = await charge({ externalId: `debt-empty-${Date.now()}`, walletId: w.id, currency: "USDT", amount: "1" })
+    const empty = await charge({
+      externalId: `debt-empty-${Date.now()}`,
+      walletId: w.id,
+      currency: "USDT",
+      amount: "1"
+    })
     assert.deepInclude(empty.body.result, { charged: 0, outstanding: 1 })
     assert.strictEqual(await free(w, "USDT"), 0)
     await client.assertLedgerSound()
@@ -499,11 +569,16 @@ describe("create_debt_charge: idempotent by externalId, never below zero", () =>
     const w = await wallet()
     const recipient = await wallet()
     await client.fund(w.id, "USDT", "20")
-    const replies = await Promise.all(Array.from({ length: 30 }, (_, i) =>
-      i % 2 === 0
-        ? charge({ externalId: `debt-mix-${Date.now()}-${i}`, walletId: w.id, currency: "USDT", amount: "1.5" })
-        : client.transfer(w.sid, { recipient: recipient.id, currency: "USDT", amount: "1.5" })))
-    const charged = replies.filter((_, i) => i % 2 === 0).reduce((sum, r) => sum + Math.round(r.body.result.charged * 1e6), 0)
+    const replies = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        i % 2 === 0
+          ? charge({ externalId: `debt-mix-${Date.now()}-${i}`, walletId: w.id, currency: "USDT", amount: "1.5" })
+          : client.transfer(w.sid, { recipient: recipient.id, currency: "USDT", amount: "1.5" })
+      )
+    )
+    const charged = replies
+      .filter((_, i) => i % 2 === 0)
+      .reduce((sum, r) => sum + Math.round(r.body.result.charged * 1e6), 0)
     const reserved = replies.filter((r, i) => i % 2 === 1 && r.status === 200).length * 1_500_000
     const balance = await client.balance(w.sid, "USDT")
     assert.isAtLeast(balance.freeBalance, 0)
@@ -520,7 +595,11 @@ describe("list_last_updated_txs filters: scope, networks, tokenNetworks, intern"
     const all = await client.priv("POST", "list_last_updated_txs", { since: "0", limit: 1000 })
     assert.isAbove(all.body.result.length, 0)
     const clientScope = await client.priv("POST", "list_last_updated_txs", { since: "0", limit: 1000, scope: 1 })
-    assert.strictEqual(clientScope.body.result.length, all.body.result.length, "no on-chain rows exist yet: scope 1 sees every row")
+    assert.strictEqual(
+      clientScope.body.result.length,
+      all.body.result.length,
+      "no on-chain rows exist yet: scope 1 sees every row"
+    )
     // No transaction has gone through a terminal yet (deposits and withdrawals arrive with the scanner
     // issue), so the address scope and the terminal filters select nothing, and still return a cursor.
     for (const body of [{ scope: 2 }, { networks: [2] }, { tokenNetworks: ["1"] }]) {

@@ -62,9 +62,23 @@ interface ChargeRecord {
 
 type Op =
   | { readonly kind: "credit" | "debit"; readonly wallet: number; readonly currency: Currency; readonly amount: bigint }
-  | { readonly kind: "begin"; readonly sender: number; readonly recipient: number; readonly currency: Currency; readonly amount: bigint; readonly nonce: string | null; readonly nonceReused: boolean }
+  | {
+      readonly kind: "begin"
+      readonly sender: number
+      readonly recipient: number
+      readonly currency: Currency
+      readonly amount: bigint
+      readonly nonce: string | null
+      readonly nonceReused: boolean
+    }
   | { readonly kind: "confirm" | "cancel" | "wrongCode"; readonly pending: Pending; readonly raced: boolean }
-  | { readonly kind: "charge"; readonly wallet: number; readonly currency: Currency; readonly amount: bigint; readonly externalId: string }
+  | {
+      readonly kind: "charge"
+      readonly wallet: number
+      readonly currency: Currency
+      readonly amount: bigint
+      readonly externalId: string
+    }
   | { readonly kind: "chargeReplay" | "chargeConflict"; readonly record: ChargeRecord }
 
 /** A balance change the model applies once the service has answered. */
@@ -76,7 +90,9 @@ interface Delta {
 }
 
 /** The naive reference: balances, pending transfers, used nonces, tariffs, recorded charges. */
-const makeModel = (wallets: ReadonlyArray<{ readonly id: string; readonly sid: string; readonly clientId: string }>) => {
+const makeModel = (
+  wallets: ReadonlyArray<{ readonly id: string; readonly sid: string; readonly clientId: string }>
+) => {
   const balances = wallets.map(() => new Map(currencyCodes.map((c) => [c, { free: 0n, lockOut: 0n }])))
   const pending = new Map<string, Pending>()
   const nonces = wallets.map(() => [] as Array<string>)
@@ -95,8 +111,16 @@ const makeModel = (wallets: ReadonlyArray<{ readonly id: string; readonly sid: s
     bucket.lockOut += delta.lockOut
   }
   return {
-    balances, pending, nonces, charges, tariffClass, feeOf, apply,
-    setTariffs: (next: Map<string, Tariff>) => { tariffs = next },
+    balances,
+    pending,
+    nonces,
+    charges,
+    tariffClass,
+    feeOf,
+    apply,
+    setTariffs: (next: Map<string, Tariff>) => {
+      tariffs = next
+    },
     free: (wallet: number, currency: Currency) => balances[wallet].get(currency)!.free
   }
 }
@@ -132,7 +156,9 @@ const randomTariffs = async (run: Run) => {
       const percentHundredths = BigInt(run.pick([0, 0, 25, 50, 100, 150, 275]))
       next.set(`${txClass}:${currency}`, { fixedMinor, percentHundredths })
       rules.push({
-        txClass, currency, feeFixed: toDecimal(fixedMinor, currencies[currency]),
+        txClass,
+        currency,
+        feeFixed: toDecimal(fixedMinor, currencies[currency]),
         feePercent: toDecimal(percentHundredths, 2)
       })
     }
@@ -160,7 +186,13 @@ const generateBatch = (run: Run): Array<Op> => {
     const roll = random.next()
     const wallet = random.int(0, walletCount - 1)
     const currency = pick(currencyCodes)
-    if (roll < 0.14) ops.push({ kind: "credit", wallet, currency, amount: BigInt(random.int(1, 60)) * 10n ** BigInt(currencies[currency]) + BigInt(random.int(0, 99)) })
+    if (roll < 0.14)
+      ops.push({
+        kind: "credit",
+        wallet,
+        currency,
+        amount: BigInt(random.int(1, 60)) * 10n ** BigInt(currencies[currency]) + BigInt(random.int(0, 99))
+      })
     else if (roll < 0.2) ops.push({ kind: "debit", wallet, currency, amount: randomAmount(run, wallet, currency) })
     else if (roll < 0.55) {
       // Wallets 0/8 and 1/9 share an owner: often pick the sibling, for own-wallet transfers.
@@ -169,8 +201,20 @@ const generateBatch = (run: Run): Array<Op> => {
       if (recipient >= wallet) recipient++
       if (sibling !== undefined && random.next() < 0.35) recipient = sibling
       const reuse = model.nonces[wallet].length > 0 && random.next() < 0.1
-      const nonce = reuse ? pick(model.nonces[wallet]) : random.next() < 0.5 ? run.nextId("n").replace(/\D/g, "").slice(-15) : null
-      ops.push({ kind: "begin", sender: wallet, recipient, currency, amount: randomAmount(run, wallet, currency), nonce, nonceReused: reuse })
+      const nonce = reuse
+        ? pick(model.nonces[wallet])
+        : random.next() < 0.5
+          ? run.nextId("n").replace(/\D/g, "").slice(-15)
+          : null
+      ops.push({
+        kind: "begin",
+        sender: wallet,
+        recipient,
+        currency,
+        amount: randomAmount(run, wallet, currency),
+        nonce,
+        nonceReused: reuse
+      })
     } else if (roll < 0.85 && untouched.length > 0) {
       const target = untouched.splice(random.int(0, untouched.length - 1), 1)[0]
       if (random.next() < 0.12) {
@@ -179,19 +223,39 @@ const generateBatch = (run: Run): Array<Op> => {
         // "Left pending" is the transfers no operation picks in this batch. A transfer that already
         // saw a wrong code mostly gets more of them, so some use up all their attempts.
         const action = random.next()
-        const kind = target.attemptsLeft < confirmationAttempts
-          ? (action < 0.9 ? "wrongCode" : action < 0.95 ? "confirm" : "cancel")
-          : (action < 0.5 ? "confirm" : action < 0.75 ? "cancel" : "wrongCode")
+        const kind =
+          target.attemptsLeft < confirmationAttempts
+            ? action < 0.9
+              ? "wrongCode"
+              : action < 0.95
+                ? "confirm"
+                : "cancel"
+            : action < 0.5
+              ? "confirm"
+              : action < 0.75
+                ? "cancel"
+                : "wrongCode"
         ops.push({ kind, pending: target, raced: false })
       }
-    } else if (roll < 0.95) ops.push({ kind: "charge", wallet, currency, amount: randomAmount(run, wallet, currency), externalId: run.nextId("debt") })
-    else if (model.charges.length > 0) ops.push({ kind: random.next() < 0.7 ? "chargeReplay" : "chargeConflict", record: pick(model.charges) })
+    } else if (roll < 0.95)
+      ops.push({
+        kind: "charge",
+        wallet,
+        currency,
+        amount: randomAmount(run, wallet, currency),
+        externalId: run.nextId("debt")
+      })
+    else if (model.charges.length > 0)
+      ops.push({ kind: random.next() < 0.7 ? "chargeReplay" : "chargeConflict", record: pick(model.charges) })
   }
   return ops
 }
 
 const chargeBody = (run: Run, op: Extract<Op, { kind: "charge" }>): Record<string, string> => ({
-  externalId: op.externalId, walletId: run.wallets[op.wallet].id, currency: op.currency, amount: toDecimal(op.amount, currencies[op.currency])
+  externalId: op.externalId,
+  walletId: run.wallets[op.wallet].id,
+  currency: op.currency,
+  amount: toDecimal(op.amount, currencies[op.currency])
 })
 
 const wrongCodeFor = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(code.length, "0")
@@ -202,13 +266,20 @@ const send = (run: Run, op: Op): Promise<Reply> => {
   switch (op.kind) {
     case "credit":
     case "debit":
-      return on.priv("POST", "execute_transactions", [{
-        externalId: run.nextId("x"), walletId: wallets[op.wallet].id, currency: op.currency,
-        amount: toDecimal(op.amount, currencies[op.currency]), direction: op.kind
-      }])
+      return on.priv("POST", "execute_transactions", [
+        {
+          externalId: run.nextId("x"),
+          walletId: wallets[op.wallet].id,
+          currency: op.currency,
+          amount: toDecimal(op.amount, currencies[op.currency]),
+          direction: op.kind
+        }
+      ])
     case "begin": {
       const body: Record<string, string> = {
-        recipient: wallets[op.recipient].id, currency: op.currency, amount: toDecimal(op.amount, currencies[op.currency])
+        recipient: wallets[op.recipient].id,
+        currency: op.currency,
+        amount: toDecimal(op.amount, currencies[op.currency])
       }
       if (op.nonce !== null) body.clientNonce = op.nonce
       return on.transfer(wallets[op.sender].sid, body)
@@ -232,13 +303,26 @@ const send = (run: Run, op: Op): Promise<Reply> => {
 interface Outcome {
   readonly deltas: ReadonlyArray<Delta>
   /** A balance-dependent answer to check against what the concurrent batch allows. */
-  readonly check?: { readonly wallet: number; readonly currency: Currency; readonly verify: (lower: bigint, upper: bigint) => void }
+  readonly check?: {
+    readonly wallet: number
+    readonly currency: Currency
+    readonly verify: (lower: bigint, upper: bigint) => void
+  }
   readonly after?: () => void
 }
 
-const reserve = (p: { sender: number; currency: Currency }, total: bigint): Delta =>
-  ({ wallet: p.sender, currency: p.currency, free: -total, lockOut: total })
-const release = (p: Pending): Delta => ({ wallet: p.sender, currency: p.currency, free: p.amount + p.fee, lockOut: -(p.amount + p.fee) })
+const reserve = (p: { sender: number; currency: Currency }, total: bigint): Delta => ({
+  wallet: p.sender,
+  currency: p.currency,
+  free: -total,
+  lockOut: total
+})
+const release = (p: Pending): Delta => ({
+  wallet: p.sender,
+  currency: p.currency,
+  free: p.amount + p.fee,
+  lockOut: -(p.amount + p.fee)
+})
 
 /** Reads one answer: asserts what can be asserted alone, and says what it does to the model. */
 const interpret = (run: Run, op: Op, reply: Reply, where: string): Outcome => {
@@ -255,11 +339,24 @@ const interpret = (run: Run, op: Op, reply: Reply, where: string): Outcome => {
       }
       if (item.error !== null) {
         assert.strictEqual(item.error.code, 10002, where)
-        return { deltas: [], check: { wallet: op.wallet, currency: op.currency, verify: (lower) => assert.isTrue(lower < op.amount, `${where}: refused a debit of ${op.amount} with at least ${lower} free`) } }
+        return {
+          deltas: [],
+          check: {
+            wallet: op.wallet,
+            currency: op.currency,
+            verify: (lower) =>
+              assert.isTrue(lower < op.amount, `${where}: refused a debit of ${op.amount} with at least ${lower} free`)
+          }
+        }
       }
       return {
         deltas: [{ wallet: op.wallet, currency: op.currency, free: -op.amount, lockOut: 0n }],
-        check: { wallet: op.wallet, currency: op.currency, verify: (_, upper) => assert.isTrue(upper >= op.amount, `${where}: debited ${op.amount} with at most ${upper} free`) }
+        check: {
+          wallet: op.wallet,
+          currency: op.currency,
+          verify: (_, upper) =>
+            assert.isTrue(upper >= op.amount, `${where}: debited ${op.amount} with at most ${upper} free`)
+        }
       }
     }
     case "begin": {
@@ -268,7 +365,14 @@ const interpret = (run: Run, op: Op, reply: Reply, where: string): Outcome => {
       if (reply.status !== 200) {
         if (op.nonceReused && code === 10130) return { deltas: [] }
         assert.strictEqual(code, 10002, where)
-        return { deltas: [], check: { wallet: op.sender, currency: op.currency, verify: (lower) => assert.isTrue(lower < total, `${where}: refused ${total} with at least ${lower} free`) } }
+        return {
+          deltas: [],
+          check: {
+            wallet: op.sender,
+            currency: op.currency,
+            verify: (lower) => assert.isTrue(lower < total, `${where}: refused ${total} with at least ${lower} free`)
+          }
+        }
       }
       assert.isFalse(op.nonceReused, `${where}: a reused clientNonce was accepted`)
       const result = reply.body.result
@@ -276,13 +380,27 @@ const interpret = (run: Run, op: Op, reply: Reply, where: string): Outcome => {
       assert.strictEqual(result.confirmationStatusCode, "NeedCodeConfirm", where)
       assert.match(result.confirmationCode, /^[0-9]{6}$/, where)
       const pending: Pending = {
-        txId: result.txId, sender: op.sender, recipient: op.recipient, currency: op.currency, amount: op.amount, fee,
-        code: result.confirmationCode, attemptsLeft: confirmationAttempts,
-        body: { recipient: run.wallets[op.recipient].id, currency: op.currency, amount: toDecimal(op.amount, currencies[op.currency]) }
+        txId: result.txId,
+        sender: op.sender,
+        recipient: op.recipient,
+        currency: op.currency,
+        amount: op.amount,
+        fee,
+        code: result.confirmationCode,
+        attemptsLeft: confirmationAttempts,
+        body: {
+          recipient: run.wallets[op.recipient].id,
+          currency: op.currency,
+          amount: toDecimal(op.amount, currencies[op.currency])
+        }
       }
       return {
         deltas: [reserve(op, total)],
-        check: { wallet: op.sender, currency: op.currency, verify: (_, upper) => assert.isTrue(upper >= total, `${where}: reserved ${total} with at most ${upper} free`) },
+        check: {
+          wallet: op.sender,
+          currency: op.currency,
+          verify: (_, upper) => assert.isTrue(upper >= total, `${where}: reserved ${total} with at most ${upper} free`)
+        },
         after: () => {
           model.pending.set(pending.txId, pending)
           if (op.nonce !== null) model.nonces[op.sender].push(op.nonce)
@@ -319,7 +437,12 @@ const interpret = (run: Run, op: Op, reply: Reply, where: string): Outcome => {
       const p = op.pending
       if (p.attemptsLeft > 1) {
         assert.strictEqual(code, 10080, where)
-        return { deltas: [], after: () => { p.attemptsLeft-- } }
+        return {
+          deltas: [],
+          after: () => {
+            p.attemptsLeft--
+          }
+        }
       }
       // The last attempt used up: the reservation is released.
       assert.strictEqual(code, 10081, where)
@@ -330,18 +453,33 @@ const interpret = (run: Run, op: Op, reply: Reply, where: string): Outcome => {
       const result = reply.body.result
       assert.isFalse(result.replayed, where)
       const charged = toMinor(result.charged, op.currency)
-      assert.strictEqual(charged + toMinor(result.outstanding, op.currency), op.amount, `${where}: charged + outstanding`)
+      assert.strictEqual(
+        charged + toMinor(result.outstanding, op.currency),
+        op.amount,
+        `${where}: charged + outstanding`
+      )
       return {
         deltas: charged === 0n ? [] : [{ wallet: op.wallet, currency: op.currency, free: -charged, lockOut: 0n }],
         check: {
-          wallet: op.wallet, currency: op.currency,
+          wallet: op.wallet,
+          currency: op.currency,
           verify: (lower, upper) => {
             const least = lower < 0n ? 0n : lower < op.amount ? lower : op.amount
             const most = upper < op.amount ? upper : op.amount
-            assert.isTrue(charged >= least && charged <= most, `${where}: charged ${charged} of ${op.amount}; the free balance was between ${lower} and ${upper}`)
+            assert.isTrue(
+              charged >= least && charged <= most,
+              `${where}: charged ${charged} of ${op.amount}; the free balance was between ${lower} and ${upper}`
+            )
           }
         },
-        after: () => { model.charges.push({ body: chargeBody(run, op), txId: result.txId, charged: result.charged, outstanding: result.outstanding }) }
+        after: () => {
+          model.charges.push({
+            body: chargeBody(run, op),
+            txId: result.txId,
+            charged: result.charged,
+            outstanding: result.outstanding
+          })
+        }
       }
     }
     case "chargeReplay": {
@@ -361,13 +499,18 @@ const interpret = (run: Run, op: Op, reply: Reply, where: string): Outcome => {
 
 const describeOp = (run: Run, op: Op): string => {
   switch (op.kind) {
-    case "credit": case "debit": case "charge":
+    case "credit":
+    case "debit":
+    case "charge":
       return `${op.kind} wallet#${op.wallet} ${toDecimal(op.amount, currencies[op.currency])} ${op.currency}`
     case "begin":
       return `begin #${op.sender}→#${op.recipient} ${toDecimal(op.amount, currencies[op.currency])} ${op.currency}${op.nonce !== null ? ` nonce ${op.nonce}${op.nonceReused ? " (reused)" : ""}` : ""}`
-    case "confirm": case "cancel": case "wrongCode":
+    case "confirm":
+    case "cancel":
+    case "wrongCode":
       return `${op.kind}${op.raced ? " (raced)" : ""} ${op.pending.txId} of #${op.pending.sender} (${op.pending.attemptsLeft} attempts left)`
-    case "chargeReplay": case "chargeConflict":
+    case "chargeReplay":
+    case "chargeConflict":
       return `${op.kind} ${op.record.body.externalId}`
   }
 }
@@ -376,7 +519,9 @@ const assertLedgerSound = (on: TestClient, where: string) => on.assertLedgerSoun
 
 /** Every wallet's free and lock_out, as the service reports them, equal the model's. */
 const assertBalancesMatch = async (run: Run, where: string) => {
-  const reports = await Promise.all(run.wallets.map((w) => run.on().call("GET", "/core/v1/wallet/get_balance", { sid: w.sid })))
+  const reports = await Promise.all(
+    run.wallets.map((w) => run.on().call("GET", "/core/v1/wallet/get_balance", { sid: w.sid }))
+  )
   for (const [index, report] of reports.entries()) {
     assert.strictEqual(report.status, 200, where)
     for (const currency of currencyCodes) {
@@ -396,7 +541,8 @@ const outcomeLabel = (run: Run, op: Op, reply: Reply): string => {
   switch (op.kind) {
     case "begin":
       return `begin ${run.model.tariffClass(op.sender, op.recipient)}${op.nonceReused ? " reused nonce" : ""} ${code}`
-    case "confirm": case "cancel":
+    case "confirm":
+    case "cancel":
       return `${op.kind}${op.raced ? " raced" : ""} ${code}`
     case "charge":
       return `charge ${code === "ok" ? (reply.body.result.outstanding > 0 ? "partial" : "full") : code}`
@@ -412,12 +558,17 @@ const keyOf = (wallet: number, currency: Currency) => `${wallet}:${currency}`
  * operation of the batch took, and that figure plus what every other operation added.
  */
 const checkBounds = (outcomes: ReadonlyArray<Outcome>, start: Map<string, bigint>) => {
-  const takes = new Map<string, Array<bigint>>(), adds = new Map<string, Array<bigint>>()
+  const takes = new Map<string, Array<bigint>>(),
+    adds = new Map<string, Array<bigint>>()
   outcomes.forEach((outcome, index) => {
     for (const delta of outcome.deltas) {
       const key = keyOf(delta.wallet, delta.currency)
       const into = delta.free < 0n ? takes : adds
-      if (!into.has(key)) into.set(key, outcomes.map(() => 0n))
+      if (!into.has(key))
+        into.set(
+          key,
+          outcomes.map(() => 0n)
+        )
       into.get(key)![index] += delta.free < 0n ? -delta.free : delta.free
     }
   })
@@ -433,18 +584,28 @@ const checkBounds = (outcomes: ReadonlyArray<Outcome>, start: Map<string, bigint
 
 const runBatch = async (run: Run, batch: number) => {
   const start = new Map<string, bigint>()
-  for (let wallet = 0; wallet < walletCount; wallet++) for (const c of currencyCodes) start.set(keyOf(wallet, c), run.model.free(wallet, c))
+  for (let wallet = 0; wallet < walletCount; wallet++)
+    for (const c of currencyCodes) start.set(keyOf(wallet, c), run.model.free(wallet, c))
   const ops = generateBatch(run)
   const labels = ops.map((op) => describeOp(run, op))
   const replies = await Promise.all(ops.map((op) => send(run, op)))
-  const outcomes = ops.map((op, i) => interpret(run, op, replies[i], `seed ${seed} batch ${batch} op ${i} ${labels[i]} → ${replies[i].status} ${JSON.stringify(replies[i].body)}`))
+  const outcomes = ops.map((op, i) =>
+    interpret(
+      run,
+      op,
+      replies[i],
+      `seed ${seed} batch ${batch} op ${i} ${labels[i]} → ${replies[i].status} ${JSON.stringify(replies[i].body)}`
+    )
+  )
 
   // A raced confirm/cancel pair: exactly one of the two moved the money.
   const raced = new Map<string, number>()
   ops.forEach((op, i) => {
-    if ((op.kind === "confirm" || op.kind === "cancel") && op.raced) raced.set(op.pending.txId, (raced.get(op.pending.txId) ?? 0) + (replies[i].status === 200 ? 1 : 0))
+    if ((op.kind === "confirm" || op.kind === "cancel") && op.raced)
+      raced.set(op.pending.txId, (raced.get(op.pending.txId) ?? 0) + (replies[i].status === 200 ? 1 : 0))
   })
-  for (const [txId, wins] of raced) assert.strictEqual(wins, 1, `seed ${seed} batch ${batch}: raced confirm/cancel of ${txId} won ${wins} times`)
+  for (const [txId, wins] of raced)
+    assert.strictEqual(wins, 1, `seed ${seed} batch ${batch}: raced confirm/cancel of ${txId} won ${wins} times`)
 
   ops.forEach((op, i) => run.seen.add(outcomeLabel(run, op, replies[i])))
   checkBounds(outcomes, start)
@@ -460,8 +621,7 @@ const runBatch = async (run: Run, batch: number) => {
 /** Cancels every transfer still pending; afterwards no wallet has anything locked. */
 const drain = async (run: Run) => {
   const left = [...run.model.pending.values()]
-  const replies = await Promise.all(left.map((p) =>
-    run.on().cancelTx(run.wallets[p.sender].sid, p.txId)))
+  const replies = await Promise.all(left.map((p) => run.on().cancelTx(run.wallets[p.sender].sid, p.txId)))
   replies.forEach((reply, i) => {
     assert.strictEqual(reply.status, 200, `drain ${left[i].txId}: ${JSON.stringify(reply.body)}`)
     run.model.apply(release(left[i]))
@@ -475,8 +635,20 @@ const drain = async (run: Run) => {
 
 /** The paths the stream must reach, or the comparison proves little. */
 const coverageLabels = [
-  "credit ok", "debit ok", "debit 10002", "begin InnerTransfer ok", "begin SelfTransfer ok", "begin InnerTransfer 10002",
-  "confirm ok", "cancel ok", "wrongCode 10080", "wrongCode 10081", "charge full", "charge partial", "chargeReplay ok", "chargeConflict 10060"
+  "credit ok",
+  "debit ok",
+  "debit 10002",
+  "begin InnerTransfer ok",
+  "begin SelfTransfer ok",
+  "begin InnerTransfer 10002",
+  "confirm ok",
+  "cancel ok",
+  "wrongCode 10080",
+  "wrongCode 10081",
+  "charge full",
+  "charge partial",
+  "chargeReplay ok",
+  "chargeConflict 10060"
 ]
 
 const runAll = async (clients: ReadonlyArray<TestClient>, runSeed: number, batches: number) => {
@@ -498,7 +670,11 @@ const batchCount = 50
 
 /** The stream must have reached every interesting path, or the comparison proves little. */
 const assertCoverage = (seen: ReadonlySet<string>) => {
-  for (const label of coverageLabels) assert.isTrue(seen.has(label), `seed ${seed}: the stream never produced "${label}"; seen: ${[...seen].sort().join(", ")}`)
+  for (const label of coverageLabels)
+    assert.isTrue(
+      seen.has(label),
+      `seed ${seed}: the stream never produced "${label}"; seen: ${[...seen].sort().join(", ")}`
+    )
 }
 
 describe("the ledger against a naive model (seeded, concurrent batches)", () => {
@@ -508,9 +684,13 @@ describe("the ledger against a naive model (seeded, concurrent batches)", () => 
     assertCoverage(seen)
   }, 120_000)
 
-  itWithServer("two processes on one PostgreSQL, operations spread over both", async () => {
-    const { operations, seen } = await runAll(await bothProcesses(), seed + 1, batchCount)
-    assert.isAbove(operations, 300)
-    assertCoverage(seen)
-  }, 120_000)
+  itWithServer(
+    "two processes on one PostgreSQL, operations spread over both",
+    async () => {
+      const { operations, seen } = await runAll(await bothProcesses(), seed + 1, batchCount)
+      assert.isAbove(operations, 300)
+      assertCoverage(seen)
+    },
+    120_000
+  )
 })

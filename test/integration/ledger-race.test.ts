@@ -28,7 +28,8 @@ interface TransferBody {
 }
 
 const stepOne = (on: TestClient, sender: Wallet, body: TransferBody) => on.transfer(sender.sid, { ...body })
-const stepTwo = (on: TestClient, sender: Wallet, body: TransferBody, txId: string, code: string) => on.confirmTransfer(sender.sid, { ...body }, txId, code)
+const stepTwo = (on: TestClient, sender: Wallet, body: TransferBody, txId: string, code: string) =>
+  on.confirmTransfer(sender.sid, { ...body }, txId, code)
 const cancel = (on: TestClient, sender: Wallet, txId: string) => on.cancelTx(sender.sid, txId)
 
 const buckets = async (w: Wallet, currency: string) => {
@@ -48,15 +49,32 @@ const transferFully = async (on: TestClient, sender: Wallet, body: TransferBody)
 }
 
 /** 100 whole-balance transfers at once, optionally spread over several processes: exactly one settles. */
-const raceWholeBalance = async (clients: ReadonlyArray<TestClient>, currency: string, funded: string, amount: string, fee: number) => {
+const raceWholeBalance = async (
+  clients: ReadonlyArray<TestClient>,
+  currency: string,
+  funded: string,
+  amount: string,
+  fee: number
+) => {
   const sender = await wallet()
   const recipients = await Promise.all(Array.from({ length: 4 }, () => wallet()))
   await client.fund(sender.id, currency, funded)
-  const outcomes = await Promise.all(Array.from({ length: 100 }, (_, i) =>
-    transferFully(clients[i % clients.length], sender, { recipient: recipients[i % recipients.length].id, currency, amount })))
+  const outcomes = await Promise.all(
+    Array.from({ length: 100 }, (_, i) =>
+      transferFully(clients[i % clients.length], sender, {
+        recipient: recipients[i % recipients.length].id,
+        currency,
+        amount
+      })
+    )
+  )
 
   const winners = outcomes.flatMap((o, i) => (o.first.status === 200 ? [{ ...o, index: i }] : []))
-  assert.strictEqual(winners.length, 1, JSON.stringify(outcomes.filter((o) => o.first.status === 200).map((o) => o.first.body)))
+  assert.strictEqual(
+    winners.length,
+    1,
+    JSON.stringify(outcomes.filter((o) => o.first.status === 200).map((o) => o.first.body))
+  )
   const [winner] = winners
   assert.strictEqual(winner.first.body.result.fee, fee)
   assert.strictEqual(winner.first.body.result.confirmationStatusCode, "NeedCodeConfirm")
@@ -89,14 +107,18 @@ const racePending = async (clients: ReadonlyArray<TestClient>, attempts: Readonl
   assert.strictEqual(fee, 1.5)
   assert.deepStrictEqual(await buckets(sender, "EUR"), { free: 198.5, lockOut: 101.5 })
 
-  const replies = await Promise.all(attempts.map((kind, i) =>
-    kind === "confirm"
-      ? stepTwo(clients[i % clients.length], sender, body, txId, confirmationCode)
-      : cancel(clients[i % clients.length], sender, txId)))
+  const replies = await Promise.all(
+    attempts.map((kind, i) =>
+      kind === "confirm"
+        ? stepTwo(clients[i % clients.length], sender, body, txId, confirmationCode)
+        : cancel(clients[i % clients.length], sender, txId)
+    )
+  )
 
   const succeeded = replies.flatMap((reply, i) => (reply.status === 200 ? [attempts[i]] : []))
   assert.strictEqual(succeeded.length, 1, JSON.stringify(replies.filter((r) => r.status === 200).map((r) => r.body)))
-  for (const reply of replies.filter((r) => r.status !== 200)) assert.strictEqual(errorCode(reply), 10082, JSON.stringify(reply.body))
+  for (const reply of replies.filter((r) => r.status !== 200))
+    assert.strictEqual(errorCode(reply), 10082, JSON.stringify(reply.body))
   const confirmed = succeeded[0] === "confirm"
   if (confirmed) {
     const winner = replies.find((r) => r.status === 200)!
@@ -121,16 +143,29 @@ describe("one process: the wallet actor serializes spends of the same money", ()
   })
 
   it("100 concurrent step-two calls on one pending transfer: one Confirmed, 99 get 10082, the recipient is credited once", async () => {
-    assert.isTrue(await racePending([client], Array.from({ length: 100 }, () => "confirm")))
+    assert.isTrue(
+      await racePending(
+        [client],
+        Array.from({ length: 100 }, () => "confirm")
+      )
+    )
   })
 
   it("50 confirms and 50 cancels racing on one pending transfer: exactly one of them wins, money moves once", async () => {
     // Interleaved so both kinds reach the actor early; whichever wins, the balances must agree with it.
-    await racePending([client], Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? "confirm" : "cancel")))
+    await racePending(
+      [client],
+      Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? "confirm" : "cancel"))
+    )
   })
 
   it("100 concurrent cancels of one pending transfer: one releases the reservation, 99 get 10082", async () => {
-    assert.isFalse(await racePending([client], Array.from({ length: 100 }, () => "cancel")))
+    assert.isFalse(
+      await racePending(
+        [client],
+        Array.from({ length: 100 }, () => "cancel")
+      )
+    )
   })
 
   it("the same clientNonce sent 30 times at once (funds for all): one reservation, 29 get 10130", async () => {
@@ -140,19 +175,36 @@ describe("one process: the wallet actor serializes spends of the same money", ()
     const body = { recipient: recipient.id, currency: "USDT", amount: "10", clientNonce: String(Date.now()) }
     const replies = await Promise.all(Array.from({ length: 30 }, () => stepOne(client, sender, body)))
     assert.strictEqual(replies.filter((r) => r.status === 200).length, 1)
-    for (const reply of replies.filter((r) => r.status !== 200)) assert.strictEqual(errorCode(reply), 10130, JSON.stringify(reply.body))
+    for (const reply of replies.filter((r) => r.status !== 200))
+      assert.strictEqual(errorCode(reply), 10130, JSON.stringify(reply.body))
     assert.deepStrictEqual(await buckets(sender, "USDT"), { free: 990, lockOut: 10 })
     await assertLedgerSound()
   })
 
   it("100 senders each sending to the next in a ring, all at once: every transfer settles and each balance is unchanged", async () => {
     const ring = await Promise.all(Array.from({ length: 100 }, () => wallet()))
-    await client.priv("POST", "execute_transactions", ring.map((w, i) => ({
-      externalId: `ring-${Date.now()}-${i}`, walletId: w.id, currency: "USDT", amount: "5", direction: "credit"
-    })))
-    const outcomes = await Promise.all(ring.map((w, i) =>
-      transferFully(client, w, { recipient: ring[(i + 1) % ring.length].id, currency: "USDT", amount: "5" })))
-    for (const o of outcomes) assert.strictEqual(o.second?.body.result?.confirmationStatusCode, "Confirmed", JSON.stringify([o.first.body, o.second?.body]))
+    await client.priv(
+      "POST",
+      "execute_transactions",
+      ring.map((w, i) => ({
+        externalId: `ring-${Date.now()}-${i}`,
+        walletId: w.id,
+        currency: "USDT",
+        amount: "5",
+        direction: "credit"
+      }))
+    )
+    const outcomes = await Promise.all(
+      ring.map((w, i) =>
+        transferFully(client, w, { recipient: ring[(i + 1) % ring.length].id, currency: "USDT", amount: "5" })
+      )
+    )
+    for (const o of outcomes)
+      assert.strictEqual(
+        o.second?.body.result?.confirmationStatusCode,
+        "Confirmed",
+        JSON.stringify([o.first.body, o.second?.body])
+      )
     for (const w of ring) assert.deepStrictEqual(await buckets(w, "USDT"), { free: 5, lockOut: 0 })
     await assertLedgerSound()
   })
@@ -161,15 +213,35 @@ describe("one process: the wallet actor serializes spends of the same money", ()
 describe("two processes on one PostgreSQL: the database is the final arbiter", () => {
   const both = twoProcessClients(service)
 
-  itWithServer("100 whole-balance transfers split over two processes: exactly one settles, 99 get 10002", async () => {
-    await raceWholeBalance(await both(), "USDT", "77.5", "77.5", 0)
-  }, 90_000)
+  itWithServer(
+    "100 whole-balance transfers split over two processes: exactly one settles, 99 get 10002",
+    async () => {
+      await raceWholeBalance(await both(), "USDT", "77.5", "77.5", 0)
+    },
+    90_000
+  )
 
-  itWithServer("100 step-two calls on one pending transfer split over two processes: one Confirmed, the rest 10082", async () => {
-    assert.isTrue(await racePending(await both(), Array.from({ length: 100 }, () => "confirm")))
-  }, 90_000)
+  itWithServer(
+    "100 step-two calls on one pending transfer split over two processes: one Confirmed, the rest 10082",
+    async () => {
+      assert.isTrue(
+        await racePending(
+          await both(),
+          Array.from({ length: 100 }, () => "confirm")
+        )
+      )
+    },
+    90_000
+  )
 
-  itWithServer("confirms and cancels racing over two processes: exactly one wins", async () => {
-    await racePending(await both(), Array.from({ length: 100 }, (_, i) => (i % 3 === 0 ? "cancel" : "confirm")))
-  }, 90_000)
+  itWithServer(
+    "confirms and cancels racing over two processes: exactly one wins",
+    async () => {
+      await racePending(
+        await both(),
+        Array.from({ length: 100 }, (_, i) => (i % 3 === 0 ? "cancel" : "confirm"))
+      )
+    },
+    90_000
+  )
 })

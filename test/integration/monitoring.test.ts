@@ -45,7 +45,10 @@ const actorFigures = (series: Map<string, number>, kind: string) =>
   Object.fromEntries(Object.entries(actorSeries).map(([key, name]) => [key, figure(series, `${name}{type="${kind}"}`)]))
 
 const order = (client: TestClient, sid: string, body: Record<string, unknown>) =>
-  client.call("POST", "/core/v1/market/create_order", { sid, body: { fromCurrency: "BTC", toCurrency: "USDT", ...body } })
+  client.call("POST", "/core/v1/market/create_order", {
+    sid,
+    body: { fromCurrency: "BTC", toCurrency: "USDT", ...body }
+  })
 
 const walletsTouched = 5
 
@@ -60,11 +63,21 @@ describe("monitoring figures after traffic (C9)", () => {
       parties.push(party)
     }
     await client.fund(parties[0].id, "BTC", "1")
-    const placed = await order(client, parties[0].sid, { clientNonce: 1, fromAmount: "0.01", toAmount: "1000", postOnly: true })
+    const placed = await order(client, parties[0].sid, {
+      clientNonce: 1,
+      fromAmount: "0.01",
+      toAmount: "1000",
+      postOnly: true
+    })
     assert.strictEqual(placed.status, 200, JSON.stringify(placed.body))
-    const created = await client.call("POST", "/core/v1/create_tx_code", { sid: parties[1].sid, body: { currency: "USDT", amount: 5, typeTx: 11 } })
+    const created = await client.call("POST", "/core/v1/create_tx_code", {
+      sid: parties[1].sid,
+      body: { currency: "USDT", amount: 5, typeTx: 11 }
+    })
     assert.strictEqual(created.status, 200, JSON.stringify(created.body))
-    const applied = await client.call("POST", `/core/v1/apply_code?code=${created.body.result.code}&client_nonce=1`, { sid: parties[2].sid })
+    const applied = await client.call("POST", `/core/v1/apply_code?code=${created.body.result.code}&client_nonce=1`, {
+      sid: parties[2].sid
+    })
     assert.strictEqual(applied.status, 200, JSON.stringify(applied.body))
 
     const series = await scrape(service())
@@ -82,7 +95,11 @@ describe("monitoring figures after traffic (C9)", () => {
     }
     assert.isAtLeast(figure(series, "ledger_queue_depth"), 0)
     assert.isAtLeast(figure(series, "ledger_batch_in_flight"), 0)
-    assert.isAtLeast(figure(series, "ledger_commit_batch_size_count"), walletsTouched + 3, "fundings, the order and the code were committed")
+    assert.isAtLeast(
+      figure(series, "ledger_commit_batch_size_count"),
+      walletsTouched + 3,
+      "fundings, the order and the code were committed"
+    )
     assert.strictEqual(figure(series, 'longpoll_waiters{feed="journal"}'), 0)
 
     // A parked long-poll is counted under its feed while it waits, and not after.
@@ -108,8 +125,12 @@ describe("monitoring figures after traffic (C9)", () => {
     assert.strictEqual(result.ledger.batchInFlight, figure(quiet, "ledger_batch_in_flight"))
     assert.strictEqual(result.ledger.commits, figure(quiet, "ledger_commit_batch_size_count"))
     assert.deepStrictEqual(result.longPollWaiters, { journal: 0 })
-    const residentSeries = result.series.effect_cluster_entities.values as Array<{ labels: { type: string }; value: number }>
-    for (const { labels, value } of residentSeries) assert.strictEqual(value, figure(quiet, `effect_cluster_entities{type="${labels.type}"}`))
+    const residentSeries = result.series.effect_cluster_entities.values as Array<{
+      labels: { type: string }
+      value: number
+    }>
+    for (const { labels, value } of residentSeries)
+      assert.strictEqual(value, figure(quiet, `effect_cluster_entities{type="${labels.type}"}`))
   })
 })
 
@@ -119,25 +140,45 @@ describe("a room that dies on a failed commit and rebuilds from SQL is counted (
     await peer?.stop()
   })
 
-  itWithServer("two processes, one room: the process whose book missed the other's order restarts its room", async () => {
-    peer = await startService({ databaseUrl: service().databaseUrl })
-    const ca = client, cb = makeClient(peer)
-    const seller = await ca.walletWithSession("7720001"), buyer = await ca.walletWithSession("7720002")
-    await ca.fund(seller.id, "BTC", "1")
-    await ca.fund(buyer.id, "USDT", "100000")
-    const buyerOnB = await cb.createSession(buyer.id)
-    // Both processes activate the public room; B's bid is news to A's book.
-    assert.strictEqual((await order(ca, seller.sid, { clientNonce: 10, fromAmount: "0.001", toAmount: "2000", postOnly: true })).status, 200)
-    const bid = await order(cb, buyerOnB, { fromCurrency: "USDT", toCurrency: "BTC", clientNonce: 11, fromAmount: "1", toAmount: "0.001", postOnly: true })
-    assert.strictEqual(bid.status, 200, JSON.stringify(bid.body))
-    const before = figure(await scrape(service()), 'actor_restarts_total{type="Room"}')
-    // A's room takes a sequence number B already used: its commit fails, it dies, rebuilds, decides again.
-    const sell = await order(ca, seller.sid, { clientNonce: 12, fromAmount: "0.1", toAmount: "5000" })
-    assert.strictEqual(sell.status, 200, JSON.stringify(sell.body))
-    const after = await scrape(service())
-    assert.isAtLeast(figure(after, 'actor_restarts_total{type="Room"}'), before + 1)
-    assert.strictEqual(figure(after, 'actor_activations_total{type="Room"}'), figure(after, 'effect_cluster_entities{type="Room"}'),
-      "a restart is not a new activation")
-    await ca.assertLedgerSound()
-  }, 120_000)
+  itWithServer(
+    "two processes, one room: the process whose book missed the other's order restarts its room",
+    async () => {
+      peer = await startService({ databaseUrl: service().databaseUrl })
+      const ca = client,
+        cb = makeClient(peer)
+      const seller = await ca.walletWithSession("7720001"),
+        buyer = await ca.walletWithSession("7720002")
+      await ca.fund(seller.id, "BTC", "1")
+      await ca.fund(buyer.id, "USDT", "100000")
+      const buyerOnB = await cb.createSession(buyer.id)
+      // Both processes activate the public room; B's bid is news to A's book.
+      assert.strictEqual(
+        (await order(ca, seller.sid, { clientNonce: 10, fromAmount: "0.001", toAmount: "2000", postOnly: true }))
+          .status,
+        200
+      )
+      const bid = await order(cb, buyerOnB, {
+        fromCurrency: "USDT",
+        toCurrency: "BTC",
+        clientNonce: 11,
+        fromAmount: "1",
+        toAmount: "0.001",
+        postOnly: true
+      })
+      assert.strictEqual(bid.status, 200, JSON.stringify(bid.body))
+      const before = figure(await scrape(service()), 'actor_restarts_total{type="Room"}')
+      // A's room takes a sequence number B already used: its commit fails, it dies, rebuilds, decides again.
+      const sell = await order(ca, seller.sid, { clientNonce: 12, fromAmount: "0.1", toAmount: "5000" })
+      assert.strictEqual(sell.status, 200, JSON.stringify(sell.body))
+      const after = await scrape(service())
+      assert.isAtLeast(figure(after, 'actor_restarts_total{type="Room"}'), before + 1)
+      assert.strictEqual(
+        figure(after, 'actor_activations_total{type="Room"}'),
+        figure(after, 'effect_cluster_entities{type="Room"}'),
+        "a restart is not a new activation"
+      )
+      await ca.assertLedgerSound()
+    },
+    120_000
+  )
 })

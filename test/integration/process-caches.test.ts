@@ -49,7 +49,11 @@ describe("two processes racing one transaction", () => {
 describe("caches across processes (ChangeNotices)", () => {
   // Each process caches tariff rules and sessions (with their wallet's flags) for up to a second; a
   // change through one process must reach the other at once (trigger NOTIFY), well inside that second.
-  const within = async <A>(read: () => Promise<A>, done: (value: A) => boolean, ms = 400): Promise<{ value: A; elapsed: number }> => {
+  const within = async <A>(
+    read: () => Promise<A>,
+    done: (value: A) => boolean,
+    ms = 400
+  ): Promise<{ value: A; elapsed: number }> => {
     const since = Date.now()
     let value = await read()
     while (!done(value) && Date.now() - since < ms) value = await read()
@@ -67,34 +71,55 @@ describe("caches across processes (ChangeNotices)", () => {
     assert.strictEqual(value, 401, `the other process still accepted the ended session ${elapsed} ms later`)
   })
 
-  itWithServer("a wallet blocked through one process cannot send through the other at once; unblocked, it can", async () => {
-    const [, other] = await bothProcesses()
-    const from = await wallet()
-    const to = await wallet()
-    await client.fund(from.id, "USDT", "10")
-    const send = async () => (await other.call("POST", "/core/v1/wallet/internal_transfer",
-      { sid: from.sid, body: { recipient: to.id, currency: "USDT", amount: 1 } })).body.error?.code ?? 0
-    assert.strictEqual(await send(), 0) // step one through the other process: cached session, not blocked
-    for (const [flags, expected] of [[2, 10031], [0, 0]] as const) {
-      const set = await client.priv("POST", "update_wallet", { id: from.id, flags })
-      assert.strictEqual(set.status, 200, JSON.stringify(set.body))
-      const { value, elapsed } = await within(send, (code) => code === expected)
-      assert.strictEqual(value, expected, `flags ${flags}: the other process answered ${value} ${elapsed} ms later`)
+  itWithServer(
+    "a wallet blocked through one process cannot send through the other at once; unblocked, it can",
+    async () => {
+      const [, other] = await bothProcesses()
+      const from = await wallet()
+      const to = await wallet()
+      await client.fund(from.id, "USDT", "10")
+      const send = async () =>
+        (
+          await other.call("POST", "/core/v1/wallet/internal_transfer", {
+            sid: from.sid,
+            body: { recipient: to.id, currency: "USDT", amount: 1 }
+          })
+        ).body.error?.code ?? 0
+      assert.strictEqual(await send(), 0) // step one through the other process: cached session, not blocked
+      for (const [flags, expected] of [
+        [2, 10031],
+        [0, 0]
+      ] as const) {
+        const set = await client.priv("POST", "update_wallet", { id: from.id, flags })
+        assert.strictEqual(set.status, 200, JSON.stringify(set.body))
+        const { value, elapsed } = await within(send, (code) => code === expected)
+        assert.strictEqual(value, expected, `flags ${flags}: the other process answered ${value} ${elapsed} ms later`)
+      }
     }
-  })
+  )
 
   itWithServer("a tariff set through one process prices the other's next fee at once", async () => {
     const [, other] = await bothProcesses()
     const w = await wallet()
     const estimate = async () => {
-      const reply = await other.call("GET", "/core/v1/estimate_fee?tx_type=InnerTransfer&currency=EUR&amount=10", { sid: w.sid })
+      const reply = await other.call("GET", "/core/v1/estimate_fee?tx_type=InnerTransfer&currency=EUR&amount=10", {
+        sid: w.sid
+      })
       assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
       return reply.body.result.fee as number
     }
     try {
-      for (const [feeFixed, expected] of [["0.25", 0.25], ["0.5", 0.5], ["0", 0]] as const) {
+      for (const [feeFixed, expected] of [
+        ["0.25", 0.25],
+        ["0.5", 0.5],
+        ["0", 0]
+      ] as const) {
         await estimate() // fills the other process's cache with the rules in force
-        const set = await client.priv("POST", "set_tariffs", feeFixed === "0" ? [] : [{ txClass: "InnerTransfer", currency: "EUR", feeFixed, feePercent: "0" }])
+        const set = await client.priv(
+          "POST",
+          "set_tariffs",
+          feeFixed === "0" ? [] : [{ txClass: "InnerTransfer", currency: "EUR", feeFixed, feePercent: "0" }]
+        )
         assert.strictEqual(set.status, 200, JSON.stringify(set.body))
         const { value, elapsed } = await within(estimate, (fee) => fee === expected)
         assert.strictEqual(value, expected, `the other process still charged ${value} ${elapsed} ms after set_tariffs`)

@@ -37,7 +37,10 @@ describe("currency catalogue (C7)", () => {
       assert.isString(row.name)
     }
     assert.strictEqual(rows.filter((r) => r.isBase).length, 1)
-    assert.deepStrictEqual(rows.filter((r) => !r.exchangeEnabled).map((r) => r.currency), ["USD"])
+    assert.deepStrictEqual(
+      rows.filter((r) => !r.exchangeEnabled).map((r) => r.currency),
+      ["USD"]
+    )
   }
 
   it("private currencys lists BTC 8, ETH 18, USDT 6, USDC 6, EUR 2 (base), USD 2 (no exchange)", async () => {
@@ -98,14 +101,30 @@ describe("terminals: add_network and update_network (SPEC Terminal update reques
     assert.isNull(eth.lastBlock)
 
     const token = await add({
-      typeNetwork: 2, typeContract: 1, currencyId: "USDT", decimals: 6, addressContract: "0xdAC17F958D2ee523a2206206994597C13D831ec7",
-      flags: 1, defaultHotAddress: null, defaultSystemWalletId: null, walletGroups: []
+      typeNetwork: 2,
+      typeContract: 1,
+      currencyId: "USDT",
+      decimals: 6,
+      addressContract: "0xdAC17F958D2ee523a2206206994597C13D831ec7",
+      flags: 1,
+      defaultHotAddress: null,
+      defaultSystemWalletId: null,
+      walletGroups: []
     })
     assert.strictEqual(token.status, 200, JSON.stringify(token.body))
     usdtErc20 = token.body.result
     assert.strictEqual(usdtErc20.addressContract, "0xdAC17F958D2ee523a2206206994597C13D831ec7")
     // Optional attributes left out are stored as null.
-    for (const field of ["name", "tag", "priority", "networkFee", "displayName", "iconCode", "defaultHotAddress", "defaultSystemWalletId"]) {
+    for (const field of [
+      "name",
+      "tag",
+      "priority",
+      "networkFee",
+      "displayName",
+      "iconCode",
+      "defaultHotAddress",
+      "defaultSystemWalletId"
+    ]) {
       assert.isNull(usdtErc20[field], field)
     }
     assert.deepStrictEqual(usdtErc20.walletGroups, [])
@@ -114,10 +133,29 @@ describe("terminals: add_network and update_network (SPEC Terminal update reques
   it("a second Base (typeContract 0) terminal for the same network is rejected with 10041; other contracts are not", async () => {
     const again = await add(fullTerminal({ name: "again" }))
     assertRejected(again, 400, 10041)
-    const racing = await Promise.all([add(fullTerminal({ typeNetwork: 3, currencyId: "USDT", decimals: 6 })), add(fullTerminal({ typeNetwork: 3, currencyId: "USDT", decimals: 6 }))])
-    assert.sameMembers(racing.map((r) => r.status), [200, 400])
-    assertRejected(racing.find((r) => r.status === 400)!, 400, 10041)
-    const secondToken = await add({ typeNetwork: 2, typeContract: 1, currencyId: "USDC", decimals: 6, flags: 1, defaultHotAddress: null, defaultSystemWalletId: null, walletGroups: [] })
+    const racing = await Promise.all([
+      add(fullTerminal({ typeNetwork: 3, currencyId: "USDT", decimals: 6 })),
+      add(fullTerminal({ typeNetwork: 3, currencyId: "USDT", decimals: 6 }))
+    ])
+    assert.sameMembers(
+      racing.map((r) => r.status),
+      [200, 400]
+    )
+    assertRejected(
+      racing.find((r) => r.status === 400)!,
+      400,
+      10041
+    )
+    const secondToken = await add({
+      typeNetwork: 2,
+      typeContract: 1,
+      currencyId: "USDC",
+      decimals: 6,
+      flags: 1,
+      defaultHotAddress: null,
+      defaultSystemWalletId: null,
+      walletGroups: []
+    })
     assert.strictEqual(secondToken.status, 200)
   })
 
@@ -135,32 +173,80 @@ describe("terminals: add_network and update_network (SPEC Terminal update reques
 
   it("update_network preserves identity fields and lastBlock whatever the request sends", async () => {
     const reply = await patch({
-      id: eth.id, typeNetwork: 5, typeContract: 3, currencyId: "BTC", decimals: 8, addressContract: "0xNEW", lastBlock: "123456",
-      flags: eth.flags, defaultHotAddress: eth.defaultHotAddress, defaultSystemWalletId: eth.defaultSystemWalletId, walletGroups: eth.walletGroups
+      id: eth.id,
+      typeNetwork: 5,
+      typeContract: 3,
+      currencyId: "BTC",
+      decimals: 8,
+      addressContract: "0xNEW",
+      lastBlock: "123456",
+      flags: eth.flags,
+      defaultHotAddress: eth.defaultHotAddress,
+      defaultSystemWalletId: eth.defaultSystemWalletId,
+      walletGroups: eth.walletGroups
     })
     assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
     const after = reply.body.result
-    for (const field of ["id", "typeNetwork", "typeContract", "currencyId", "decimals", "addressContract", "lastBlock"]) {
+    for (const field of [
+      "id",
+      "typeNetwork",
+      "typeContract",
+      "currencyId",
+      "decimals",
+      "addressContract",
+      "lastBlock"
+    ]) {
       assert.deepStrictEqual(after[field], eth[field], field)
     }
-    const token = await patch({ id: usdtErc20.id, addressContract: null, flags: 1, defaultHotAddress: null, defaultSystemWalletId: null, walletGroups: [] })
+    const token = await patch({
+      id: usdtErc20.id,
+      addressContract: null,
+      flags: 1,
+      defaultHotAddress: null,
+      defaultSystemWalletId: null,
+      walletGroups: []
+    })
     assert.strictEqual(token.body.result.addressContract, usdtErc20.addressContract)
   })
 
   it("nullable attributes: null or absent keeps the value", async () => {
-    const always = { flags: eth.flags, defaultHotAddress: eth.defaultHotAddress, defaultSystemWalletId: eth.defaultSystemWalletId, walletGroups: eth.walletGroups }
-    const withNulls = await patch({ id: eth.id, name: null, tag: null, priority: null, networkFee: null, displayName: null, iconCode: null, ...always })
+    const always = {
+      flags: eth.flags,
+      defaultHotAddress: eth.defaultHotAddress,
+      defaultSystemWalletId: eth.defaultSystemWalletId,
+      walletGroups: eth.walletGroups
+    }
+    const withNulls = await patch({
+      id: eth.id,
+      name: null,
+      tag: null,
+      priority: null,
+      networkFee: null,
+      displayName: null,
+      iconCode: null,
+      ...always
+    })
     assert.strictEqual(withNulls.status, 200)
     const absent = await patch({ id: eth.id, ...always })
     for (const after of [withNulls.body.result, absent.body.result]) {
-      for (const field of ["name", "tag", "priority", "networkFee", "displayName", "iconCode"]) assert.deepStrictEqual(after[field], eth[field], field)
+      for (const field of ["name", "tag", "priority", "networkFee", "displayName", "iconCode"])
+        assert.deepStrictEqual(after[field], eth[field], field)
     }
   })
 
   it("nullable attributes: a value writes it", async () => {
     const reply = await patch({
-      id: eth.id, name: "eth-new", tag: "eth2", priority: 20, networkFee: 0.002, displayName: "Ether", iconCode: "ether",
-      flags: eth.flags, defaultHotAddress: eth.defaultHotAddress, defaultSystemWalletId: eth.defaultSystemWalletId, walletGroups: eth.walletGroups
+      id: eth.id,
+      name: "eth-new",
+      tag: "eth2",
+      priority: 20,
+      networkFee: 0.002,
+      displayName: "Ether",
+      iconCode: "ether",
+      flags: eth.flags,
+      defaultHotAddress: eth.defaultHotAddress,
+      defaultSystemWalletId: eth.defaultSystemWalletId,
+      walletGroups: eth.walletGroups
     })
     assert.strictEqual(reply.status, 200)
     const after = reply.body.result
@@ -173,10 +259,25 @@ describe("terminals: add_network and update_network (SPEC Terminal update reques
   })
 
   it("nullable attributes: an empty string or 0 clears the value (null)", async () => {
-    const always = { flags: eth.flags, defaultHotAddress: eth.defaultHotAddress, defaultSystemWalletId: eth.defaultSystemWalletId, walletGroups: eth.walletGroups }
-    const strings = await patch({ id: eth.id, name: "", tag: "", networkFee: "", displayName: "", iconCode: "", priority: 0, ...always })
+    const always = {
+      flags: eth.flags,
+      defaultHotAddress: eth.defaultHotAddress,
+      defaultSystemWalletId: eth.defaultSystemWalletId,
+      walletGroups: eth.walletGroups
+    }
+    const strings = await patch({
+      id: eth.id,
+      name: "",
+      tag: "",
+      networkFee: "",
+      displayName: "",
+      iconCode: "",
+      priority: 0,
+      ...always
+    })
     assert.strictEqual(strings.status, 200, JSON.stringify(strings.body))
-    for (const field of ["name", "tag", "priority", "networkFee", "displayName", "iconCode"]) assert.isNull(strings.body.result[field], field)
+    for (const field of ["name", "tag", "priority", "networkFee", "displayName", "iconCode"])
+      assert.isNull(strings.body.result[field], field)
     // The numeric zero clears networkFee as well, whether sent as a number or a string.
     for (const zero of [0, "0", "0.000"]) {
       await patch({ id: eth.id, networkFee: "0.5", ...always })
@@ -187,20 +288,38 @@ describe("terminals: add_network and update_network (SPEC Terminal update reques
   })
 
   it("flags, defaultHotAddress, defaultSystemWalletId and walletGroups are always written (null clears)", async () => {
-    const reply = await patch({ id: eth.id, flags: 1, defaultHotAddress: null, defaultSystemWalletId: null, walletGroups: [] })
+    const reply = await patch({
+      id: eth.id,
+      flags: 1,
+      defaultHotAddress: null,
+      defaultSystemWalletId: null,
+      walletGroups: []
+    })
     assert.strictEqual(reply.status, 200)
     assert.strictEqual(reply.body.result.flags, 1)
     assert.isNull(reply.body.result.defaultHotAddress)
     assert.isNull(reply.body.result.defaultSystemWalletId)
     assert.deepStrictEqual(reply.body.result.walletGroups, [])
-    const back = await patch({ id: eth.id, flags: 3, defaultHotAddress: "0xHOT2", defaultSystemWalletId: "-2", walletGroups: [7] })
+    const back = await patch({
+      id: eth.id,
+      flags: 3,
+      defaultHotAddress: "0xHOT2",
+      defaultSystemWalletId: "-2",
+      walletGroups: [7]
+    })
     assert.strictEqual(back.body.result.flags, 3)
     assert.strictEqual(back.body.result.defaultHotAddress, "0xHOT2")
     assert.strictEqual(back.body.result.defaultSystemWalletId, "-2")
     assert.deepStrictEqual(back.body.result.walletGroups, [7])
     // They must be sent: leaving one out is a malformed request.
     for (const field of ["flags", "defaultHotAddress", "defaultSystemWalletId", "walletGroups"]) {
-      const body: Record<string, unknown> = { id: eth.id, flags: 3, defaultHotAddress: "0xHOT2", defaultSystemWalletId: "-2", walletGroups: [7] }
+      const body: Record<string, unknown> = {
+        id: eth.id,
+        flags: 3,
+        defaultHotAddress: "0xHOT2",
+        defaultSystemWalletId: "-2",
+        walletGroups: [7]
+      }
       delete body[field]
       const omitted = await patch(body)
       assertRejected(omitted, 400, 10001, field)
@@ -208,9 +327,21 @@ describe("terminals: add_network and update_network (SPEC Terminal update reques
   })
 
   it("an unknown terminal is 404 with 10040; an unknown system wallet is 10030", async () => {
-    const unknown = await patch({ id: "987654321", flags: 0, defaultHotAddress: null, defaultSystemWalletId: null, walletGroups: [] })
+    const unknown = await patch({
+      id: "987654321",
+      flags: 0,
+      defaultHotAddress: null,
+      defaultSystemWalletId: null,
+      walletGroups: []
+    })
     assertRejected(unknown, 404, 10040)
-    const wallet = await patch({ id: eth.id, flags: 0, defaultHotAddress: null, defaultSystemWalletId: "999999999", walletGroups: [] })
+    const wallet = await patch({
+      id: eth.id,
+      flags: 0,
+      defaultHotAddress: null,
+      defaultSystemWalletId: "999999999",
+      walletGroups: []
+    })
     assertRejected(wallet, 404, 10030)
   })
 
@@ -220,7 +351,14 @@ describe("terminals: add_network and update_network (SPEC Terminal update reques
     assert.strictEqual(internal.length, 1)
     assert.strictEqual(internal[0].typeContract, 234)
     assert.strictEqual(internal[0].displayName, "Own Wallet Transfer")
-    const reply = await patch({ id: internal[0].id, name: "mine", flags: 3, defaultHotAddress: null, defaultSystemWalletId: null, walletGroups: [] })
+    const reply = await patch({
+      id: internal[0].id,
+      name: "mine",
+      flags: 3,
+      defaultHotAddress: null,
+      defaultSystemWalletId: null,
+      walletGroups: []
+    })
     assertRejected(reply, 400, 10042)
     const after = (await getPrivate("tokens_networks")).body.result.find((t: any) => t.id === internal[0].id)
     assert.deepStrictEqual(after, internal[0])
@@ -230,8 +368,20 @@ describe("terminals: add_network and update_network (SPEC Terminal update reques
 describe("tokens_networks (WalletTerminalOut)", () => {
   const terminal = async (typeNetwork: number, flags: number, walletGroups: Array<number>, displayName: string) => {
     const reply = await client.priv("POST", "add_network", {
-      typeNetwork, typeContract: 0, currencyId: "BTC", decimals: 8, name: `raw-${displayName}`, tag: "raw-tag", displayName, iconCode: "btc",
-      networkFee: "0.0001", priority: 5, flags, defaultHotAddress: null, defaultSystemWalletId: null, walletGroups
+      typeNetwork,
+      typeContract: 0,
+      currencyId: "BTC",
+      decimals: 8,
+      name: `raw-${displayName}`,
+      tag: "raw-tag",
+      displayName,
+      iconCode: "btc",
+      networkFee: "0.0001",
+      priority: 5,
+      flags,
+      defaultHotAddress: null,
+      defaultSystemWalletId: null,
+      walletGroups
     })
     assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
     return reply.body.result.id as string
@@ -247,7 +397,19 @@ describe("tokens_networks (WalletTerminalOut)", () => {
     group5And6 = await terminal(106, 3, [5, 6], "Five and six")
   })
 
-  const expectedKeys = ["id", "typeNetwork", "typeContract", "currency", "decimals", "displayName", "iconCode", "networkFee", "priority", "canDeposit", "canWithdraw"]
+  const expectedKeys = [
+    "id",
+    "typeNetwork",
+    "typeContract",
+    "currency",
+    "decimals",
+    "displayName",
+    "iconCode",
+    "networkFee",
+    "priority",
+    "canDeposit",
+    "canWithdraw"
+  ]
 
   it("the private list has every terminal, curated: no raw name, tag or symbol", async () => {
     const reply = await getPrivate("tokens_networks")
@@ -281,22 +443,39 @@ describe("tokens_networks (WalletTerminalOut)", () => {
     assert.isTrue(withdraw.canWithdraw)
 
     const g6 = await sessionWallet(6)
-    const six = (await client.call("GET", "/core/v1/tokens_networks", { sid: g6.sid })).body.result.map((t: any) => t.id)
+    const six = (await client.call("GET", "/core/v1/tokens_networks", { sid: g6.sid })).body.result.map(
+      (t: any) => t.id
+    )
     assert.includeMembers(six, [everyone, group6, group5And6])
     for (const excluded of [group5Withdraw, hidden, unusable]) assert.notInclude(six, excluded)
 
     const g0 = await sessionWallet(0)
-    const zero = (await client.call("GET", "/core/v1/tokens_networks", { sid: g0.sid })).body.result.map((t: any) => t.id)
+    const zero = (await client.call("GET", "/core/v1/tokens_networks", { sid: g0.sid })).body.result.map(
+      (t: any) => t.id
+    )
     assert.include(zero, everyone)
     for (const excluded of [group5Withdraw, group6, group5And6, hidden, unusable]) assert.notInclude(zero, excluded)
   })
 
   it("the session list follows update_network and update_wallet", async () => {
     const w = await sessionWallet(5)
-    const list = async () => (await client.call("GET", "/core/v1/tokens_networks", { sid: w.sid })).body.result.map((t: any) => t.id)
-    await client.priv("POST", "update_network", { id: everyone, flags: 1 | 4, defaultHotAddress: null, defaultSystemWalletId: null, walletGroups: [] })
+    const list = async () =>
+      (await client.call("GET", "/core/v1/tokens_networks", { sid: w.sid })).body.result.map((t: any) => t.id)
+    await client.priv("POST", "update_network", {
+      id: everyone,
+      flags: 1 | 4,
+      defaultHotAddress: null,
+      defaultSystemWalletId: null,
+      walletGroups: []
+    })
     assert.notInclude(await list(), everyone)
-    await client.priv("POST", "update_network", { id: everyone, flags: 1, defaultHotAddress: null, defaultSystemWalletId: null, walletGroups: [] })
+    await client.priv("POST", "update_network", {
+      id: everyone,
+      flags: 1,
+      defaultHotAddress: null,
+      defaultSystemWalletId: null,
+      walletGroups: []
+    })
     assert.include(await list(), everyone)
     await client.priv("POST", "update_wallet", { id: w.id, wallet_group: 6 })
     const now = await list()
@@ -345,7 +524,12 @@ describe("rates (SPEC market rule 7, C14)", () => {
 
   it("via BTC: ETH has only an ETH/BTC rate, so ETH→EUR and ETH→USDT go through BTC", async () => {
     assert.deepStrictEqual((await rate("ETH", "EUR")).body.result, { from: "ETH", to: "EUR", rate: "2700", via: "BTC" })
-    assert.deepStrictEqual((await rate("ETH", "USDT")).body.result, { from: "ETH", to: "USDT", rate: "3000", via: "BTC" })
+    assert.deepStrictEqual((await rate("ETH", "USDT")).body.result, {
+      from: "ETH",
+      to: "USDT",
+      rate: "3000",
+      via: "BTC"
+    })
     const back = await rate("EUR", "ETH")
     assert.strictEqual(back.body.result.via, "BTC")
     assert.closeTo(Number(back.body.result.rate), 1 / 2700, 1e-15)
@@ -361,7 +545,12 @@ describe("rates (SPEC market rule 7, C14)", () => {
 
   it("a new set rate replaces the old one; a direct rate beats a cross rate", async () => {
     await client.priv("POST", "set_rates", [{ from: "BTC", to: "EUR", rate: "50000" }])
-    assert.deepStrictEqual((await rate("BTC", "EUR")).body.result, { from: "BTC", to: "EUR", rate: "50000", via: "direct" })
+    assert.deepStrictEqual((await rate("BTC", "EUR")).body.result, {
+      from: "BTC",
+      to: "EUR",
+      rate: "50000",
+      via: "direct"
+    })
     await client.priv("POST", "set_rates", [{ from: "BTC", to: "EUR", rate: "54000" }])
     assert.strictEqual((await rate("BTC", "EUR")).body.result.rate, "54000")
   })
@@ -400,7 +589,10 @@ describe("rates (SPEC market rule 7, C14)", () => {
     const w = await sessionWallet()
     const two = await client.call("GET", "/core/v1/market/get_rates?from=BTC&from=ETH", { sid: w.sid })
     assert.strictEqual(two.status, 200, JSON.stringify(two.body))
-    assert.sameMembers(two.body.result.map((r: any) => `${r.from}/${r.to}=${r.rate}`), ["BTC/EUR=54000", "ETH/EUR=2700"])
+    assert.sameMembers(
+      two.body.result.map((r: any) => `${r.from}/${r.to}=${r.rate}`),
+      ["BTC/EUR=54000", "ETH/EUR=2700"]
+    )
     const one = await client.call("GET", "/core/v1/market/get_rates?from=BTC&to=USDT", { sid: w.sid })
     assert.strictEqual(one.status, 200, JSON.stringify(one.body))
     assert.deepStrictEqual(one.body.result, [{ from: "BTC", to: "USDT", rate: "60000", via: "direct" }])
@@ -425,7 +617,17 @@ describe("tariffs and estimate_fee (C7)", () => {
     ])
     assert.strictEqual((await getPrivate("get_tariffs")).body.result.length, 2)
     const reply = await setTariffs([
-      { txClass: "InnerTransfer", currency: "EUR", walletGroup: 3, typeTx: 12, feeFixed: 0.25, feePercent: 0.5, minAmount: "1", maxAmount: "1000", profitWalletId: "-2" }
+      {
+        txClass: "InnerTransfer",
+        currency: "EUR",
+        walletGroup: 3,
+        typeTx: 12,
+        feeFixed: 0.25,
+        feePercent: 0.5,
+        minAmount: "1",
+        maxAmount: "1000",
+        profitWalletId: "-2"
+      }
     ])
     assert.strictEqual(reply.body.result.rules, 1)
     const listed = (await getPrivate("get_tariffs")).body.result
@@ -446,9 +648,25 @@ describe("tariffs and estimate_fee (C7)", () => {
 
   it("set_tariffs rejects an unknown currency (10020), an unknown profit wallet (10030) and an unknown txClass (10001), keeping the set", async () => {
     await setTariffs([{ txClass: "Withdraw", currency: "BTC", feeFixed: "0.0001", feePercent: "0" }])
-    assertRejected(await client.priv("POST", "set_tariffs", [{ txClass: "Withdraw", currency: "XYZ", feeFixed: "1", feePercent: "0" }]), 400, 10020)
-    assertRejected(await client.priv("POST", "set_tariffs", [{ txClass: "Withdraw", currency: "BTC", feeFixed: "1", feePercent: "0", profitWalletId: "999999999" }]), 404, 10030)
-    assertRejected(await client.priv("POST", "set_tariffs", [{ txClass: "Bogus", currency: "BTC", feeFixed: "1", feePercent: "0" }]), 400, 10001)
+    assertRejected(
+      await client.priv("POST", "set_tariffs", [
+        { txClass: "Withdraw", currency: "XYZ", feeFixed: "1", feePercent: "0" }
+      ]),
+      400,
+      10020
+    )
+    assertRejected(
+      await client.priv("POST", "set_tariffs", [
+        { txClass: "Withdraw", currency: "BTC", feeFixed: "1", feePercent: "0", profitWalletId: "999999999" }
+      ]),
+      404,
+      10030
+    )
+    assertRejected(
+      await client.priv("POST", "set_tariffs", [{ txClass: "Bogus", currency: "BTC", feeFixed: "1", feePercent: "0" }]),
+      400,
+      10001
+    )
     assert.strictEqual((await getPrivate("get_tariffs")).body.result.length, 1)
   })
 
@@ -457,7 +675,13 @@ describe("tariffs and estimate_fee (C7)", () => {
     const w = await sessionWallet()
     const reply = await estimate(w.sid, "InnerTransfer", "USDT", "100")
     assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-    assert.deepStrictEqual(reply.body.result, { txClass: "InnerTransfer", currency: "USDT", amount: 100, fee: 1.5, feeText: "1.5" })
+    assert.deepStrictEqual(reply.body.result, {
+      txClass: "InnerTransfer",
+      currency: "USDT",
+      amount: 100,
+      fee: 1.5,
+      feeText: "1.5"
+    })
   })
 
   it("numeric tx_type 11 (and the other code types 12-14) map to InnerTransfer", async () => {
@@ -526,7 +750,11 @@ describe("tariffs and estimate_fee (C7)", () => {
   it("with no matching rule the fee is 0", async () => {
     await setTariffs([{ txClass: "Withdraw", currency: "USDT", feeFixed: "1", feePercent: "1" }])
     const w = await sessionWallet()
-    for (const [txType, currency] of [["InnerTransfer", "USDT"], ["Withdraw", "BTC"], ["Deposit", "USDT"]]) {
+    for (const [txType, currency] of [
+      ["InnerTransfer", "USDT"],
+      ["Withdraw", "BTC"],
+      ["Deposit", "USDT"]
+    ]) {
       const reply = await estimate(w.sid, txType, currency, "100")
       assert.strictEqual(reply.status, 200)
       assert.strictEqual(reply.body.result.fee, 0, `${txType} ${currency}`)
@@ -547,7 +775,10 @@ describe("tariffs and estimate_fee (C7)", () => {
   })
 
   it("needs a session", async () => {
-    assert.strictEqual((await client.call("GET", "/core/v1/estimate_fee?tx_type=InnerTransfer&currency=USDT&amount=1")).status, 401)
+    assert.strictEqual(
+      (await client.call("GET", "/core/v1/estimate_fee?tx_type=InnerTransfer&currency=USDT&amount=1")).status,
+      401
+    )
   })
 })
 

@@ -38,11 +38,26 @@ const long = (n: number) => "x".repeat(n)
 
 // Private (service key) ---------------------------------------------------------------------
 
-const createWallet = (name: string, body: unknown, names: string, raw?: string): Case =>
-  ({ name: `create_wallet: ${name}`, method: "POST", path: "/private/v1/create_wallet", auth: "service", body, raw, status: 400, code: INVALID, names })
+const createWallet = (name: string, body: unknown, names: string, raw?: string): Case => ({
+  name: `create_wallet: ${name}`,
+  method: "POST",
+  path: "/private/v1/create_wallet",
+  auth: "service",
+  body,
+  raw,
+  status: 400,
+  code: INVALID,
+  names
+})
 
-const posting = (fields: Record<string, unknown>) =>
-  ({ externalId: "validation-1", walletId: "$wallet", currency: "USDT", amount: "1", direction: "credit", ...fields })
+const posting = (fields: Record<string, unknown>) => ({
+  externalId: "validation-1",
+  walletId: "$wallet",
+  currency: "USDT",
+  amount: "1",
+  direction: "credit",
+  ...fields
+})
 
 const withoutField = (field: string) => {
   const item: Record<string, unknown> = posting({})
@@ -50,42 +65,113 @@ const withoutField = (field: string) => {
   return item
 }
 
-const execute = (name: string, body: unknown, names: string, raw?: string): Case =>
-  ({ name: `execute_transactions: ${name}`, method: "POST", path: "/private/v1/execute_transactions", auth: "service", body, raw, status: 400, code: INVALID, names })
+const execute = (name: string, body: unknown, names: string, raw?: string): Case => ({
+  name: `execute_transactions: ${name}`,
+  method: "POST",
+  path: "/private/v1/execute_transactions",
+  auth: "service",
+  body,
+  raw,
+  status: 400,
+  code: INVALID,
+  names
+})
 
 /** A posting whose JSON has `amount` written literally (numbers JSON.stringify cannot produce). */
 const rawAmount = (literal: string) =>
   `[{"externalId":"validation-raw","walletId":"$wallet","currency":"ETH","amount":${literal},"direction":"credit"}]`
 
-const updateWallet = (name: string, body: unknown, names: string): Case =>
-  ({ name: `update_wallet: ${name}`, method: "POST", path: "/private/v1/update_wallet", auth: "service", body, status: 400, code: INVALID, names })
+const updateWallet = (name: string, body: unknown, names: string): Case => ({
+  name: `update_wallet: ${name}`,
+  method: "POST",
+  path: "/private/v1/update_wallet",
+  auth: "service",
+  body,
+  status: 400,
+  code: INVALID,
+  names
+})
 
-const privateGet = (name: string, path: string, names: string, code = INVALID): Case =>
-  ({ name: `${path.split("?")[0].split("/").pop()}: ${name}`, method: "GET", path, auth: "service", status: 400, code, names })
+const privateGet = (name: string, path: string, names: string, code = INVALID): Case => ({
+  name: `${path.split("?")[0].split("/").pop()}: ${name}`,
+  method: "GET",
+  path,
+  auth: "service",
+  status: 400,
+  code,
+  names
+})
 
-const privatePost = (action: string, name: string, body: unknown, names: string, code = INVALID): Case =>
-  ({ name: `${action}: ${name}`, method: "POST", path: `/private/v1/${action}`, auth: "service", body, status: 400, code, names })
+const privatePost = (action: string, name: string, body: unknown, names: string, code = INVALID): Case => ({
+  name: `${action}: ${name}`,
+  method: "POST",
+  path: `/private/v1/${action}`,
+  auth: "service",
+  body,
+  status: 400,
+  code,
+  names
+})
 
 // Session ------------------------------------------------------------------------------------
 
-const estimateFee = (name: string, query: string, names: string, code = INVALID): Case =>
-  ({ name: `estimate_fee: ${name}`, method: "GET", path: `/core/v1/estimate_fee?${query}`, auth: "session", status: 400, code, names })
+const estimateFee = (name: string, query: string, names: string, code = INVALID): Case => ({
+  name: `estimate_fee: ${name}`,
+  method: "GET",
+  path: `/core/v1/estimate_fee?${query}`,
+  auth: "session",
+  status: 400,
+  code,
+  names
+})
 
-const sessionGet = (name: string, path: string, names: string, code = INVALID): Case =>
-  ({ name: `${path.split("?")[0].split("/").pop()}: ${name}`, method: "GET", path, auth: "session", status: 400, code, names })
+const sessionGet = (name: string, path: string, names: string, code = INVALID): Case => ({
+  name: `${path.split("?")[0].split("/").pop()}: ${name}`,
+  method: "GET",
+  path,
+  auth: "session",
+  status: 400,
+  code,
+  names
+})
 
-const sessionPost = (action: string, name: string, body: unknown, names: string): Case =>
-  ({ name: `${action}: ${name}`, method: "POST", path: `/core/v1/wallet/${action}`, auth: "session", body, status: 400, code: INVALID, names })
+const sessionPost = (action: string, name: string, body: unknown, names: string): Case => ({
+  name: `${action}: ${name}`,
+  method: "POST",
+  path: `/core/v1/wallet/${action}`,
+  auth: "session",
+  body,
+  status: 400,
+  code: INVALID,
+  names
+})
 
 /** A GET on a feed, named after its action and query. */
-const feedGet = (auth: Auth) => (path: string, names: string): Case =>
-  ({ name: `${path.split("?")[0].split("/").pop()}: ${path.split("?")[1]}`, method: "GET", path, auth, status: 400, code: INVALID, names })
+const feedGet =
+  (auth: Auth) =>
+  (path: string, names: string): Case => ({
+    name: `${path.split("?")[0].split("/").pop()}: ${path.split("?")[1]}`,
+    method: "GET",
+    path,
+    auth,
+    status: 400,
+    code: INVALID,
+    names
+  })
 
 const INT4_PAST = 2147483648
 const INT64_PAST = "9223372036854775808"
 
-const malformed = (path: string, auth: Auth, raw: string, label: string): Case =>
-  ({ name: `${path.split("/").pop()}: ${label}`, method: "POST", path, auth, raw, status: 400, code: INVALID, names: "body" })
+const malformed = (path: string, auth: Auth, raw: string, label: string): Case => ({
+  name: `${path.split("/").pop()}: ${label}`,
+  method: "POST",
+  path,
+  auth,
+  raw,
+  status: 400,
+  code: INVALID,
+  names: "body"
+})
 
 const cases: ReadonlyArray<Case> = [
   // create_wallet: ids that are not int64, missing and overlong fields, ranges, formats.
@@ -94,7 +180,12 @@ const cases: ReadonlyArray<Case> = [
   createWallet("clientId a fraction", { clientId: 1.5 }, "body.clientId"),
   createWallet("clientId above int64 as a string", { clientId: "99999999999999999999" }, "body.clientId"),
   createWallet("clientId int64 max + 1", { clientId: "9223372036854775808" }, "body.clientId"),
-  createWallet("clientId above int64 as a JSON number", undefined, "body.clientId", `{"clientId":99999999999999999999}`),
+  createWallet(
+    "clientId above int64 as a JSON number",
+    undefined,
+    "body.clientId",
+    `{"clientId":99999999999999999999}`
+  ),
   createWallet("clientId a boolean", { clientId: true }, "body.clientId"),
   createWallet("clientId null", { clientId: null }, "body.clientId"),
   createWallet("clientId with a sign and spaces", { clientId: " +12" }, "body.clientId"),
@@ -136,9 +227,17 @@ const cases: ReadonlyArray<Case> = [
   execute("tag of 101 characters", [posting({ tag: long(101) })], "body[0].tag"),
   execute("walletId not an int64", [posting({ walletId: "abc" })], "body[0].walletId"),
   execute("walletId a fraction", [posting({ walletId: 1.5 })], "body[0].walletId"),
-  execute("the second item is bad", [posting({}), posting({ externalId: "validation-2", amount: "-1" })], "body[1].amount"),
+  execute(
+    "the second item is bad",
+    [posting({}), posting({ externalId: "validation-2", amount: "-1" })],
+    "body[1].amount"
+  ),
   execute("an empty array", [], "body"),
-  execute("1001 items", Array.from({ length: 1001 }, (_, i) => posting({ externalId: `bulk-${i}` })), "body"),
+  execute(
+    "1001 items",
+    Array.from({ length: 1001 }, (_, i) => posting({ externalId: `bulk-${i}` })),
+    "body"
+  ),
   execute("an object where an array is expected", posting({}), "body"),
 
   // update_wallet: ranges and ids.
@@ -165,7 +264,12 @@ const cases: ReadonlyArray<Case> = [
 
   // Sessions and apps.
   privatePost("create_session", "ttlSeconds 5", { walletId: "$wallet", ttlSeconds: 5 }, "body.ttlSeconds"),
-  privatePost("create_session", "ttlSeconds of 31 days", { walletId: "$wallet", ttlSeconds: 31 * 86400 }, "body.ttlSeconds"),
+  privatePost(
+    "create_session",
+    "ttlSeconds of 31 days",
+    { walletId: "$wallet", ttlSeconds: 31 * 86400 },
+    "body.ttlSeconds"
+  ),
   privatePost("create_session", "ttlSeconds a string", { walletId: "$wallet", ttlSeconds: "100" }, "body.ttlSeconds"),
   privatePost("create_session", "walletId not an int64", { walletId: "x" }, "body.walletId"),
   privatePost("create_session", "walletId missing", {}, "body.walletId"),
@@ -190,23 +294,54 @@ const cases: ReadonlyArray<Case> = [
   estimateFee("amount NaN", "tx_type=InnerTransfer&currency=USDT&amount=NaN", "query.amount"),
   estimateFee("amount 1e400", "tx_type=InnerTransfer&currency=USDT&amount=1e400", "query.amount"),
   estimateFee("amount given twice", "tx_type=InnerTransfer&currency=USDT&amount=1&amount=2", "query.amount"),
-  estimateFee("amount with 7 decimals for USDT (6)", "tx_type=InnerTransfer&currency=USDT&amount=1.1234567", "amount", TOO_MANY_DECIMALS),
+  estimateFee(
+    "amount with 7 decimals for USDT (6)",
+    "tx_type=InnerTransfer&currency=USDT&amount=1.1234567",
+    "amount",
+    TOO_MANY_DECIMALS
+  ),
   // As a float this is 1 exactly; as the text it is, it has 17 decimals.
-  estimateFee("amount 1.00000000000000001 for USDT", "tx_type=InnerTransfer&currency=USDT&amount=1.00000000000000001", "amount", TOO_MANY_DECIMALS),
-  estimateFee("amount with 3 decimals for EUR (2)", "tx_type=InnerTransfer&currency=EUR&amount=0.001", "amount", TOO_MANY_DECIMALS),
+  estimateFee(
+    "amount 1.00000000000000001 for USDT",
+    "tx_type=InnerTransfer&currency=USDT&amount=1.00000000000000001",
+    "amount",
+    TOO_MANY_DECIMALS
+  ),
+  estimateFee(
+    "amount with 3 decimals for EUR (2)",
+    "tx_type=InnerTransfer&currency=EUR&amount=0.001",
+    "amount",
+    TOO_MANY_DECIMALS
+  ),
   estimateFee("tx_type Bogus", "tx_type=Bogus&currency=USDT&amount=1", "tx_type"),
   estimateFee("tx_type missing", "currency=USDT&amount=1", "query.tx_type"),
   estimateFee("tx_type of 33 characters", `tx_type=${long(33)}&currency=USDT&amount=1`, "query.tx_type"),
   estimateFee("currency XXX", "tx_type=InnerTransfer&currency=XXX&amount=1", "currency", UNKNOWN_CURRENCY),
   estimateFee("currency not a currency code", "tx_type=InnerTransfer&currency=usdt&amount=1", "query.currency"),
-  estimateFee("recipient of 101 characters", `tx_type=InnerTransfer&currency=USDT&amount=1&recipient=${long(101)}`, "query.recipient"),
+  estimateFee(
+    "recipient of 101 characters",
+    `tx_type=InnerTransfer&currency=USDT&amount=1&recipient=${long(101)}`,
+    "query.recipient"
+  ),
 
   // Other session queries.
-  sessionGet("investment_id not an int64", "/core/v1/invest/get_investment_info?investment_id=abc", "query.investment_id"),
-  sessionGet("investment_id int64 max + 1", "/core/v1/invest/get_investment_info?investment_id=9223372036854775808", "query.investment_id"),
+  sessionGet(
+    "investment_id not an int64",
+    "/core/v1/invest/get_investment_info?investment_id=abc",
+    "query.investment_id"
+  ),
+  sessionGet(
+    "investment_id int64 max + 1",
+    "/core/v1/invest/get_investment_info?investment_id=9223372036854775808",
+    "query.investment_id"
+  ),
   sessionGet("investment_id missing", "/core/v1/invest/get_investment_info", "query.investment_id"),
   sessionGet("start not a date", "/core/v1/invest/get_investments?start=2020-13", "query.start"),
-  sessionGet("investment_types unknown", "/core/v1/invest/get_investments?investment_types=bogus", "query.investment_types"),
+  sessionGet(
+    "investment_types unknown",
+    "/core/v1/invest/get_investments?investment_types=bogus",
+    "query.investment_types"
+  ),
   sessionGet("to not a currency code", "/core/v1/market/get_rates?to=eu", "query.to"),
   sessionGet("to unknown", "/core/v1/market/get_rates?to=XXX", "to", UNKNOWN_CURRENCY),
   sessionGet("from unknown", "/core/v1/market/get_rates?from=BTC&from=XXX", "from", UNKNOWN_CURRENCY),
@@ -220,77 +355,100 @@ const cases: ReadonlyArray<Case> = [
   sessionPost("set_security", "require2FA missing", {}, "body.require2FA"),
 
   // Merchant queries.
-  { name: "get_app_payments: cursor not an int64", method: "GET", path: "/payorders/v1/get_app_payments?app_id=$app&cursor=abc", auth: "merchant", status: 400, code: INVALID, names: "query.cursor" },
+  {
+    name: "get_app_payments: cursor not an int64",
+    method: "GET",
+    path: "/payorders/v1/get_app_payments?app_id=$app&cursor=abc",
+    auth: "merchant",
+    status: 400,
+    code: INVALID,
+    names: "query.cursor"
+  },
 
   // Feeds and long-polls: every numeric filter is range-checked before it can reach SQL (an int4 or
   // int8 overflow there used to answer 500).
-  ...([
-    ["networks past int4 (was a 500)", { networks: [-4117905104961535] }, "body.networks[0]"],
-    ["networks 2^31", { networks: [INT4_PAST] }, "body.networks[0]"],
-    ["networks 0", { networks: [0] }, "body.networks[0]"],
-    ["networks 241", { networks: [1, 241] }, "body.networks[1]"],
-    ["networks a fraction", { networks: [1.5] }, "body.networks[0]"],
-    ["65 networks", { networks: Array.from({ length: 65 }, () => 1) }, "body.networks"],
-    ["tokenNetworks -5", { tokenNetworks: ["-5"] }, "body.tokenNetworks[0]"],
-    ["tokenNetworks 0", { tokenNetworks: [0] }, "body.tokenNetworks[0]"],
-    ["tokenNetworks past int64", { tokenNetworks: [INT64_PAST] }, "body.tokenNetworks[0]"],
-    ["since -1", { since: "-1" }, "body.since"],
-    ["since past int64", { since: INT64_PAST }, "body.since"],
-    ["since a fraction", { since: 1.5 }, "body.since"],
-    ["limit 1e300", { limit: 1e300 }, "body.limit"],
-    ["limit a string", { limit: "5" }, "body.limit"],
-    ["intern -3", { intern: "-3" }, "body.intern"],
-    ["intern past int64", { intern: INT64_PAST }, "body.intern"],
-    ["scope 3", { scope: 3 }, "body.scope"]
-  ] as const).map(([name, body, names]) => privatePost("list_last_updated_txs", name, body, names)),
-  ...([
-    ["/private/v1/wait_cursor?cursor=-1&timeout=0", "query.cursor"],
-    [`/private/v1/wait_cursor?cursor=${INT64_PAST}&timeout=0`, "query.cursor"],
-    ["/private/v1/wait_cursor?timeout=-1", "query.timeout"],
-    ["/private/v1/wait_cursor?timeout=3601", "query.timeout"],
-    ["/private/v1/events?cursor=-1", "query.cursor"],
-    [`/private/v1/events?cursor=${INT64_PAST}`, "query.cursor"],
-    ["/private/v1/events?limit=0", "query.limit"],
-    ["/private/v1/events?limit=1001", "query.limit"],
-    ["/private/v1/events?limit=99999999999999999999", "query.limit"]
-  ] as const).map(([path, names]) => feedGet("service")(path, names)),
-  ...([
-    ["/core/v1/wallet/get_history_transactions?startTick=-1", "query.startTick"],
-    [`/core/v1/wallet/get_history_transactions?endTick=${INT64_PAST}`, "query.endTick"],
-    ["/core/v1/wallet/get_history_transactions?limit=-1", "query.limit"],
-    ["/core/v1/wallet/get_history_transactions?limit=1001", "query.limit"],
-    [`/core/v1/wallet/get_history_transactions?typeTx=${INT4_PAST}`, "query.typeTx"],
-    ["/core/v1/wallet/get_profit_transactions?startTick=-1", "query.startTick"],
-    ["/core/v1/wallet/get_profit_transactions?limit=0", "query.limit"],
-    [`/core/v1/market/get_orders?room_key=${INT64_PAST}`, "query.room_key"],
-    ["/core/v1/market/get_orders?room_key=99999999999999999999", "query.room_key"],
-    ["/core/v1/market/get_orders?from_order_id=-1", "query.from_order_id"],
-    [`/core/v1/market/get_orders?from_order_id=${INT64_PAST}`, "query.from_order_id"],
-    ["/core/v1/market/get_orders?limit=0", "query.limit"],
-    ["/core/v1/market/get_orders?limit=101", "query.limit"],
-    [`/core/v1/get_candles?currency_from=BTC&currency_to=USDT&room_key=${INT64_PAST}`, "query.room_key"],
-    [`/core/v1/market/get_trade_info?currency_from=BTC&currency_to=USDT&room_key=${INT64_PAST}`, "query.room_key"],
-    ["/core/v1/market/get_trade_info?currency_from=BTC&currency_to=USDT&results_limit=0", "query.results_limit"]
-  ] as const).map(([path, names]) => feedGet("session")(path, names)),
+  ...(
+    [
+      ["networks past int4 (was a 500)", { networks: [-4117905104961535] }, "body.networks[0]"],
+      ["networks 2^31", { networks: [INT4_PAST] }, "body.networks[0]"],
+      ["networks 0", { networks: [0] }, "body.networks[0]"],
+      ["networks 241", { networks: [1, 241] }, "body.networks[1]"],
+      ["networks a fraction", { networks: [1.5] }, "body.networks[0]"],
+      ["65 networks", { networks: Array.from({ length: 65 }, () => 1) }, "body.networks"],
+      ["tokenNetworks -5", { tokenNetworks: ["-5"] }, "body.tokenNetworks[0]"],
+      ["tokenNetworks 0", { tokenNetworks: [0] }, "body.tokenNetworks[0]"],
+      ["tokenNetworks past int64", { tokenNetworks: [INT64_PAST] }, "body.tokenNetworks[0]"],
+      ["since -1", { since: "-1" }, "body.since"],
+      ["since past int64", { since: INT64_PAST }, "body.since"],
+      ["since a fraction", { since: 1.5 }, "body.since"],
+      ["limit 1e300", { limit: 1e300 }, "body.limit"],
+      ["limit a string", { limit: "5" }, "body.limit"],
+      ["intern -3", { intern: "-3" }, "body.intern"],
+      ["intern past int64", { intern: INT64_PAST }, "body.intern"],
+      ["scope 3", { scope: 3 }, "body.scope"]
+    ] as const
+  ).map(([name, body, names]) => privatePost("list_last_updated_txs", name, body, names)),
+  ...(
+    [
+      ["/private/v1/wait_cursor?cursor=-1&timeout=0", "query.cursor"],
+      [`/private/v1/wait_cursor?cursor=${INT64_PAST}&timeout=0`, "query.cursor"],
+      ["/private/v1/wait_cursor?timeout=-1", "query.timeout"],
+      ["/private/v1/wait_cursor?timeout=3601", "query.timeout"],
+      ["/private/v1/events?cursor=-1", "query.cursor"],
+      [`/private/v1/events?cursor=${INT64_PAST}`, "query.cursor"],
+      ["/private/v1/events?limit=0", "query.limit"],
+      ["/private/v1/events?limit=1001", "query.limit"],
+      ["/private/v1/events?limit=99999999999999999999", "query.limit"]
+    ] as const
+  ).map(([path, names]) => feedGet("service")(path, names)),
+  ...(
+    [
+      ["/core/v1/wallet/get_history_transactions?startTick=-1", "query.startTick"],
+      [`/core/v1/wallet/get_history_transactions?endTick=${INT64_PAST}`, "query.endTick"],
+      ["/core/v1/wallet/get_history_transactions?limit=-1", "query.limit"],
+      ["/core/v1/wallet/get_history_transactions?limit=1001", "query.limit"],
+      [`/core/v1/wallet/get_history_transactions?typeTx=${INT4_PAST}`, "query.typeTx"],
+      ["/core/v1/wallet/get_profit_transactions?startTick=-1", "query.startTick"],
+      ["/core/v1/wallet/get_profit_transactions?limit=0", "query.limit"],
+      [`/core/v1/market/get_orders?room_key=${INT64_PAST}`, "query.room_key"],
+      ["/core/v1/market/get_orders?room_key=99999999999999999999", "query.room_key"],
+      ["/core/v1/market/get_orders?from_order_id=-1", "query.from_order_id"],
+      [`/core/v1/market/get_orders?from_order_id=${INT64_PAST}`, "query.from_order_id"],
+      ["/core/v1/market/get_orders?limit=0", "query.limit"],
+      ["/core/v1/market/get_orders?limit=101", "query.limit"],
+      [`/core/v1/get_candles?currency_from=BTC&currency_to=USDT&room_key=${INT64_PAST}`, "query.room_key"],
+      [`/core/v1/market/get_trade_info?currency_from=BTC&currency_to=USDT&room_key=${INT64_PAST}`, "query.room_key"],
+      ["/core/v1/market/get_trade_info?currency_from=BTC&currency_to=USDT&results_limit=0", "query.results_limit"]
+    ] as const
+  ).map(([path, names]) => feedGet("session")(path, names)),
   feedGet("merchant")("/payorders/v1/get_app_payments?app_id=$app&cursor=-1", "query.cursor"),
 
   // Malformed JSON, empty bodies and a wrong content type, across areas.
-  ...([
-    ["/private/v1/create_wallet", "service"],
-    ["/private/v1/update_wallet", "service"],
-    ["/private/v1/create_session", "service"],
-    ["/private/v1/execute_transactions", "service"],
-    ["/private/v1/set_rates", "service"],
-    ["/core/v1/wallet/update_settings", "session"],
-    ["/core/v1/wallet/set_security", "session"]
-  ] as const).flatMap(([path, auth]) => [
+  ...(
+    [
+      ["/private/v1/create_wallet", "service"],
+      ["/private/v1/update_wallet", "service"],
+      ["/private/v1/create_session", "service"],
+      ["/private/v1/execute_transactions", "service"],
+      ["/private/v1/set_rates", "service"],
+      ["/core/v1/wallet/update_settings", "session"],
+      ["/core/v1/wallet/set_security", "session"]
+    ] as const
+  ).flatMap(([path, auth]) => [
     malformed(path, auth, "{oops", "malformed JSON"),
     malformed(path, auth, `[{"clientId": "1"`, "truncated JSON"),
     malformed(path, auth, "", "an empty body")
   ]),
   {
-    name: "create_wallet: a text/plain body", method: "POST", path: "/private/v1/create_wallet", auth: "service",
-    raw: `{"clientId":"1"}`, contentType: "text/plain", status: 415, code: INVALID, names: "Content-Type"
+    name: "create_wallet: a text/plain body",
+    method: "POST",
+    path: "/private/v1/create_wallet",
+    auth: "service",
+    raw: `{"clientId":"1"}`,
+    contentType: "text/plain",
+    status: 415,
+    code: INVALID,
+    names: "Content-Type"
   }
 ]
 
@@ -303,10 +461,30 @@ interface ItemCase {
 }
 
 const itemCases: ReadonlyArray<ItemCase> = [
-  { name: "amount with 7 decimals for USDT (6)", item: posting({ externalId: "item-decimals", amount: "1.1234567" }), code: TOO_MANY_DECIMALS, names: "amount" },
-  { name: "amount with 3 decimals for EUR (2)", item: posting({ externalId: "item-eur", currency: "EUR", amount: "0.001" }), code: TOO_MANY_DECIMALS, names: "amount" },
-  { name: "unknown currency XXX", item: posting({ externalId: "item-currency", currency: "XXX" }), code: UNKNOWN_CURRENCY, names: "currency" },
-  { name: "a wallet that does not exist", item: posting({ externalId: "item-wallet", walletId: "987654321" }), code: 10030, names: "walletId" }
+  {
+    name: "amount with 7 decimals for USDT (6)",
+    item: posting({ externalId: "item-decimals", amount: "1.1234567" }),
+    code: TOO_MANY_DECIMALS,
+    names: "amount"
+  },
+  {
+    name: "amount with 3 decimals for EUR (2)",
+    item: posting({ externalId: "item-eur", currency: "EUR", amount: "0.001" }),
+    code: TOO_MANY_DECIMALS,
+    names: "amount"
+  },
+  {
+    name: "unknown currency XXX",
+    item: posting({ externalId: "item-currency", currency: "XXX" }),
+    code: UNKNOWN_CURRENCY,
+    names: "currency"
+  },
+  {
+    name: "a wallet that does not exist",
+    item: posting({ externalId: "item-wallet", walletId: "987654321" }),
+    code: 10030,
+    names: "walletId"
+  }
 ]
 
 let wallet: string
@@ -315,7 +493,7 @@ let app: { appId: string; pkey: string }
 
 const { service, client } = serviceForFile({
   setup: async (c) => {
-    ({ id: wallet, sid } = await c.party({ clientId: "990001", extra: { name: "Validation" } }))
+    ;({ id: wallet, sid } = await c.party({ clientId: "990001", extra: { name: "Validation" } }))
     app = (await c.priv("POST", "create_app", { walletId: wallet, name: "Validation shop" })).body.result
   }
 })
@@ -333,7 +511,7 @@ const send = async (c: Case): Promise<Reply> => {
       headers: { authorization: `Bearer ${service().key}`, "content-type": c.contentType },
       body: raw
     })
-    return { status: response.status, body: await response.json() as Reply["body"], headers: response.headers }
+    return { status: response.status, body: (await response.json()) as Reply["body"], headers: response.headers }
   }
   return client.call(c.method, fill(c.path), { ...credentialOf(c.auth), ...(raw !== undefined ? { raw } : {}) })
 }
@@ -383,18 +561,23 @@ describe("nothing rejected was acted on", () => {
     assert.strictEqual((await client.balance(sid, "USDT")).freeBalance, 2)
     const wallets = await client.priv("GET", "get_wallets?limit=1000")
     assert.strictEqual(wallets.status, 200)
-    assert.deepStrictEqual((wallets.body.result as Array<any>).map((w) => w.id), [wallet])
+    assert.deepStrictEqual(
+      (wallets.body.result as Array<any>).map((w) => w.id),
+      [wallet]
+    )
   })
 
   it("valid ids beyond 2^53 survive a query string intact", async () => {
     // A timetick-sized id is a valid int64 even where a float would round it.
-    const reply = await client.call("GET", "/core/v1/invest/get_investment_info?investment_id=1838415606846308417", { sid })
+    const reply = await client.call("GET", "/core/v1/invest/get_investment_info?investment_id=1838415606846308417", {
+      sid
+    })
     assert.strictEqual(reply.status, 404)
     assert.include(reply.body.error?.message ?? "", "1838415606846308417")
   })
 })
 
-describe("list_last_updated_txs clamps its limit (SPEC: \"Clamped into 1..1000\")", () => {
+describe('list_last_updated_txs clamps its limit (SPEC: "Clamped into 1..1000")', () => {
   it("limit -5 and 5000 are clamped, not refused", async () => {
     for (const limit of [-5, 5000]) {
       const reply = await client.priv("POST", "list_last_updated_txs", { limit })

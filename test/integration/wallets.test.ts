@@ -53,7 +53,18 @@ describe("create_wallet (private, C3/C12)", () => {
     assert.isNumber(w.sort_order)
     assert.isString(w.address)
     assert.match(w.address, /^W/)
-    assert.sameMembers(Object.keys(w), ["id", "client_id", "timetick_update", "flags", "wallet_group", "project", "max_addr_count", "name", "sort_order", "address"])
+    assert.sameMembers(Object.keys(w), [
+      "id",
+      "client_id",
+      "timetick_update",
+      "flags",
+      "wallet_group",
+      "project",
+      "max_addr_count",
+      "name",
+      "sort_order",
+      "address"
+    ])
   })
 
   it("accepts a JSON-integer clientId and only clientId; addresses are unique", async () => {
@@ -68,7 +79,11 @@ describe("create_wallet (private, C3/C12)", () => {
   it("accepts crmId, phone and messengerId; another client cannot take them", async () => {
     const clientId = newClientId()
     const suffix = String(Date.now()).slice(-8)
-    const w = await client.createWallet(clientId, { crmId: `crm-${suffix}`, phone: `+49${suffix}`, messengerId: `@user_${suffix}` })
+    const w = await client.createWallet(clientId, {
+      crmId: `crm-${suffix}`,
+      phone: `+49${suffix}`,
+      messengerId: `@user_${suffix}`
+    })
     assert.strictEqual(w.client_id, clientId)
     // The same client repeating its identifiers is fine.
     await client.createWallet(clientId, { crmId: `crm-${suffix}`, phone: `+49${suffix}` })
@@ -79,7 +94,12 @@ describe("create_wallet (private, C3/C12)", () => {
   })
 
   it("rejects a malformed request with 10001 (missing clientId, wallet group 64, bad phone)", async () => {
-    for (const body of [{}, { clientId: newClientId(), walletGroup: 64 }, { clientId: newClientId(), phone: "12345" }, { clientId: "abc" }]) {
+    for (const body of [
+      {},
+      { clientId: newClientId(), walletGroup: 64 },
+      { clientId: newClientId(), phone: "12345" },
+      { clientId: "abc" }
+    ]) {
       const reply = await client.priv("POST", "create_wallet", body)
       assertRejected(reply, 400, 10001, JSON.stringify(body))
     }
@@ -90,12 +110,30 @@ describe("update_wallet (private, SPEC Wallet update rules)", () => {
   it("null and absent fields keep every value", async () => {
     const w = await client.createWallet(newClientId(), { name: "Keep", project: 2, walletGroup: 5 })
     const before = await infoOf(w.id)
-    const withNulls = await update({ id: w.id, flags: null, wallet_group: null, project: null, max_addr_count: null, name: null, sort_order: null })
+    const withNulls = await update({
+      id: w.id,
+      flags: null,
+      wallet_group: null,
+      project: null,
+      max_addr_count: null,
+      name: null,
+      sort_order: null
+    })
     assert.strictEqual(withNulls.status, 200)
     const absent = await update({ id: w.id })
     assert.strictEqual(absent.status, 200)
     for (const after of [withNulls.body.result, absent.body.result, await infoOf(w.id)]) {
-      for (const field of ["id", "client_id", "flags", "wallet_group", "project", "max_addr_count", "name", "sort_order", "address"]) {
+      for (const field of [
+        "id",
+        "client_id",
+        "flags",
+        "wallet_group",
+        "project",
+        "max_addr_count",
+        "name",
+        "sort_order",
+        "address"
+      ]) {
         assert.deepStrictEqual(after[field], before[field], field)
       }
     }
@@ -104,7 +142,12 @@ describe("update_wallet (private, SPEC Wallet update rules)", () => {
   it("writes each field on its own and leaves the others", async () => {
     const w = await client.createWallet(newClientId(), { name: "Start" })
     const changes: Array<[string, unknown]> = [
-      ["name", "Renamed"], ["sort_order", 9], ["project", 4], ["max_addr_count", 25], ["wallet_group", 63], ["flags", IsDefault | Require2FA]
+      ["name", "Renamed"],
+      ["sort_order", 9],
+      ["project", 4],
+      ["max_addr_count", 25],
+      ["wallet_group", 63],
+      ["flags", IsDefault | Require2FA]
     ]
     let expected = await infoOf(w.id)
     for (const [field, value] of changes) {
@@ -195,7 +238,11 @@ describe("update_wallet (private, SPEC Wallet update rules)", () => {
   it("two concurrent updates setting the default on two different wallets leave exactly one default", async () => {
     for (let round = 0; round < 5; round++) {
       const owner = newClientId()
-      const wallets = [await client.createWallet(owner), await client.createWallet(owner), await client.createWallet(owner)]
+      const wallets = [
+        await client.createWallet(owner),
+        await client.createWallet(owner),
+        await client.createWallet(owner)
+      ]
       const [r1, r2] = await Promise.all([
         update({ id: wallets[1].id, flags: IsDefault }),
         update({ id: wallets[2].id, flags: IsDefault })
@@ -211,7 +258,9 @@ describe("update_wallet (private, SPEC Wallet update rules)", () => {
   it("many concurrent default changes across all wallets of one owner leave exactly one default", async () => {
     const owner = newClientId()
     const wallets = await Promise.all(Array.from({ length: 6 }, () => client.createWallet(owner)))
-    const replies = await Promise.all(wallets.flatMap((w) => [update({ id: w.id, flags: IsDefault }), update({ id: w.id, flags: IsDefault })]))
+    const replies = await Promise.all(
+      wallets.flatMap((w) => [update({ id: w.id, flags: IsDefault }), update({ id: w.id, flags: IsDefault })])
+    )
     for (const reply of replies) assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
     assert.strictEqual((await defaultsOf(owner)).length, 1)
   })
@@ -231,15 +280,27 @@ describe("get_wallets and wallet_info_get (private)", () => {
     const ids = created.map((w) => w.id)
     const all = await client.priv("GET", `get_wallets?client_id=${owner}`)
     assert.strictEqual(all.status, 200)
-    assert.deepStrictEqual(all.body.result.map((w: any) => w.id), ids)
+    assert.deepStrictEqual(
+      all.body.result.map((w: any) => w.id),
+      ids
+    )
     for (const w of all.body.result) assert.strictEqual(w.client_id, owner)
 
     const page1 = await client.priv("GET", `get_wallets?client_id=${owner}&limit=2`)
-    assert.deepStrictEqual(page1.body.result.map((w: any) => w.id), ids.slice(0, 2))
+    assert.deepStrictEqual(
+      page1.body.result.map((w: any) => w.id),
+      ids.slice(0, 2)
+    )
     const page2 = await client.priv("GET", `get_wallets?client_id=${owner}&limit=2&from_id=${ids[1]}`)
-    assert.deepStrictEqual(page2.body.result.map((w: any) => w.id), ids.slice(2, 4))
+    assert.deepStrictEqual(
+      page2.body.result.map((w: any) => w.id),
+      ids.slice(2, 4)
+    )
     const page3 = await client.priv("GET", `get_wallets?client_id=${owner}&limit=2&from_id=${ids[3]}`)
-    assert.deepStrictEqual(page3.body.result.map((w: any) => w.id), ids.slice(4))
+    assert.deepStrictEqual(
+      page3.body.result.map((w: any) => w.id),
+      ids.slice(4)
+    )
     const none = await client.priv("GET", `get_wallets?client_id=${newClientId()}`)
     assert.deepStrictEqual(none.body.result, [])
   })
@@ -285,18 +346,27 @@ describe("session wallet actions (/core/v1/wallet/)", () => {
     const reply = await client.call("GET", "/core/v1/wallet/get_info", { sid })
     assert.strictEqual(reply.status, 200)
     assert.deepStrictEqual(reply.body.result.wallet, b)
-    assert.sameMembers(reply.body.result.siblings.map((w: any) => w.id), [a.id, c.id])
+    assert.sameMembers(
+      reply.body.result.siblings.map((w: any) => w.id),
+      [a.id, c.id]
+    )
     for (const sibling of reply.body.result.siblings) assert.strictEqual(sibling.client_id, owner)
   })
 
   it("update_settings writes name and sortOrder, null keeps them", async () => {
     const w = await client.createWallet(newClientId(), { name: "Before" })
     const sid = await client.createSession(w.id)
-    const first = await client.call("POST", "/core/v1/wallet/update_settings", { sid, body: { name: "After", sortOrder: 3 } })
+    const first = await client.call("POST", "/core/v1/wallet/update_settings", {
+      sid,
+      body: { name: "After", sortOrder: 3 }
+    })
     assert.strictEqual(first.status, 200)
     assert.strictEqual(first.body.result.name, "After")
     assert.strictEqual(first.body.result.sort_order, 3)
-    const kept = await client.call("POST", "/core/v1/wallet/update_settings", { sid, body: { name: null, sortOrder: null, isDefault: null } })
+    const kept = await client.call("POST", "/core/v1/wallet/update_settings", {
+      sid,
+      body: { name: null, sortOrder: null, isDefault: null }
+    })
     assert.strictEqual(kept.body.result.name, "After")
     assert.strictEqual(kept.body.result.sort_order, 3)
     assert.strictEqual(kept.body.result.flags, w.flags)
@@ -336,8 +406,16 @@ describe("session wallet actions (/core/v1/wallet/)", () => {
   })
 
   it("session actions need a valid session (401)", async () => {
-    for (const [method, path] of [["GET", "get_info"], ["GET", "get_balance"], ["POST", "update_settings"], ["POST", "set_security"]] as const) {
-      const reply = await client.call(method, `/core/v1/wallet/${path}`, { sid: "not-a-session", body: method === "POST" ? {} : undefined })
+    for (const [method, path] of [
+      ["GET", "get_info"],
+      ["GET", "get_balance"],
+      ["POST", "update_settings"],
+      ["POST", "set_security"]
+    ] as const) {
+      const reply = await client.call(method, `/core/v1/wallet/${path}`, {
+        sid: "not-a-session",
+        body: method === "POST" ? {} : undefined
+      })
       assertRejected(reply, 401, 10401, path)
     }
   })
@@ -359,14 +437,26 @@ describe("get_balance (GetBalanceOut[])", () => {
     await client.fund(w.id, "USDC", "0.000001")
     await client.fund(w.id, "USDC", "2.345679", "debit")
     const row = await client.balance(sid, "USDC")
-    assert.sameMembers(Object.keys(row), ["currency", "freeBalance", "lockOutBalance", "lockInBalance", "lockOrders", "userBalance", "userBalanceBaseEqu"])
-    for (const field of ["freeBalance", "lockOutBalance", "lockInBalance", "lockOrders", "userBalance"]) assert.isNumber(row[field], field)
+    assert.sameMembers(Object.keys(row), [
+      "currency",
+      "freeBalance",
+      "lockOutBalance",
+      "lockInBalance",
+      "lockOrders",
+      "userBalance",
+      "userBalanceBaseEqu"
+    ])
+    for (const field of ["freeBalance", "lockOutBalance", "lockInBalance", "lockOrders", "userBalance"])
+      assert.isNumber(row[field], field)
     assert.strictEqual(row.freeBalance, 10)
     assert.strictEqual(row.userBalance, row.freeBalance + row.lockOutBalance + row.lockInBalance + row.lockOrders)
   })
 
   it("userBalanceBaseEqu is the EUR equivalent: direct, via the USDT cross rate, 1:1 for EUR, null without a rate", async () => {
-    const set = await client.priv("POST", "set_rates", [{ from: "USDT", to: "EUR", rate: "0.9" }, { from: "BTC", to: "USDT", rate: "60000" }])
+    const set = await client.priv("POST", "set_rates", [
+      { from: "USDT", to: "EUR", rate: "0.9" },
+      { from: "BTC", to: "USDT", rate: "60000" }
+    ])
     assert.strictEqual(set.status, 200)
     const w = await client.createWallet(newClientId())
     const sid = await client.createSession(w.id)

@@ -11,12 +11,17 @@ import { makeClient } from "../support/Client.ts"
 import { itWithServer, root, type RunningService, startService } from "../support/Service.ts"
 
 let service: RunningService | undefined
-afterAll(async () => { await service?.stop() })
+afterAll(async () => {
+  await service?.stop()
+})
 
 /** The `<name>_count` total of a Prometheus histogram (all label sets) on a monitoring endpoint. */
 const countOf = async (monitoring: string, name: string): Promise<number> => {
   const text = await (await fetch(monitoring + "/metrics")).text()
-  return text.split("\n").filter((line) => line.startsWith(`${name}_count`)).reduce((sum, line) => sum + Number(line.split(" ").pop()), 0)
+  return text
+    .split("\n")
+    .filter((line) => line.startsWith(`${name}_count`))
+    .reduce((sum, line) => sum + Number(line.split(" ").pop()), 0)
 }
 
 const waitHealthy = async (monitoring: string) => {
@@ -24,62 +29,93 @@ const waitHealthy = async (monitoring: string) => {
   for (;;) {
     try {
       if ((await fetch(monitoring + "/health", { signal: AbortSignal.timeout(2_000) })).status === 200) return
-    } catch { /* not yet */ }
+    } catch {
+      /* not yet */
+    }
     if (Date.now() - since > 60_000) throw new Error(`${monitoring}/health did not answer in 60 s`)
     await new Promise((r) => setTimeout(r, 100))
   }
 }
 
 describe("WORKERS=2 on one PostgreSQL", () => {
-  itWithServer("both processes serve the port and commit; transfers settle once, the ledger is sound; SIGTERM exits 0", async () => {
-    service = await startService({ env: { WORKERS: "2" } })
-    const monitors = [service.monitoring, `http://127.0.0.1:${Number(new URL(service.monitoring).port) + 1}`]
-    for (const monitor of monitors) await waitHealthy(monitor)
-    const client = makeClient(service)
-    const parties = await Promise.all(Array.from({ length: 8 }, async (_, i) => {
-      const wallet = await client.createWallet(String(7_700_100 + i))
-      await client.fund(wallet.id, "USDT", "10")
-      return { id: wallet.id, sid: await client.createSession(wallet.id) }
-    }))
-    // Fresh connections (no keep-alive): the primary deals each to the next worker.
-    const post = async (sid: string, query: string, body: unknown) => {
-      const reply = await fetch(service!.base + "/core/v1/wallet/internal_transfer" + query, {
-        method: "POST", headers: { "content-type": "application/json", cookie: `sid=${sid}`, connection: "close" }, body: JSON.stringify(body)
-      })
-      return { status: reply.status, body: await reply.json() as any }
-    }
-    const transfers = parties.flatMap((from, i) => [1, 2, 3].map(() => ({ from, to: parties[(i + 1) % parties.length] })))
-    await Promise.all(transfers.map(async ({ from, to }) => {
-      const body = { recipient: to.id, currency: "USDT", amount: 1 }
-      const one = await post(from.sid, "", body)
-      assert.strictEqual(one.status, 200, JSON.stringify(one.body))
-      const two = await post(from.sid, `?confirmationTimetick=${one.body.result.txId}&confirmationCode=${one.body.result.confirmationCode}`, body)
-      assert.strictEqual(two.body.result?.confirmationStatusCode, "Confirmed", JSON.stringify(two.body))
-    }))
-    // Each sent 3 and received 3: every balance is back to 10, nothing doubled or lost.
-    for (const party of parties) assert.strictEqual((await client.balance(party.sid, "USDT"))?.freeBalance, 10)
-    await client.assertLedgerSound()
-    for (const monitor of monitors) {
-      assert.isAbove(await countOf(monitor, "http_request_duration_ms"), 0, `${monitor}: this worker answered no request`)
-      assert.isAbove(await countOf(monitor, "ledger_commit_batch_size"), 0, `${monitor}: this worker committed nothing`)
-    }
-    const code = await service.stop()
-    service = undefined
-    assert.strictEqual(code, 0)
-  }, 120_000)
+  itWithServer(
+    "both processes serve the port and commit; transfers settle once, the ledger is sound; SIGTERM exits 0",
+    async () => {
+      service = await startService({ env: { WORKERS: "2" } })
+      const monitors = [service.monitoring, `http://127.0.0.1:${Number(new URL(service.monitoring).port) + 1}`]
+      for (const monitor of monitors) await waitHealthy(monitor)
+      const client = makeClient(service)
+      const parties = await Promise.all(
+        Array.from({ length: 8 }, async (_, i) => {
+          const wallet = await client.createWallet(String(7_700_100 + i))
+          await client.fund(wallet.id, "USDT", "10")
+          return { id: wallet.id, sid: await client.createSession(wallet.id) }
+        })
+      )
+      // Fresh connections (no keep-alive): the primary deals each to the next worker.
+      const post = async (sid: string, query: string, body: unknown) => {
+        const reply = await fetch(service!.base + "/core/v1/wallet/internal_transfer" + query, {
+          method: "POST",
+          headers: { "content-type": "application/json", cookie: `sid=${sid}`, connection: "close" },
+          body: JSON.stringify(body)
+        })
+        return { status: reply.status, body: (await reply.json()) as any }
+      }
+      const transfers = parties.flatMap((from, i) =>
+        [1, 2, 3].map(() => ({ from, to: parties[(i + 1) % parties.length] }))
+      )
+      await Promise.all(
+        transfers.map(async ({ from, to }) => {
+          const body = { recipient: to.id, currency: "USDT", amount: 1 }
+          const one = await post(from.sid, "", body)
+          assert.strictEqual(one.status, 200, JSON.stringify(one.body))
+          const two = await post(
+            from.sid,
+            `?confirmationTimetick=${one.body.result.txId}&confirmationCode=${one.body.result.confirmationCode}`,
+            body
+          )
+          assert.strictEqual(two.body.result?.confirmationStatusCode, "Confirmed", JSON.stringify(two.body))
+        })
+      )
+      // Each sent 3 and received 3: every balance is back to 10, nothing doubled or lost.
+      for (const party of parties) assert.strictEqual((await client.balance(party.sid, "USDT"))?.freeBalance, 10)
+      await client.assertLedgerSound()
+      for (const monitor of monitors) {
+        assert.isAbove(
+          await countOf(monitor, "http_request_duration_ms"),
+          0,
+          `${monitor}: this worker answered no request`
+        )
+        assert.isAbove(
+          await countOf(monitor, "ledger_commit_batch_size"),
+          0,
+          `${monitor}: this worker committed nothing`
+        )
+      }
+      const code = await service.stop()
+      service = undefined
+      assert.strictEqual(code, 0)
+    },
+    120_000
+  )
 })
 
 describe("WORKERS is checked at start", () => {
   const startWith = (env: Record<string, string>) =>
     new Promise<{ code: number | null; output: string }>((done) => {
       const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-        cwd: root, env: { ...process.env, PORT: "0", MONITORING_PORT: "0", ...env }, stdio: ["ignore", "pipe", "pipe"]
+        cwd: root,
+        env: { ...process.env, PORT: "0", MONITORING_PORT: "0", ...env },
+        stdio: ["ignore", "pipe", "pipe"]
       })
       let output = ""
       child.stdout!.on("data", (chunk) => (output += chunk))
       child.stderr!.on("data", (chunk) => (output += chunk))
       const timer = setTimeout(() => child.kill("SIGKILL"), 30_000)
-      child.once("exit", (code) => { clearTimeout(timer); done({ code, output }) })
+      child.once("exit", (code) => {
+        clearTimeout(timer)
+        done({ code, output })
+      })
     })
 
   it("above 1 without DATABASE_URL (the embedded database serves one process): exit 1, says why", async () => {

@@ -5,7 +5,10 @@ import { type RunningService, startService } from "./Service.ts"
 
 export interface Reply<T = any> {
   readonly status: number
-  readonly body: { result: T; error: { code: number; message: string } | null; id: number; cursor?: string } & Record<string, any>
+  readonly body: { result: T; error: { code: number; message: string } | null; id: number; cursor?: string } & Record<
+    string,
+    any
+  >
   readonly headers: Headers
 }
 
@@ -19,10 +22,21 @@ export interface Party {
 }
 
 /** A balance row's buckets as numbers (the wire's JSON numbers). */
-export interface Buckets { readonly free: number; readonly lockOut: number; readonly lockIn: number; readonly lockOrders: number }
+export interface Buckets {
+  readonly free: number
+  readonly lockOut: number
+  readonly lockIn: number
+  readonly lockOrders: number
+}
 
 /** An item of the private events feed. */
-export interface EventItem { readonly id: string; readonly kind: string; readonly walletId: string; readonly payload: any; readonly dateUTC: string }
+export interface EventItem {
+  readonly id: string
+  readonly kind: string
+  readonly walletId: string
+  readonly payload: any
+  readonly dateUTC: string
+}
 
 export interface CallOptions {
   readonly body?: unknown
@@ -50,7 +64,11 @@ export const makeClient = (running: RunningService | (() => RunningService)) => 
     })
     const text = await response.text()
     let body: any
-    try { body = JSON.parse(text) } catch { body = { raw: text } }
+    try {
+      body = JSON.parse(text)
+    } catch {
+      body = { raw: text }
+    }
     return { status: response.status, body, headers: response.headers }
   }
   const priv = <T = any>(method: string, action: string, body?: unknown) =>
@@ -73,10 +91,17 @@ export const makeClient = (running: RunningService | (() => RunningService)) => 
   }
   let externalCounter = 0
   const fund = async (walletId: string, currency: string, amount: string, direction: "credit" | "debit" = "credit") => {
-    const reply = await priv("POST", "execute_transactions", [{
-      externalId: `fund-${Date.now()}-${externalCounter++}-${Math.random()}`, walletId, currency, amount, direction
-    }])
-    if (reply.status !== 200 || reply.body.result[0].error !== null) throw new Error(`fund: ${JSON.stringify(reply.body)}`)
+    const reply = await priv("POST", "execute_transactions", [
+      {
+        externalId: `fund-${Date.now()}-${externalCounter++}-${Math.random()}`,
+        walletId,
+        currency,
+        amount,
+        direction
+      }
+    ])
+    if (reply.status !== 200 || reply.body.result[0].error !== null)
+      throw new Error(`fund: ${JSON.stringify(reply.body)}`)
     return reply.body.result[0].txId as string
   }
   const balance = async (sid: string, currency: string) => {
@@ -84,12 +109,24 @@ export const makeClient = (running: RunningService | (() => RunningService)) => 
     return (reply.body.result as Array<any>).find((row) => row.currency === currency)
   }
   /** internal_transfer: step one without `query`, step two with the confirmation in it. */
-  const transfer = (sid: string, body: Record<string, unknown>, options: { query?: Record<string, string>; headers?: Record<string, string> } = {}) =>
-    call("POST", `/core/v1/wallet/internal_transfer${options.query === undefined ? "" : "?" + new URLSearchParams(options.query)}`,
-      { sid, body, headers: options.headers })
+  const transfer = (
+    sid: string,
+    body: Record<string, unknown>,
+    options: { query?: Record<string, string>; headers?: Record<string, string> } = {}
+  ) =>
+    call(
+      "POST",
+      `/core/v1/wallet/internal_transfer${options.query === undefined ? "" : "?" + new URLSearchParams(options.query)}`,
+      { sid, body, headers: options.headers }
+    )
   /** Step two with a code. */
-  const confirmTransfer = (sid: string, body: Record<string, unknown>, txId: string, code: string, headers?: Record<string, string>) =>
-    transfer(sid, body, { query: { confirmationTimetick: txId, confirmationCode: code }, headers })
+  const confirmTransfer = (
+    sid: string,
+    body: Record<string, unknown>,
+    txId: string,
+    code: string,
+    headers?: Record<string, string>
+  ) => transfer(sid, body, { query: { confirmationTimetick: txId, confirmationCode: code }, headers })
   /** The sender's cancel of a pending transfer. */
   const cancelTx = (sid: string, txId: string) => call("POST", `/core/v1/wallet/cancel_tx?id=${txId}`, { sid })
   /** A new client id (a file's own database: unique within it). */
@@ -99,11 +136,13 @@ export const makeClient = (running: RunningService | (() => RunningService)) => 
    * A party: a wallet (of `clientId`, else a new client) with its own session, funded with `fund`
    * (a USDT amount, or amounts per currency; none by default).
    */
-  const party = async (options: { clientId?: string; fund?: string | Record<string, string>; extra?: Record<string, unknown> } = {}): Promise<Party> => {
+  const party = async (
+    options: { clientId?: string; fund?: string | Record<string, string>; extra?: Record<string, unknown> } = {}
+  ): Promise<Party> => {
     const clientId = options.clientId ?? newClientId()
     const wallet = await createWallet(clientId, options.extra ?? {})
     const sid = await createSession(wallet.id)
-    const funds = typeof options.fund === "string" ? { USDT: options.fund } : options.fund ?? {}
+    const funds = typeof options.fund === "string" ? { USDT: options.fund } : (options.fund ?? {})
     for (const [currency, amount] of Object.entries(funds)) if (amount !== "0") await fund(wallet.id, currency, amount)
     return { clientId, id: wallet.id, address: wallet.address, flags: wallet.flags, sid }
   }
@@ -139,8 +178,22 @@ export const makeClient = (running: RunningService | (() => RunningService)) => 
     assertAuditSound(reply.body.result, where)
   }
   return {
-    call, priv, createWallet, createSession, walletWithSession, fund, balance, assertLedgerSound, newClientId, party, bucketsOf, setTariffs,
-    allEvents, transfer, confirmTransfer, cancelTx
+    call,
+    priv,
+    createWallet,
+    createSession,
+    walletWithSession,
+    fund,
+    balance,
+    assertLedgerSound,
+    newClientId,
+    party,
+    bucketsOf,
+    setTariffs,
+    allEvents,
+    transfer,
+    confirmTransfer,
+    cancelTx
   }
 }
 

@@ -6,7 +6,10 @@
 import { assert } from "@effect/vitest"
 import type { Reply, TestClient } from "./Client.ts"
 
-export interface Party { readonly id: string; readonly sid: string }
+export interface Party {
+  readonly id: string
+  readonly sid: string
+}
 
 export const assertRejected = (reply: Reply, status: number, code: number, label = "") => {
   assert.strictEqual(reply.status, status, `${label} ${JSON.stringify(reply.body)}`)
@@ -16,14 +19,16 @@ export const assertRejected = (reply: Reply, status: number, code: number, label
 
 /** Asserts the listed fields of a result (an OrderOut, a transaction). */
 export const assertOrder = (order: any, expected: Record<string, unknown>, label = "") => {
-  for (const [key, value] of Object.entries(expected)) assert.strictEqual(order[key], value, `${label} ${key}: ${JSON.stringify(order)}`)
+  for (const [key, value] of Object.entries(expected))
+    assert.strictEqual(order[key], value, `${label} ${key}: ${JSON.stringify(order)}`)
 }
 export const ACTIVE = { state: "Active", stateCode: 1 } as const
 export const COMPLETED = { state: "Completed", stateCode: 198, locked: "0" } as const
 export const CANCELED = { state: "Canceled", stateCode: 199, locked: "0" } as const
 
 /** The levels of a book side as [price, amount, total] triples. */
-export const levels = (side: ReadonlyArray<{ price: string; amount: string; total: string }>) => side.map((l) => [l.price, l.amount, l.total])
+export const levels = (side: ReadonlyArray<{ price: string; amount: string; total: string }>) =>
+  side.map((l) => [l.price, l.amount, l.total])
 
 /** `client` is read on each call (it exists only once the service runs); client ids start at `firstClientId`. */
 export const makeExchange = (client: () => TestClient, firstClientId: number) => {
@@ -42,13 +47,28 @@ export const makeExchange = (client: () => TestClient, firstClientId: number) =>
   const createOrder = (who: Party, body: Record<string, unknown>) =>
     client().call("POST", "/core/v1/market/create_order", { sid: who.sid, body: { clientNonce: nonce++, ...body } })
   /** Places an order that must be accepted. */
-  const place = async (who: Party, from: string, to: string, fromAmount: string, toAmount: string | null, extra: Record<string, unknown> = {}) => {
-    const reply = await createOrder(who, { fromCurrency: from, toCurrency: to, fromAmount, ...(toAmount === null ? {} : { toAmount }), ...extra })
+  const place = async (
+    who: Party,
+    from: string,
+    to: string,
+    fromAmount: string,
+    toAmount: string | null,
+    extra: Record<string, unknown> = {}
+  ) => {
+    const reply = await createOrder(who, {
+      fromCurrency: from,
+      toCurrency: to,
+      fromAmount,
+      ...(toAmount === null ? {} : { toAmount }),
+      ...extra
+    })
     assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
     return reply.body.result
   }
-  const market = (who: Party, from: string, to: string, fromAmount: string) => place(who, from, to, fromAmount, null, { isLimit: false })
-  const cancel = (who: Party, id: string) => client().call("POST", `/core/v1/market/cancel_order?id=${id}`, { sid: who.sid })
+  const market = (who: Party, from: string, to: string, fromAmount: string) =>
+    place(who, from, to, fromAmount, null, { isLimit: false })
+  const cancel = (who: Party, id: string) =>
+    client().call("POST", `/core/v1/market/cancel_order?id=${id}`, { sid: who.sid })
   const get = async (who: Party, path: string) => {
     const reply = await client().call("GET", path, { sid: who.sid })
     assert.strictEqual(reply.status, 200, `${path} ${JSON.stringify(reply.body)}`)

@@ -21,7 +21,8 @@ export const frac = (n: bigint, d: bigint): Frac => {
 }
 /** Sign of x − y. */
 export const cmp = (x: Frac, y: Frac): number => {
-  const l = x.n * y.d, r = y.n * x.d
+  const l = x.n * y.d,
+    r = y.n * x.d
   return l < r ? -1 : l > r ? 1 : 0
 }
 const floorOf = (x: Frac) => x.n / x.d
@@ -95,7 +96,8 @@ export class BookModel {
     const opposite = () => this.side(buy ? "sell" : "buy")
     if (order.kind === "limitOnly") {
       const best = opposite()[0]
-      if (best !== undefined && crosses(best.price)) return { outcome: "rejected", fills, removed, rested: 0n, takerDust: false }
+      if (best !== undefined && crosses(best.price))
+        return { outcome: "rejected", fills, removed, rested: 0n, takerDust: false }
     }
     let lots = order.lots // undefined = no bound
     let budget = order.budget
@@ -122,7 +124,8 @@ export class BookModel {
       const value = times(maker.price, fill)
       let quote = buy ? ceilOf(value) : floorOf(value)
       // The taker's own bound: it pays at most (buys) / receives at least (sells) fill × its price.
-      const worse = !market && (buy ? cmp(frac(quote, 1n), times(own!, fill)) > 0 : cmp(frac(quote, 1n), times(own!, fill)) < 0)
+      const worse =
+        !market && (buy ? cmp(frac(quote, 1n), times(own!, fill)) > 0 : cmp(frac(quote, 1n), times(own!, fill)) < 0)
       if (quote === 0n || worse) {
         const granule = maker.price.d
         const whole = (fill / granule) * granule
@@ -150,7 +153,14 @@ export class BookModel {
       if (rest === undefined || affordable < rest) rest = affordable
     }
     if (rest === undefined || rest === 0n) return { outcome: "done", fills, removed, rested: 0n, takerDust }
-    this.orders.push({ id: order.id, side: order.side, price: own!, remaining: rest, owner: order.owner, arrival: this.arrival++ })
+    this.orders.push({
+      id: order.id,
+      side: order.side,
+      price: own!,
+      remaining: rest,
+      owner: order.owner,
+      arrival: this.arrival++
+    })
     return { outcome: "rested", fills, removed, rested: rest, takerDust }
   }
 }

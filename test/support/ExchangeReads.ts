@@ -42,15 +42,22 @@ export const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b
  * BTC, at most 12 significant digits (half to even), computed here with BigNumber (not the service's code).
  */
 export const shownPrice = (num: bigint, den: bigint): string =>
-  new (BigNumber.clone({ DECIMAL_PLACES: 40 }))(String(num)).times(100).div(String(den)).precision(12, BigNumber.ROUND_HALF_EVEN).toFixed()
+  new (BigNumber.clone({ DECIMAL_PLACES: 40 }))(String(num))
+    .times(100)
+    .div(String(den))
+    .precision(12, BigNumber.ROUND_HALF_EVEN)
+    .toFixed()
 
 /** A request that must be answered: a stuck room actor fails the test here, not at the test timeout. */
 export const within = async <A>(promise: Promise<A>, what: string, ms = 20_000): Promise<A> => {
   let timer: ReturnType<typeof setTimeout> | undefined
   try {
-    return await Promise.race([promise, new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms (a room actor stuck?)`)), ms)
-    })])
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms (a room actor stuck?)`)), ms)
+      })
+    ])
   } finally {
     clearTimeout(timer)
   }
@@ -61,25 +68,41 @@ export const errorCode = (reply: Reply) => reply.body.error?.code ?? null
 // The book
 
 /** A level as get_trade_info shows it: price (USDT per BTC, ≤ 12 significant digits), sats, USDT minor units. */
-export interface Level { readonly price: string; readonly lots: bigint; readonly total: bigint }
-export interface Book { readonly asks: Array<Level>; readonly bids: Array<Level> }
+export interface Level {
+  readonly price: string
+  readonly lots: bigint
+  readonly total: bigint
+}
+export interface Book {
+  readonly asks: Array<Level>
+  readonly bids: Array<Level>
+}
 
-export const levelText = (levels: ReadonlyArray<Level>) => levels.map((l) => `${l.price}:${l.lots}:${l.total}`).join(" ")
+export const levelText = (levels: ReadonlyArray<Level>) =>
+  levels.map((l) => `${l.price}:${l.lots}:${l.total}`).join(" ")
 
 /** Exact prices are not shown, so this is the shown order (distinct exact ratios may share a rounded price). */
 export const assertNotCrossed = (book: { asks: ReadonlyArray<Level>; bids: ReadonlyArray<Level> }, where: string) => {
   const p = (l: Level) => new BigNumber(l.price)
-  for (let i = 1; i < book.asks.length; i++) assert.isTrue(p(book.asks[i - 1]).lte(p(book.asks[i])), `${where}: asks ascending`)
-  for (let i = 1; i < book.bids.length; i++) assert.isTrue(p(book.bids[i - 1]).gte(p(book.bids[i])), `${where}: bids descending`)
+  for (let i = 1; i < book.asks.length; i++)
+    assert.isTrue(p(book.asks[i - 1]).lte(p(book.asks[i])), `${where}: asks ascending`)
+  for (let i = 1; i < book.bids.length; i++)
+    assert.isTrue(p(book.bids[i - 1]).gte(p(book.bids[i])), `${where}: bids descending`)
   if (book.asks.length > 0 && book.bids.length > 0) {
-    assert.isTrue(p(book.bids[0]).lte(p(book.asks[0])), `${where}: crossed book, best bid ${book.bids[0].price} > best ask ${book.asks[0].price}`)
+    assert.isTrue(
+      p(book.bids[0]).lte(p(book.asks[0])),
+      `${where}: crossed book, best bid ${book.bids[0].price} > best ask ${book.asks[0].price}`
+    )
   }
   for (const l of [...book.asks, ...book.bids]) {
     assert.isTrue(l.lots > 0n, `${where}: empty level`)
     // The total is the level's exact value rounded to a minor unit: within one unit of price × amount
     // (the shown price is rounded to 12 digits, so allow for that too).
     const approx = p(l).times(String(l.lots)).div(100)
-    assert.isTrue(approx.minus(String(l.total)).abs().lte(approx.times(1e-11).plus(1)), `${where}: level total ≈ price × amount`)
+    assert.isTrue(
+      approx.minus(String(l.total)).abs().lte(approx.times(1e-11).plus(1)),
+      `${where}: level total ≈ price × amount`
+    )
   }
 }
 
@@ -90,19 +113,28 @@ export const assertFillsAddUp = (order: any, where: string) => {
   for (const f of order.fills) {
     // A fill moves whole minor units at the maker's exact ratio (shown rounded): total ≈ price × amount.
     const approx = new BigNumber(f.price).times(toMinor(f.amount, 8).toString()).div(100)
-    assert.isTrue(approx.minus(toMinor(f.total, 6).toString()).abs().lte(approx.times(1e-11).plus(1)), `${where}: fill total`)
+    assert.isTrue(
+      approx.minus(toMinor(f.total, 6).toString()).abs().lte(approx.times(1e-11).plus(1)),
+      `${where}: fill total`
+    )
   }
   const sell = order.fromCurrency === "BTC"
   const given = toMinor(order.given, sell ? 8 : 6)
   const grossIn = toMinor(order.received, sell ? 6 : 8) + toMinor(order.fee, sell ? 6 : 8)
-  assert.strictEqual(given, sell ? amount : total, `${where}: order ${order.id} given = Σ fills (no fill lost or doubled)`)
+  assert.strictEqual(
+    given,
+    sell ? amount : total,
+    `${where}: order ${order.id} given = Σ fills (no fill lost or doubled)`
+  )
   assert.strictEqual(grossIn, sell ? total : amount, `${where}: order ${order.id} received + fee = Σ fills`)
   if (order.state !== "Active") assert.strictEqual(order.locked, "0", `${where}: a closed order holds no lock`)
 }
 
 /** An order's exact limit ratio from its own amounts (USDT minor units per sat): [num, den]. */
 export const ratioOfOrder = (o: any): readonly [bigint, bigint] =>
-  o.fromCurrency === "BTC" ? [toMinor(o.toAmount, 6), toMinor(o.fromAmount, 8)] : [toMinor(o.fromAmount, 6), toMinor(o.toAmount, 8)]
+  o.fromCurrency === "BTC"
+    ? [toMinor(o.toAmount, 6), toMinor(o.fromAmount, 8)]
+    : [toMinor(o.fromAmount, 6), toMinor(o.toAmount, 8)]
 
 /**
  * The book implied by Active orders and their fills: a sell rests `locked` lots; a buy rests what its
@@ -110,15 +142,25 @@ export const ratioOfOrder = (o: any): readonly [bigint, bigint] =>
  * Levels are keyed by the exact ratio (cross-multiplied), shown as get_trade_info shows them.
  */
 export const bookFromOrders = (active: ReadonlyArray<any>): Book => {
-  const sides = { asks: [] as Array<{ n: bigint; d: bigint; lots: bigint }>, bids: [] as Array<{ n: bigint; d: bigint; lots: bigint }> }
+  const sides = {
+    asks: [] as Array<{ n: bigint; d: bigint; lots: bigint }>,
+    bids: [] as Array<{ n: bigint; d: bigint; lots: bigint }>
+  }
   for (const o of active) {
-    assert.isNotNull(o.price, `Active order ${o.id} has no limit price: a market order never rests, so it was never matched`)
+    assert.isNotNull(
+      o.price,
+      `Active order ${o.id} has no limit price: a market order never rests, so it was never matched`
+    )
     const [n, d] = ratioOfOrder(o)
     let lots: bigint
     if (o.fromCurrency === "BTC") lots = toMinor(o.locked, 8)
     else {
-      const spentAsTaker = o.fills.filter((f: any) => f.role === "taker").reduce((s: bigint, f: any) => s + toMinor(f.total, 6), 0n)
-      const takenAsMaker = o.fills.filter((f: any) => f.role === "maker").reduce((s: bigint, f: any) => s + toMinor(f.amount, 8), 0n)
+      const spentAsTaker = o.fills
+        .filter((f: any) => f.role === "taker")
+        .reduce((s: bigint, f: any) => s + toMinor(f.total, 6), 0n)
+      const takenAsMaker = o.fills
+        .filter((f: any) => f.role === "maker")
+        .reduce((s: bigint, f: any) => s + toMinor(f.amount, 8), 0n)
       lots = ((toMinor(o.fromAmount, 6) - spentAsTaker) * d) / n - takenAsMaker
     }
     const side = o.fromCurrency === "BTC" ? sides.asks : sides.bids
@@ -127,10 +169,17 @@ export const bookFromOrders = (active: ReadonlyArray<any>): Book => {
     else side.push({ n, d, lots })
   }
   const sorted = (levels: Array<{ n: bigint; d: bigint; lots: bigint }>, asks: boolean) =>
-    levels.sort((a, b) => {
-      const x = a.n * b.d, y = b.n * a.d
-      return x === y ? 0 : (x < y) === asks ? -1 : 1
-    }).map((l): Level => ({ price: shownPrice(l.n, l.d), lots: l.lots, total: asks ? ceilDiv(l.lots * l.n, l.d) : (l.lots * l.n) / l.d }))
+    levels
+      .sort((a, b) => {
+        const x = a.n * b.d,
+          y = b.n * a.d
+        return x === y ? 0 : x < y === asks ? -1 : 1
+      })
+      .map((l): Level => ({
+        price: shownPrice(l.n, l.d),
+        lots: l.lots,
+        total: asks ? ceilDiv(l.lots * l.n, l.d) : (l.lots * l.n) / l.d
+      }))
   return { asks: sorted(sides.asks, true), bids: sorted(sides.bids, false) }
 }
 
@@ -144,11 +193,27 @@ export const exchangeReads = (getClient: () => TestClient) => {
   /** get_trade_info of BTC/USDT (up to 100 levels a side), in `roomKey` if given. */
   const readBook = async (sid: string, roomKey?: string): Promise<Book & { lastPrice: string | null; raw: any }> => {
     const room = roomKey === undefined ? "" : `&room_key=${roomKey}`
-    const reply = await within(getClient().call("GET", `/core/v1/market/get_trade_info?currency_from=BTC&currency_to=USDT&results_limit=100${room}`, { sid }), "get_trade_info")
+    const reply = await within(
+      getClient().call(
+        "GET",
+        `/core/v1/market/get_trade_info?currency_from=BTC&currency_to=USDT&results_limit=100${room}`,
+        { sid }
+      ),
+      "get_trade_info"
+    )
     assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-    const level = (row: any): Level => ({ price: row.price, lots: toMinor(row.amount, 8), total: toMinor(row.total, 6) })
+    const level = (row: any): Level => ({
+      price: row.price,
+      lots: toMinor(row.amount, 8),
+      total: toMinor(row.total, 6)
+    })
     const result = reply.body.result
-    return { asks: result.asks.map(level), bids: result.bids.map(level), lastPrice: result.lastPrice as string | null, raw: result }
+    return {
+      asks: result.asks.map(level),
+      bids: result.bids.map(level),
+      lastPrice: result.lastPrice as string | null,
+      raw: result
+    }
   }
 
   /** Every order of a wallet (newest first), optionally only some states, through from_order_id paging. */
@@ -160,7 +225,8 @@ export const exchangeReads = (getClient: () => TestClient) => {
       const reply = await within(getClient().call("GET", `/core/v1/market/get_orders?${query}`, { sid }), "get_orders")
       assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
       const page = reply.body.result as Array<any>
-      for (let i = 1; i < page.length; i++) assert.isTrue(BigInt(page[i - 1].id) > BigInt(page[i].id), "get_orders: newest first")
+      for (let i = 1; i < page.length; i++)
+        assert.isTrue(BigInt(page[i - 1].id) > BigInt(page[i].id), "get_orders: newest first")
       all.push(...page)
       if (page.length < 100) return all
       from = page[page.length - 1].id
@@ -171,7 +237,10 @@ export const exchangeReads = (getClient: () => TestClient) => {
   const readFills = async (sid: string, ids: ReadonlyArray<string>): Promise<Array<any>> => {
     const found: Array<any> = []
     for (let i = 0; i < ids.length; i += 100) {
-      const reply = await within(getClient().call("POST", "/core/v1/order_tx_info", { sid, body: ids.slice(i, i + 100) }), "order_tx_info")
+      const reply = await within(
+        getClient().call("POST", "/core/v1/order_tx_info", { sid, body: ids.slice(i, i + 100) }),
+        "order_tx_info"
+      )
       assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
       found.push(...reply.body.result)
     }

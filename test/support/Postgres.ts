@@ -6,10 +6,14 @@ import { randomBytes } from "node:crypto"
 
 export const createDatabase = async (serverUrl: string): Promise<string> => {
   const name = "core_test_" + randomBytes(6).toString("hex")
-  await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    yield* sql.unsafe(`CREATE DATABASE ${name}`)
-  }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(serverUrl), maxConnections: 1 })))))
+  await Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql.unsafe(`CREATE DATABASE ${name}`)
+      }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(serverUrl), maxConnections: 1 })))
+    )
+  )
   const url = new URL(serverUrl)
   url.pathname = "/" + name
   return url.toString()
@@ -21,15 +25,26 @@ export const dropDatabase = async (databaseUrl: string): Promise<void> => {
   const name = url.pathname.slice(1)
   if (!/^core_test_[0-9a-f]+$/.test(name)) return
   url.pathname = "/postgres"
-  await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    yield* sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-  }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(url.toString()), maxConnections: 1 }))))).catch(() => undefined)
+  await Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(url.toString()), maxConnections: 1 })))
+    )
+  ).catch(() => undefined)
 }
 
 /** Runs one statement on a service's own database (real PostgreSQL only: `itWithServer` tests). */
-export const withDatabase = <A>(databaseUrl: string, statement: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>): Promise<A> =>
-  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    return yield* statement(sql)
-  }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(databaseUrl), maxConnections: 1 })))) as Effect.Effect<A>)
+export const withDatabase = <A>(
+  databaseUrl: string,
+  statement: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>
+): Promise<A> =>
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        return yield* statement(sql)
+      }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(databaseUrl), maxConnections: 1 })))
+    ) as Effect.Effect<A>
+  )

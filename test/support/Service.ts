@@ -49,9 +49,10 @@ export const startService = async (options: StartOptions = {}): Promise<RunningS
   const monitoringPort = await freePort()
   const key = "test-key-" + randomBytes(16).toString("hex")
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "core-test-"))
-  const databaseUrl = options.databaseUrl ?? (usingRealPostgres() ? await createDatabase(process.env.DATABASE_URL!) : undefined)
+  const databaseUrl =
+    options.databaseUrl ?? (usingRealPostgres() ? await createDatabase(process.env.DATABASE_URL!) : undefined)
   const env: Record<string, string> = {
-    ...process.env as Record<string, string>,
+    ...(process.env as Record<string, string>),
     PORT: String(port),
     MONITORING_PORT: String(monitoringPort),
     SERVICE_KEYS: key,
@@ -61,7 +62,11 @@ export const startService = async (options: StartOptions = {}): Promise<RunningS
   }
   if (databaseUrl !== undefined) env.DATABASE_URL = databaseUrl
   else delete env.DATABASE_URL
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: root,
+    env,
+    stdio: ["ignore", "pipe", "pipe"]
+  })
   let output = ""
   child.stdout!.on("data", (chunk) => (output += chunk))
   child.stderr!.on("data", (chunk) => (output += chunk))
@@ -73,7 +78,9 @@ export const startService = async (options: StartOptions = {}): Promise<RunningS
       // A timeout per probe: a request that lands after the port opens but before the router is
       // attached is never answered, so a probe without one could wait for undici's 300 s.
       if ((await fetch(base + "/core/v1/get_info", { signal: AbortSignal.timeout(2_000) })).status === 200) break
-    } catch { /* not yet listening, or that probe hung */ }
+    } catch {
+      /* not yet listening, or that probe hung */
+    }
     if (Date.now() - started > 90_000) {
       child.kill("SIGKILL")
       throw new Error(`service did not answer in 90 s:\n${output}`)
@@ -85,8 +92,14 @@ export const startService = async (options: StartOptions = {}): Promise<RunningS
     if (child.exitCode === null) {
       child.kill(signal)
       await new Promise<void>((done) => {
-        const timer = setTimeout(() => { child.kill("SIGKILL"); done() }, 20_000)
-        child.once("exit", () => { clearTimeout(timer); done() })
+        const timer = setTimeout(() => {
+          child.kill("SIGKILL")
+          done()
+        }, 20_000)
+        child.once("exit", () => {
+          clearTimeout(timer)
+          done()
+        })
       })
     }
     if (!keepData && options.databaseUrl === undefined) {
@@ -96,7 +109,16 @@ export const startService = async (options: StartOptions = {}): Promise<RunningS
     }
     return child.exitCode
   }
-  return { base, monitoring: `http://127.0.0.1:${monitoringPort}`, key, databaseUrl, dataDir, child, log: () => output, stop }
+  return {
+    base,
+    monitoring: `http://127.0.0.1:${monitoringPort}`,
+    key,
+    databaseUrl,
+    dataDir,
+    child,
+    log: () => output,
+    stop
+  }
 }
 
 /**

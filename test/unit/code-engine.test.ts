@@ -56,7 +56,7 @@ const { FundsHolded, InvoiceCreated, NeedConfirm } = CodeStateCode
 const SFinished = CodeStateCode.Finished
 const SCancelled = CodeStateCode.Cancelled
 
-const walletOf = (actor: Actor): bigint => actor === "creator" ? CREATOR : actor === "stranger" ? STRANGER : OTHER
+const walletOf = (actor: Actor): bigint => (actor === "creator" ? CREATOR : actor === "stranger" ? STRANGER : OTHER)
 
 /** A code of `type` in state `from`: Joined binds OTHER; Predicted is a type-14 invoice whose payer detached. */
 const codeAt = (type: CodeType, from: From): CodeState => ({
@@ -88,8 +88,22 @@ type Row = readonly [label: string, type: CodeType, from: From, actor: Actor, tr
 // rejections SPEC and C13 name, type 14's Predicted state, and terminal codes.
 const rows: ReadonlyArray<Row> = [
   // T1: 11 Created, apply by a redeemer other than the creator → Finished; creator lock_out -= amount, redeemer free += amount - fee.
-  ["T1 11 redeem", 11, "Created", "redeemer", apply(), to(Finished, SFinished, { creator: d(0n, -A), counterparty: d(A - F), profit: d(F) })],
-  ["T1 11 redeem with the exact amount (C13)", 11, "Created", "redeemer", apply(A), to(Finished, SFinished, { creator: d(0n, -A), counterparty: d(A - F), profit: d(F) })],
+  [
+    "T1 11 redeem",
+    11,
+    "Created",
+    "redeemer",
+    apply(),
+    to(Finished, SFinished, { creator: d(0n, -A), counterparty: d(A - F), profit: d(F) })
+  ],
+  [
+    "T1 11 redeem with the exact amount (C13)",
+    11,
+    "Created",
+    "redeemer",
+    apply(A),
+    to(Finished, SFinished, { creator: d(0n, -A), counterparty: d(A - F), profit: d(F) })
+  ],
   ["T1 11 redeem with another amount (C13)", 11, "Created", "redeemer", apply(WRONG), "InvalidAmount"],
   // T2: 11, 12 Created, apply by the creator → SameAccounts.
   ["T2 11 creator redeems own code", 11, "Created", "creator", apply(), "SameAccounts"],
@@ -98,7 +112,14 @@ const rows: ReadonlyArray<Row> = [
   ["T3 12 recipient joins", 12, "Created", "recipient", apply(), to(Joined, NeedConfirm)],
   ["T3 12 recipient joins with another amount (C13)", 12, "Created", "recipient", apply(WRONG), "InvalidAmount"],
   // T4: 12 Created|Confirmed, apply by the sender → Finished; funds released to the recipient.
-  ["T4 12 sender confirms", 12, "Joined", "creator", apply(), to(Finished, SFinished, { creator: d(0n, -A), counterparty: d(A - F), profit: d(F) })],
+  [
+    "T4 12 sender confirms",
+    12,
+    "Joined",
+    "creator",
+    apply(),
+    to(Finished, SFinished, { creator: d(0n, -A), counterparty: d(A - F), profit: d(F) })
+  ],
   ["T4 12 recipient cannot confirm", 12, "Joined", "recipient", apply(), "NotAllowed"],
   ["T4 12 stranger cannot confirm", 12, "Joined", "stranger", apply(), "NotAllowed"],
   // T5: 11, 12 Created, cancel by creator only → Canceled; held funds return to the sender's free.
@@ -111,7 +132,14 @@ const rows: ReadonlyArray<Row> = [
   ["T6 12 sender cannot cancel after the join", 12, "Joined", "creator", cancel, "NotAllowed"],
   ["T6 12 stranger cannot cancel", 12, "Joined", "stranger", cancel, "NotAllowed"],
   // T7: 13 Created, apply by a payer with the invoice amount → Finished; payer free -= amount; creator free += amount - fee.
-  ["T7 13 payer pays", 13, "Created", "payer", apply(A), to(Finished, SFinished, { creator: d(A - F), counterparty: d(-A), profit: d(F) })],
+  [
+    "T7 13 payer pays",
+    13,
+    "Created",
+    "payer",
+    apply(A),
+    to(Finished, SFinished, { creator: d(A - F), counterparty: d(-A), profit: d(F) })
+  ],
   ["T7 13 payer pays another amount", 13, "Created", "payer", apply(WRONG), "InvalidAmount"],
   ["T7 13 payer gives no amount (C13)", 13, "Created", "payer", apply(null), "AmountRequired"],
   // T8: 13, 14 Created, apply by the invoice creator → SameAccounts.
@@ -122,7 +150,14 @@ const rows: ReadonlyArray<Row> = [
   ["T9 14 payer joins with another amount", 14, "Created", "payer", apply(WRONG), "InvalidAmount"],
   ["T9 14 payer gives no amount (C13)", 14, "Created", "payer", apply(null), "AmountRequired"],
   // T10: 14 Created|Confirmed, apply by the same payer with the amount → Finished; payer lock_out -= amount, creator free += amount - fee (C13).
-  ["T10 14 payer confirms", 14, "Joined", "payer", apply(A), to(Finished, SFinished, { creator: d(A - F), counterparty: d(0n, -A), profit: d(F) })],
+  [
+    "T10 14 payer confirms",
+    14,
+    "Joined",
+    "payer",
+    apply(A),
+    to(Finished, SFinished, { creator: d(A - F), counterparty: d(0n, -A), profit: d(F) })
+  ],
   ["T10 14 payer confirms another amount", 14, "Joined", "payer", apply(WRONG), "InvalidAmount"],
   ["T10 14 another payer cannot confirm", 14, "Joined", "stranger", apply(A), "NotAllowed"],
   ["T10 14 creator cannot pay own invoice after the join", 14, "Joined", "creator", apply(A), "SameAccounts"],
@@ -134,10 +169,24 @@ const rows: ReadonlyArray<Row> = [
   // T12: 14 Created|Confirmed, cancel by payer → Predicted; the payer detaches and the lock goes back (C13: InvoiceCreated again).
   ["T12 14 payer detaches", 14, "Joined", "payer", cancel, to(Predicted, InvoiceCreated, { counterparty: d(A, -A) })],
   // T13: 14 Created|Confirmed, cancel by the creator → Canceled; the joined payer's lock goes back.
-  ["T13 14 creator cancels after the join", 14, "Joined", "creator", cancel, to(Canceled, SCancelled, { counterparty: d(A, -A) })],
+  [
+    "T13 14 creator cancels after the join",
+    14,
+    "Joined",
+    "creator",
+    cancel,
+    to(Canceled, SCancelled, { counterparty: d(A, -A) })
+  ],
   ["T13 14 stranger cannot cancel", 14, "Joined", "stranger", cancel, "NotAllowed"],
   // Type 14 after the payer detached (Predicted): payable again, cancellable by the creator only.
-  ["P 14 the former payer joins again", 14, "Predicted", "payer", apply(A), to(Joined, NeedConfirm, { counterparty: d(-A, A) })],
+  [
+    "P 14 the former payer joins again",
+    14,
+    "Predicted",
+    "payer",
+    apply(A),
+    to(Joined, NeedConfirm, { counterparty: d(-A, A) })
+  ],
   ["P 14 another payer joins", 14, "Predicted", "stranger", apply(A), to(Joined, NeedConfirm, { stranger: d(-A, A) })],
   ["P 14 creator cannot pay own invoice", 14, "Predicted", "creator", apply(A), "SameAccounts"],
   ["P 14 another amount", 14, "Predicted", "payer", apply(WRONG), "InvalidAmount"],
@@ -166,7 +215,10 @@ describe("code creation", () => {
       assert.strictEqual(stateCodeOf({ typeTx: type, txState: Created }), stateCode)
       const net = netDeltas(creationPostings(type, CREATOR, CUR, A))
       assert.deepStrictEqual(net.get(CREATOR) ?? [0n, 0n, 0n, 0n], [...creator])
-      assert.deepStrictEqual([...net.keys()].filter((w) => w !== CREATOR), [])
+      assert.deepStrictEqual(
+        [...net.keys()].filter((w) => w !== CREATOR),
+        []
+      )
     })
   }
 })
@@ -176,15 +228,23 @@ describe("code transitions (one line per SPEC row)", () => {
     it(label, () => {
       const before = codeAt(type, from)
       const by = walletOf(actor)
-      const command: CodeCommand = trigger === "cancel" ? { _tag: "Cancel", by } : { _tag: "Apply", by, amount: trigger.apply }
+      const command: CodeCommand =
+        trigger === "cancel" ? { _tag: "Cancel", by } : { _tag: "Apply", by, amount: trigger.apply }
       const result = transition(before, command)
       // transition dispatches to applyCode / cancelCode.
-      assert.deepStrictEqual(result, trigger === "cancel" ? cancelCode(before, by) : applyCode(before, by, trigger.apply))
+      assert.deepStrictEqual(
+        result,
+        trigger === "cancel" ? cancelCode(before, by) : applyCode(before, by, trigger.apply)
+      )
       if (typeof expect === "string") {
         assert.deepStrictEqual(result, { _tag: "Reject", rule: expect })
         return
       }
-      assert.strictEqual(result._tag, "Ok", `expected acceptance, got ${JSON.stringify(result, (_, v) => typeof v === "bigint" ? String(v) : v)}`)
+      assert.strictEqual(
+        result._tag,
+        "Ok",
+        `expected acceptance, got ${JSON.stringify(result, (_, v) => (typeof v === "bigint" ? String(v) : v))}`
+      )
       if (result._tag !== "Ok") return
       const { state, postings, reply, debits } = result.outcome
       assert.strictEqual(state.txState, expect.to)
@@ -206,9 +266,16 @@ describe("code transitions (one line per SPEC row)", () => {
         [STRANGER, expect.deltas.stranger ?? ZERO],
         [PROFIT, expect.deltas.profit ?? ZERO]
       ])
-      for (const [wallet, deltas] of expected) assert.deepStrictEqual(net.get(wallet) ?? [0n, 0n, 0n, 0n], [...deltas], `wallet ${wallet}`)
-      assert.deepStrictEqual([...net.keys()].filter((w) => !expected.has(w)), [])
-      assert.strictEqual(postings.reduce((s, p) => s + p.delta, 0n), 0n)
+      for (const [wallet, deltas] of expected)
+        assert.deepStrictEqual(net.get(wallet) ?? [0n, 0n, 0n, 0n], [...deltas], `wallet ${wallet}`)
+      assert.deepStrictEqual(
+        [...net.keys()].filter((w) => !expected.has(w)),
+        []
+      )
+      assert.strictEqual(
+        postings.reduce((s, p) => s + p.delta, 0n),
+        0n
+      )
       // `debits` names exactly the wallet whose free balance goes down.
       const debited = [...net].filter(([w, row]) => w !== PROFIT && row[Bucket.free] < 0n).map(([w]) => w)
       assert.strictEqual(debits, debited[0] ?? null)
@@ -240,7 +307,10 @@ describe("code transitions (one line per SPEC row)", () => {
     // A new payer joins; the detached payer, no longer bound, may not confirm; the new payer pays.
     step({ _tag: "Apply", by: P2, amount: A })
     assert.deepStrictEqual([s.txState, s.counterparty], [Joined, P2])
-    assert.deepStrictEqual(transition(s, { _tag: "Apply", by: OTHER, amount: A }), { _tag: "Reject", rule: "NotAllowed" })
+    assert.deepStrictEqual(transition(s, { _tag: "Apply", by: OTHER, amount: A }), {
+      _tag: "Reject",
+      rule: "NotAllowed"
+    })
     assert.deepStrictEqual(step({ _tag: "Apply", by: P2, amount: A }).reply, "Confirmed")
     assert.deepStrictEqual([s.txState, stateCodeOf(s)], [Finished, SFinished])
     assert.deepStrictEqual(totals.get(P2), [-A, 0n, 0n, 0n])
@@ -276,10 +346,18 @@ interface ModelCode {
 type Balances = Map<bigint, Map<string, bigint[]>>
 type Move = readonly [wallet: bigint, bucket: 0 | 1 | 2 | 3, delta: bigint]
 type ModelResult =
-  | { readonly ok: true; readonly status: Status; readonly bound: bigint | null; readonly moves: ReadonlyArray<Move>; readonly debit: bigint | null; readonly reply: string }
+  | {
+      readonly ok: true
+      readonly status: Status
+      readonly bound: bigint | null
+      readonly moves: ReadonlyArray<Move>
+      readonly debit: bigint | null
+      readonly reply: string
+    }
   | { readonly ok: false; readonly rule: string }
 
-const FREE = 0, LOCK_OUT = 1
+const FREE = 0,
+  LOCK_OUT = 1
 const M_PROFIT = 99n
 const WALLETS = [1n, 2n, 3n, 4n, 5n]
 const CURRENCIES = ["USDT", "BTC"]
@@ -302,7 +380,18 @@ const modelApply = (c: ModelCode, by: bigint, amount: bigint | null): ModelResul
   const net = c.amount - c.fee
   if (c.type === 11) {
     if (by === c.creator) return no("SameAccounts")
-    return { ok: true, status: "finished", bound: by, debit: null, reply: "Confirmed", moves: [[c.creator, LOCK_OUT, -c.amount], [by, FREE, net], [M_PROFIT, FREE, c.fee]] }
+    return {
+      ok: true,
+      status: "finished",
+      bound: by,
+      debit: null,
+      reply: "Confirmed",
+      moves: [
+        [c.creator, LOCK_OUT, -c.amount],
+        [by, FREE, net],
+        [M_PROFIT, FREE, c.fee]
+      ]
+    }
   }
   if (c.type === 12) {
     if (c.status === "created") {
@@ -311,36 +400,92 @@ const modelApply = (c: ModelCode, by: bigint, amount: bigint | null): ModelResul
     }
     // joined: only the sender confirms
     if (by !== c.creator) return no("NotAllowed")
-    return { ok: true, status: "finished", bound: c.bound, debit: null, reply: "Confirmed", moves: [[c.creator, LOCK_OUT, -c.amount], [c.bound!, FREE, net], [M_PROFIT, FREE, c.fee]] }
+    return {
+      ok: true,
+      status: "finished",
+      bound: c.bound,
+      debit: null,
+      reply: "Confirmed",
+      moves: [
+        [c.creator, LOCK_OUT, -c.amount],
+        [c.bound!, FREE, net],
+        [M_PROFIT, FREE, c.fee]
+      ]
+    }
   }
   if (c.type === 13) {
     if (by === c.creator) return no("SameAccounts")
-    return { ok: true, status: "finished", bound: by, debit: by, reply: "Confirmed", moves: [[by, FREE, -c.amount], [c.creator, FREE, net], [M_PROFIT, FREE, c.fee]] }
+    return {
+      ok: true,
+      status: "finished",
+      bound: by,
+      debit: by,
+      reply: "Confirmed",
+      moves: [
+        [by, FREE, -c.amount],
+        [c.creator, FREE, net],
+        [M_PROFIT, FREE, c.fee]
+      ]
+    }
   }
   // 14
   if (by === c.creator) return no("SameAccounts")
   if (c.status === "created" || c.status === "predicted") {
-    return { ok: true, status: "joined", bound: by, debit: by, reply: "NeedCodeConfirm", moves: [[by, FREE, -c.amount], [by, LOCK_OUT, c.amount]] }
+    return {
+      ok: true,
+      status: "joined",
+      bound: by,
+      debit: by,
+      reply: "NeedCodeConfirm",
+      moves: [
+        [by, FREE, -c.amount],
+        [by, LOCK_OUT, c.amount]
+      ]
+    }
   }
   if (by !== c.bound) return no("NotAllowed")
-  return { ok: true, status: "finished", bound: by, debit: null, reply: "Confirmed", moves: [[by, LOCK_OUT, -c.amount], [c.creator, FREE, net], [M_PROFIT, FREE, c.fee]] }
+  return {
+    ok: true,
+    status: "finished",
+    bound: by,
+    debit: null,
+    reply: "Confirmed",
+    moves: [
+      [by, LOCK_OUT, -c.amount],
+      [c.creator, FREE, net],
+      [M_PROFIT, FREE, c.fee]
+    ]
+  }
 }
 
 const modelCancel = (c: ModelCode, by: bigint): ModelResult => {
   const no = (rule: string): ModelResult => ({ ok: false, rule })
-  const done = (status: Status, bound: bigint | null, moves: ReadonlyArray<Move>): ModelResult =>
-    ({ ok: true, status, bound, debit: null, reply: "Confirmed", moves })
+  const done = (status: Status, bound: bigint | null, moves: ReadonlyArray<Move>): ModelResult => ({
+    ok: true,
+    status,
+    bound,
+    debit: null,
+    reply: "Confirmed",
+    moves
+  })
   if (c.status === "finished" || c.status === "canceled") return no("NotActive")
   if (c.type === 11 || c.type === 12) {
-    const giveBack: ReadonlyArray<Move> = [[c.creator, LOCK_OUT, -c.amount], [c.creator, FREE, c.amount]]
+    const giveBack: ReadonlyArray<Move> = [
+      [c.creator, LOCK_OUT, -c.amount],
+      [c.creator, FREE, c.amount]
+    ]
     if (c.status === "created") return by === c.creator ? done("canceled", null, giveBack) : no("NotAllowed")
     // 12 joined: the recipient only
     return by === c.bound ? done("canceled", c.bound, giveBack) : no("NotAllowed")
   }
-  if (c.status === "created" || c.status === "predicted") return by === c.creator ? done("canceled", null, []) : no("NotAllowed")
+  if (c.status === "created" || c.status === "predicted")
+    return by === c.creator ? done("canceled", null, []) : no("NotAllowed")
   // 14 joined
   const payer = c.bound!
-  const unlock: ReadonlyArray<Move> = [[payer, LOCK_OUT, -c.amount], [payer, FREE, c.amount]]
+  const unlock: ReadonlyArray<Move> = [
+    [payer, LOCK_OUT, -c.amount],
+    [payer, FREE, c.amount]
+  ]
   if (by === payer) return done("predicted", null, unlock)
   if (by === c.creator) return done("canceled", null, unlock)
   return no("NotAllowed")
@@ -348,9 +493,9 @@ const modelCancel = (c: ModelCode, by: bigint): ModelResult => {
 
 const bucketsOf = (balances: Balances, wallet: bigint, currency: string): bigint[] => {
   let byCurrency = balances.get(wallet)
-  if (!byCurrency) balances.set(wallet, byCurrency = new Map())
+  if (!byCurrency) balances.set(wallet, (byCurrency = new Map()))
   let row = byCurrency.get(currency)
-  if (!row) byCurrency.set(currency, row = [0n, 0n, 0n, 0n])
+  if (!row) byCurrency.set(currency, (row = [0n, 0n, 0n, 0n]))
   return row
 }
 const cloneBalances = (b: Balances): Balances =>
@@ -361,15 +506,30 @@ const totalOf = (b: Balances, currency: string): bigint => {
   return sum
 }
 const show = (b: Balances): string =>
-  [...b].sort(([a], [c]) => Number(a - c)).map(([w, m]) =>
-    `${w}: ` + [...m].sort(([a], [c]) => a.localeCompare(c)).map(([cur, row]) => `${cur}=[${row.join(",")}]`).join(" ")
-  ).join("; ")
+  [...b]
+    .sort(([a], [c]) => Number(a - c))
+    .map(
+      ([w, m]) =>
+        `${w}: ` +
+        [...m]
+          .sort(([a], [c]) => a.localeCompare(c))
+          .map(([cur, row]) => `${cur}=[${row.join(",")}]`)
+          .join(" ")
+    )
+    .join("; ")
 
 describe("code engine vs. a reference model (property)", () => {
   it("300 seeded streams × 40 steps: same decisions, states and balances; money is conserved; no bucket goes negative", () => {
     const STREAMS = 300
     const STEPS = 40
-    const counts = { creates: 0, skippedCreates: 0, accepted: 0, rejected: {} as Record<string, number>, finished: 0, predicted: 0 }
+    const counts = {
+      creates: 0,
+      skippedCreates: 0,
+      accepted: 0,
+      rejected: {} as Record<string, number>,
+      finished: 0,
+      predicted: 0
+    }
     for (let seed = 1; seed <= STREAMS; seed++) {
       const random = seeded(seed * 7919)
       const pick = <T>(xs: ReadonlyArray<T>): T => xs[random.int(0, xs.length - 1)]
@@ -405,7 +565,12 @@ describe("code engine vs. a reference model (property)", () => {
           const modelAffordable = !(type === 11 || type === 12) || bucketsOf(model, creator, currency)[FREE] >= amount
           // Engine: whatever creationPostings debits from free must be covered.
           const postings = creationPostings(type, creator, currency, amount)
-          const engineAffordable = postings.every((p) => p.bucket !== Bucket.free || p.delta >= 0n || bucketsOf(engine, p.walletId, p.currency)[Bucket.free] + p.delta >= 0n)
+          const engineAffordable = postings.every(
+            (p) =>
+              p.bucket !== Bucket.free ||
+              p.delta >= 0n ||
+              bucketsOf(engine, p.walletId, p.currency)[Bucket.free] + p.delta >= 0n
+          )
           assert.strictEqual(engineAffordable, modelAffordable, `${where}: create affordability`)
           if (!modelAffordable) {
             counts.skippedCreates++
@@ -417,34 +582,57 @@ describe("code engine vs. a reference model (property)", () => {
             bucketsOf(model, creator, currency)[LOCK_OUT] += amount
           }
           for (const p of postings) bucketsOf(engine, p.walletId, p.currency)[p.bucket] += p.delta
-          engineCodes.push({ typeTx: type, txState: CodeTxState.Created, creator, counterparty: null, currency, amount, fee, profitWallet: M_PROFIT })
+          engineCodes.push({
+            typeTx: type,
+            txState: CodeTxState.Created,
+            creator,
+            counterparty: null,
+            currency,
+            amount,
+            fee,
+            profitWallet: M_PROFIT
+          })
         } else {
           // Apply or cancel on an existing code (mostly a live one), by a random party, with a random amount.
-          const live = modelCodes.map((c, i) => [c, i] as const).filter(([c]) => c.status !== "finished" && c.status !== "canceled")
+          const live = modelCodes
+            .map((c, i) => [c, i] as const)
+            .filter(([c]) => c.status !== "finished" && c.status !== "canceled")
           const index = live.length > 0 && random.next() < 0.8 ? pick(live)[1] : random.int(0, modelCodes.length - 1)
           const mc = modelCodes[index]
           const roll = random.next()
           const by = roll < 0.35 ? mc.creator : roll < 0.65 && mc.bound !== null ? mc.bound : pick(WALLETS)
           const isApply = random.next() < 0.6
           const aroll = random.next()
-          const amount = aroll < 0.5 ? mc.amount
-            : aroll < 0.7 ? null
-            : mc.amount > 1n && random.next() < 0.5 ? mc.amount - BigInt(random.int(1, Number(mc.amount) - 1))
-            : mc.amount + BigInt(random.int(1, 50))
+          const amount =
+            aroll < 0.5
+              ? mc.amount
+              : aroll < 0.7
+                ? null
+                : mc.amount > 1n && random.next() < 0.5
+                  ? mc.amount - BigInt(random.int(1, Number(mc.amount) - 1))
+                  : mc.amount + BigInt(random.int(1, 50))
           const command: CodeCommand = isApply ? { _tag: "Apply", by, amount } : { _tag: "Cancel", by }
 
           // Model decision, then the balance check on the wallet it debits.
           let m = isApply ? modelApply(mc, by, amount) : modelCancel(mc, by)
-          if (m.ok && m.debit !== null && bucketsOf(model, m.debit, mc.currency)[FREE] < mc.amount) m = { ok: false, rule: "BalanceNotEnough" }
+          if (m.ok && m.debit !== null && bucketsOf(model, m.debit, mc.currency)[FREE] < mc.amount)
+            m = { ok: false, rule: "BalanceNotEnough" }
           // Engine decision, then the same check on `outcome.debits`.
           const es = engineCodes[index]
           const t = transition(es, command)
-          let e: { ok: true; postings: ReadonlyArray<Posting>; state: CodeState; reply: string; debits: bigint | null } | { ok: false; rule: string } =
+          let e:
+            | { ok: true; postings: ReadonlyArray<Posting>; state: CodeState; reply: string; debits: bigint | null }
+            | { ok: false; rule: string } =
             t._tag === "Reject" ? { ok: false, rule: t.rule } : { ok: true, ...t.outcome }
-          if (e.ok && e.debits !== null && bucketsOf(engine, e.debits, es.currency)[Bucket.free] < es.amount) e = { ok: false, rule: "BalanceNotEnough" }
+          if (e.ok && e.debits !== null && bucketsOf(engine, e.debits, es.currency)[Bucket.free] < es.amount)
+            e = { ok: false, rule: "BalanceNotEnough" }
 
           const label = `${where}: type ${mc.type} ${mc.status} ${command._tag} by ${by}${isApply ? ` amount ${amount}` : ""} (creator ${mc.creator}, bound ${mc.bound})`
-          assert.strictEqual(e.ok, m.ok, `${label}: acceptance (engine ${e.ok ? "ok" : e.rule}, model ${m.ok ? "ok" : m.rule})`)
+          assert.strictEqual(
+            e.ok,
+            m.ok,
+            `${label}: acceptance (engine ${e.ok ? "ok" : e.rule}, model ${m.ok ? "ok" : m.rule})`
+          )
           if (!e.ok || !m.ok) {
             assert.strictEqual(e.ok ? "" : e.rule, m.ok ? "" : m.rule, `${label}: rejection rule`)
             const rule = m.ok ? "" : m.rule
@@ -473,21 +661,33 @@ describe("code engine vs. a reference model (property)", () => {
           }
         }
         assert.strictEqual(show(engine), show(model), `${where}: balances`)
-        for (const cur of CURRENCIES) assert.strictEqual(totalOf(engine, cur), totals.get(cur), `${where}: ${cur} conserved`)
+        for (const cur of CURRENCIES)
+          assert.strictEqual(totalOf(engine, cur), totals.get(cur), `${where}: ${cur} conserved`)
         for (const [wallet, m] of engine) {
-          for (const [cur, row] of m) for (const x of row) assert.isTrue(x >= 0n, `${where}: wallet ${wallet} ${cur} [${row.join(",")}] negative`)
+          for (const [cur, row] of m)
+            for (const x of row) assert.isTrue(x >= 0n, `${where}: wallet ${wallet} ${cur} [${row.join(",")}] negative`)
         }
       }
       // Whatever is still held equals the live codes' holds, wallet by wallet.
       const held = new Map<string, bigint>()
       for (const c of modelCodes) {
-        const holder = c.type === 11 || c.type === 12
-          ? c.status === "created" || c.status === "joined" ? c.creator : null
-          : c.status === "joined" ? c.bound : null
+        const holder =
+          c.type === 11 || c.type === 12
+            ? c.status === "created" || c.status === "joined"
+              ? c.creator
+              : null
+            : c.status === "joined"
+              ? c.bound
+              : null
         if (holder !== null) held.set(`${holder}/${c.currency}`, (held.get(`${holder}/${c.currency}`) ?? 0n) + c.amount)
       }
       for (const [wallet, m] of engine) {
-        for (const [cur, row] of m) assert.strictEqual(row[Bucket.lockOut], held.get(`${wallet}/${cur}`) ?? 0n, `seed ${seed}: lock_out of ${wallet} ${cur}`)
+        for (const [cur, row] of m)
+          assert.strictEqual(
+            row[Bucket.lockOut],
+            held.get(`${wallet}/${cur}`) ?? 0n,
+            `seed ${seed}: lock_out of ${wallet} ${cur}`
+          )
       }
     }
     // The streams exercise every path.
@@ -495,7 +695,14 @@ describe("code engine vs. a reference model (property)", () => {
     assert.isAbove(counts.finished, 300)
     assert.isAbove(counts.predicted, 20)
     assert.isAbove(counts.skippedCreates, 10)
-    for (const rule of ["NotActive", "AmountRequired", "InvalidAmount", "SameAccounts", "NotAllowed", "BalanceNotEnough"]) {
+    for (const rule of [
+      "NotActive",
+      "AmountRequired",
+      "InvalidAmount",
+      "SameAccounts",
+      "NotAllowed",
+      "BalanceNotEnough"
+    ]) {
       assert.isAbove(counts.rejected[rule] ?? 0, 10, `rule ${rule} exercised`)
     }
   })

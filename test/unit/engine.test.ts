@@ -5,7 +5,13 @@
  * plus a seeded random walk that must never drive the free balance below zero. No service is started.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { applyPostings, type Buckets, emptyBuckets, TREASURY_WALLET_ID, treasuryPosting } from "../../actors/wallet/Engine.ts"
+import {
+  applyPostings,
+  type Buckets,
+  emptyBuckets,
+  TREASURY_WALLET_ID,
+  treasuryPosting
+} from "../../actors/wallet/Engine.ts"
 import { Bucket, type Posting } from "../../sql/Ledger.ts"
 import { seeded } from "./Random.ts"
 
@@ -43,8 +49,14 @@ describe("treasuryPosting", () => {
   })
 
   it("rejects a short debit, even when locked buckets hold enough", () => {
-    assert.deepStrictEqual(treasuryPosting(WALLET, buckets(99n), "EUR", 100n, "debit"), { _tag: "Reject", rule: "BalanceNotEnough" })
-    assert.deepStrictEqual(treasuryPosting(WALLET, emptyBuckets(), "EUR", 1n, "debit"), { _tag: "Reject", rule: "BalanceNotEnough" })
+    assert.deepStrictEqual(treasuryPosting(WALLET, buckets(99n), "EUR", 100n, "debit"), {
+      _tag: "Reject",
+      rule: "BalanceNotEnough"
+    })
+    assert.deepStrictEqual(treasuryPosting(WALLET, emptyBuckets(), "EUR", 1n, "debit"), {
+      _tag: "Reject",
+      rule: "BalanceNotEnough"
+    })
     const locked = buckets(0n, { lockOut: 500n, lockIn: 500n, lockOrders: 500n })
     assert.strictEqual(treasuryPosting(WALLET, locked, "EUR", 1n, "debit")._tag, "Reject")
   })
@@ -56,7 +68,10 @@ describe("treasuryPosting", () => {
 
   it("property: a random walk of credits and debits never sends free below zero and always sums to zero", () => {
     const random = seeded(424242)
-    const known = new Map<string, Buckets>([["USDT", emptyBuckets()], ["BTC", emptyBuckets()]])
+    const known = new Map<string, Buckets>([
+      ["USDT", emptyBuckets()],
+      ["BTC", emptyBuckets()]
+    ])
     let treasury = 0n
     for (let i = 0; i < 5000; i++) {
       const currency = random.next() < 0.5 ? "USDT" : "BTC"
@@ -71,7 +86,9 @@ describe("treasuryPosting", () => {
       }
       for (const sum of sumByCurrency(decision.postings).values()) assert.strictEqual(sum, 0n)
       applyPostings(WALLET, known, decision.postings)
-      treasury += decision.postings.filter((p) => p.walletId === TREASURY_WALLET_ID && p.currency === "USDT").reduce((s, p) => s + p.delta, 0n)
+      treasury += decision.postings
+        .filter((p) => p.walletId === TREASURY_WALLET_ID && p.currency === "USDT")
+        .reduce((s, p) => s + p.delta, 0n)
       const after = known.get(currency)!.free
       assert.isTrue(after >= 0n)
       assert.strictEqual(after, direction === "credit" ? before + amount : before - amount)

@@ -13,14 +13,34 @@ import type { Order } from "../../sql/OrderRepo.ts"
 // EUR/USDT: USDT is the quote (6 decimals), EUR the base (2 decimals: a lot is one cent).
 const pair = makePair("EUR", "USDT", 2, 6)
 
-const row = (o: Partial<Order> & Pick<Order, "id" | "walletId" | "side" | "fromAmount" | "toAmount" | "seq">): Order => {
+const row = (
+  o: Partial<Order> & Pick<Order, "id" | "walletId" | "side" | "fromAmount" | "toAmount" | "seq">
+): Order => {
   const sell = o.side === 1
   const lots = sell ? o.fromAmount : o.toAmount!
   return {
-    walletGroup: 0, typeTx: sell ? 16 : 17, roomKey: 0n, base: "EUR", quote: "USDT", orderType: 1, priceTicks: null,
-    priceNum: null, priceDen: null, quantityLots: lots, remainingLots: lots, fromCurrency: sell ? "EUR" : "USDT",
-    toCurrency: sell ? "USDT" : "EUR", locked: o.fromAmount, given: 0n, received: 0n, fee: 0n, state: 1, tag: null,
-    createdAt: new Date(0), updatedAt: new Date(0), ...o
+    walletGroup: 0,
+    typeTx: sell ? 16 : 17,
+    roomKey: 0n,
+    base: "EUR",
+    quote: "USDT",
+    orderType: 1,
+    priceTicks: null,
+    priceNum: null,
+    priceDen: null,
+    quantityLots: lots,
+    remainingLots: lots,
+    fromCurrency: sell ? "EUR" : "USDT",
+    toCurrency: sell ? "USDT" : "EUR",
+    locked: o.fromAmount,
+    given: 0n,
+    received: 0n,
+    fee: 0n,
+    state: 1,
+    tag: null,
+    createdAt: new Date(0),
+    updatedAt: new Date(0),
+    ...o
   }
 }
 
@@ -36,8 +56,18 @@ describe("rebuilding a room from rows rested on ticks", () => {
     expect(book.restore(sell)).toBe(false)
     book.validate()
     let trade = 100n
-    const decision = book.place(sell, false, () => ({ fee: 0n, profitWalletId: -2n }), () => trade++)
-    expect(decision.figures).toMatchObject({ state: OrderState.Completed, given: 450n, received: 5_000_000n, locked: 0n })
+    const decision = book.place(
+      sell,
+      false,
+      () => ({ fee: 0n, profitWalletId: -2n }),
+      () => trade++
+    )
+    expect(decision.figures).toMatchObject({
+      state: OrderState.Completed,
+      given: 450n,
+      received: 5_000_000n,
+      locked: 0n
+    })
     expect(book.resting("1")).toMatchObject({ remainingLots: 450n, given: 5_000_000n, received: 450n })
     book.validate()
   })

@@ -10,7 +10,16 @@
 import { describe, expect, it } from "vitest"
 import { baseMinorOf, makePair, priceOfRatio, quoteMinorOfUnits } from "../../actors/room/Pair.ts"
 import { cmpRatio, fillQuote, mulDivCeil, mulDivFloor, ratioText } from "../../actors/room/Ratio.ts"
-import { type BookOrder, BROKER_WALLET_ID, type Ended, type Fill, OrderState, settleMatch, SIDE_BUY, SIDE_SELL } from "../../actors/room/Settlement.ts"
+import {
+  type BookOrder,
+  BROKER_WALLET_ID,
+  type Ended,
+  type Fill,
+  OrderState,
+  settleMatch,
+  SIDE_BUY,
+  SIDE_SELL
+} from "../../actors/room/Settlement.ts"
 import type { LedgerOperation } from "../../sql/Ledger.ts"
 import { Trades } from "../../sql/rows/ExchangeRows.ts"
 import { seeded } from "./Random.ts"
@@ -27,12 +36,16 @@ describe("ratio arithmetic", () => {
     const r = seeded(5)
     const pick = () => (r.next() < 0.5 ? r.int(1, 100_000) : r.int(1, 2 ** 31) * r.int(1, 2 ** 21) + r.int(0, 1000))
     for (let i = 0; i < 20_000; i++) {
-      const a = pick(), b = pick(), c = pick(), d = pick()
+      const a = pick(),
+        b = pick(),
+        c = pick(),
+        d = pick()
       const exact = (BigInt(a) * BigInt(b)) / BigInt(c)
       const cap = (x: bigint) => (x > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(x))
       expect(mulDivFloor(a, b, c)).toBe(cap(exact))
       expect(mulDivCeil(a, b, c)).toBe(cap(exact + ((BigInt(a) * BigInt(b)) % BigInt(c) === 0n ? 0n : 1n)))
-      const x = BigInt(a) * BigInt(d), y = BigInt(c) * BigInt(b)
+      const x = BigInt(a) * BigInt(d),
+        y = BigInt(c) * BigInt(b)
       expect(cmpRatio(a, b, c, d)).toBe(x < y ? -1 : x > y ? 1 : 0)
       // Near-equal ratios (float approximations identical) are still told apart.
       if (a < 2 ** 50 && b < 2 ** 50) expect(cmpRatio(a * 3, b * 3 + 1, a, b)).toBe(-1)
@@ -70,23 +83,42 @@ describe("settlement of random matches", () => {
       const makerSide = takerSide === SIDE_BUY ? SIDE_SELL : SIDE_BUY
       const order = (id: number, side: number, lots: bigint, num: number, den: number): BookOrder => {
         const units = BigInt(fillQuote(false, Number(lots), num, den))
-        const locked = side === SIDE_SELL ? baseMinorOf(pair, lots) : quoteMinorOfUnits(pair, units) + BigInt(r.int(0, 3))
+        const locked =
+          side === SIDE_SELL ? baseMinorOf(pair, lots) : quoteMinorOfUnits(pair, units) + BigInt(r.int(0, 3))
         return {
-          id: BigInt(id), walletId: BigInt(100 + id), walletGroup: 0, side, typeTx: side === SIDE_SELL ? 16 : 17,
-          fromCurrency: side === SIDE_SELL ? pair.base : pair.quote, toCurrency: side === SIDE_SELL ? pair.quote : pair.base,
-          seq: id, remainingLots: lots, locked, given: 0n, received: 0n, fee: 0n, state: OrderState.Active,
+          id: BigInt(id),
+          walletId: BigInt(100 + id),
+          walletGroup: 0,
+          side,
+          typeTx: side === SIDE_SELL ? 16 : 17,
+          fromCurrency: side === SIDE_SELL ? pair.base : pair.quote,
+          toCurrency: side === SIDE_SELL ? pair.quote : pair.base,
+          seq: id,
+          remainingLots: lots,
+          locked,
+          given: 0n,
+          received: 0n,
+          fee: 0n,
+          state: OrderState.Active,
           persisted: { remainingLots: lots, seq: null }
         }
       }
       // Trades execute at the maker's own ratio, which its lock was computed at (a buy's rounded down).
       const priced = Array.from({ length: r.int(1, 4) }, (_, k) => {
-        const num = r.int(1000, 2000), den = r.int(1, 7)
+        const num = r.int(1000, 2000),
+          den = r.int(1, 7)
         return { maker: order(k + 1, makerSide, BigInt(r.int(1, 1000)), num, den), num, den }
       })
       const makers = priced.map((p) => p.maker)
       const fills: Array<Fill> = priced.map(({ maker, num, den }) => {
         const lots = r.int(1, Number(maker.remainingLots))
-        return { maker, num: BigInt(num), den: BigInt(den), lots: BigInt(lots), quoteUnits: BigInt(fillQuote(makerSide === SIDE_SELL, lots, num, den)) }
+        return {
+          maker,
+          num: BigInt(num),
+          den: BigInt(den),
+          lots: BigInt(lots),
+          quoteUnits: BigInt(fillQuote(makerSide === SIDE_SELL, lots, num, den))
+        }
       })
       // Some makers leave the book as well: self-trade prevention (none of theirs filled) or dust.
       const ended: Array<Ended> = []
@@ -105,21 +137,33 @@ describe("settlement of random matches", () => {
       if (!rested) taker.remainingLots = 0n
       const feePct = BigInt(r.int(0, 30)) // per mille
       const op = settleMatch({
-        pair, roomKey: 0n, taker, fills, ended, outcome: rested ? "rested" : "filled",
-        feeOf: (_o, gross) => ({ fee: (gross * feePct) / 1000n, profitWalletId: -2n }), nextTradeId: (() => { let t = 1n; return () => t++ })()
+        pair,
+        roomKey: 0n,
+        taker,
+        fills,
+        ended,
+        outcome: rested ? "rested" : "filled",
+        feeOf: (_o, gross) => ({ fee: (gross * feePct) / 1000n, profitWalletId: -2n }),
+        nextTradeId: (() => {
+          let t = 1n
+          return () => t++
+        })()
       })
       if (ended.some((e) => e.reason === "selfTrade")) {
         expect(extraMaker.state).toBe(OrderState.Canceled)
         expect(extraMaker.locked).toBe(0n)
         expect(extraMaker.given).toBe(0n)
-        expect(op.extra?.some((x) => x.postings.some((p) => p.walletId === extraMaker.walletId && p.delta === extraLocked))).toBe(true)
+        expect(
+          op.extra?.some((x) => x.postings.some((p) => p.walletId === extraMaker.walletId && p.delta === extraLocked))
+        ).toBe(true)
       }
       if (ended.some((e) => e.reason === "dust")) expect(fills[0].maker.state).toBe(OrderState.Completed)
       sumsByTxAndCurrency(op)
       // The Broker nets to zero across the whole match.
       const broker = new Map<string, bigint>()
       for (const part of [op, ...(op.extra ?? [])]) {
-        for (const p of part.postings) if (p.walletId === BROKER_WALLET_ID) broker.set(p.currency, (broker.get(p.currency) ?? 0n) + p.delta)
+        for (const p of part.postings)
+          if (p.walletId === BROKER_WALLET_ID) broker.set(p.currency, (broker.get(p.currency) ?? 0n) + p.delta)
       }
       for (const [, d] of broker) expect(d).toBe(0n)
       // Locks: spent ≤ locked; an order that ends keeps nothing locked.
@@ -144,9 +188,20 @@ describe("exchange fees", () => {
   it("feeFixed once per order (its first fill), feePercent on every fill, never above what it receives", () => {
     const pair = makePair("BTC", "USDT", 8, 6)
     const mk = (id: number, side: number, lots: bigint, locked: bigint): BookOrder => ({
-      id: BigInt(id), walletId: BigInt(100 + id), walletGroup: 0, side, typeTx: side === SIDE_SELL ? 16 : 17,
-      fromCurrency: side === SIDE_SELL ? "BTC" : "USDT", toCurrency: side === SIDE_SELL ? "USDT" : "BTC",
-      seq: id, remainingLots: lots, locked, given: 0n, received: 0n, fee: 0n, state: OrderState.Active,
+      id: BigInt(id),
+      walletId: BigInt(100 + id),
+      walletGroup: 0,
+      side,
+      typeTx: side === SIDE_SELL ? 16 : 17,
+      fromCurrency: side === SIDE_SELL ? "BTC" : "USDT",
+      toCurrency: side === SIDE_SELL ? "USDT" : "BTC",
+      seq: id,
+      remainingLots: lots,
+      locked,
+      given: 0n,
+      received: 0n,
+      fee: 0n,
+      state: OrderState.Active,
       persisted: { remainingLots: lots, seq: null }
     })
     // 1% plus a fixed 5 minor units, charged only when `withFixed`.
@@ -156,7 +211,10 @@ describe("exchange fees", () => {
       return { fee: gross / 100n + (withFixed ? 5n : 0n), profitWalletId: -2n }
     }
     const maker = mk(1, SIDE_SELL, 10n, 10n)
-    const ids = (() => { let t = 1n; return () => t++ })()
+    const ids = (() => {
+      let t = 1n
+      return () => t++
+    })()
     for (const takerId of [2, 3]) {
       const taker = mk(takerId, SIDE_BUY, 0n, 1_000n)
       const fill: Fill = { maker, num: 100n, den: 1n, lots: 5n, quoteUnits: 500n }
@@ -169,8 +227,13 @@ describe("exchange fees", () => {
     // Capped at what is received: a 1-unit fill cannot pay a 5-unit fixed fee.
     const small = mk(4, SIDE_SELL, 1n, 1n)
     settleMatch({
-      pair, roomKey: 0n, taker: mk(5, SIDE_BUY, 0n, 10n), fills: [{ maker: small, num: 1n, den: 1n, lots: 1n, quoteUnits: 1n }],
-      outcome: "filled", feeOf, nextTradeId: ids
+      pair,
+      roomKey: 0n,
+      taker: mk(5, SIDE_BUY, 0n, 10n),
+      fills: [{ maker: small, num: 1n, den: 1n, lots: 1n, quoteUnits: 1n }],
+      outcome: "filled",
+      feeOf,
+      nextTradeId: ids
     })
     expect(small.fee).toBe(1n)
     expect(small.received).toBe(0n)

@@ -38,10 +38,22 @@ describe("statementsOf", () => {
     }
     const functions = files.flatMap((f) => f.statements).filter((s) => /^(--.*\n)*CREATE FUNCTION/m.test(s))
     const names = functions.map((s) => /CREATE FUNCTION (\w+)/.exec(s)![1]).sort()
-    assert.deepStrictEqual(names, [
-      "ledger_commit", "ledger_commit", "ledger_raise_stale", "ledger_rows_code_bind", "ledger_rows_code_insert",
-      "ledger_rows_order_insert", "ledger_rows_order_insert", "ledger_rows_order_update", "ledger_rows_trade_insert",
-      "ledger_rows_trade_insert", "notify_change"
-    ], "each function is one statement")
+    assert.deepStrictEqual(
+      names,
+      [
+        "ledger_commit",
+        "ledger_commit",
+        "ledger_raise_stale",
+        "ledger_rows_code_bind",
+        "ledger_rows_code_insert",
+        "ledger_rows_order_insert",
+        "ledger_rows_order_insert",
+        "ledger_rows_order_update",
+        "ledger_rows_trade_insert",
+        "ledger_rows_trade_insert",
+        "notify_change"
+      ],
+      "each function is one statement"
+    )
   })
 })

@@ -82,7 +82,13 @@ const run = (seed: number, operations: number) => {
       const res =
         kind === "market"
           ? oracle.market({ side: side === "buy" ? Side.BUY : Side.SELL, size: quantity })
-          : oracle.limit({ id: String(id), side: side === "buy" ? Side.BUY : Side.SELL, size: quantity, price, postOnly: kind === "limitOnly" })
+          : oracle.limit({
+              id: String(id),
+              side: side === "buy" ? Side.BUY : Side.SELL,
+              size: quantity,
+              price,
+              postOnly: kind === "limitOnly"
+            })
 
       if (res.err !== null) {
         expect(res.err.message).toMatch(/post-only|POST_ONLY|post only/i)
@@ -90,15 +96,20 @@ const run = (seed: number, operations: number) => {
         rejects++
       } else {
         const makers = res.done.filter((o) => kind === "market" || o.id !== String(id))
-        const expected: Array<Fill> = makers.map((o) => [id, Number(o.id), "price" in o ? o.price : Number.NaN, o.size] as const)
+        const expected: Array<Fill> = makers.map(
+          (o) => [id, Number(o.id), "price" in o ? o.price : Number.NaN, o.size] as const
+        )
         const left = kind === "market" ? res.quantityLeft : (oracle.order(String(id))?.size ?? 0)
         const partialQty = quantity - left - makers.reduce((s, o) => s + o.size, 0)
         if (partialQty > 0) {
           const p = res.partial
-          if (p === null || p.id === String(id)) throw new Error("oracle traded more than its done makers but names no partial maker")
+          if (p === null || p.id === String(id))
+            throw new Error("oracle traded more than its done makers but names no partial maker")
           expected.push([id, Number(p.id), p.price, partialQty])
         }
-        const actual: Array<Fill> = events.flatMap((e) => (e.type === "trade" ? [[e.taker, e.maker, e.price, e.quantity] as const] : []))
+        const actual: Array<Fill> = events.flatMap((e) =>
+          e.type === "trade" ? [[e.taker, e.maker, e.price, e.quantity] as const] : []
+        )
         expect(actual).toEqual(expected)
         trades += actual.length
         const rest = events.find((e) => e.type === "rest")
@@ -107,7 +118,8 @@ const run = (seed: number, operations: number) => {
           everRested.push(id)
         } else expect(rest).toBeUndefined()
         const dropped = events.find((e) => e.type === "cancel")
-        if (kind === "market" && left > 0) expect(dropped).toEqual({ type: "cancel", id, remaining: left, reason: "noLiquidity" })
+        if (kind === "market" && left > 0)
+          expect(dropped).toEqual({ type: "cancel", id, remaining: left, reason: "noLiquidity" })
         else expect(dropped).toBeUndefined()
       }
     }

@@ -10,7 +10,10 @@ describe("order book engine", () => {
     e.submit({ id: 1, side: "sell", kind: "limit", price: 100, quantity: 10 })
     e.submit({ id: 2, side: "sell", kind: "limit", price: 100, quantity: 5 })
     expect(trades(e.submit({ id: 3, side: "buy", kind: "limit", price: 100, quantity: 4 }))).toEqual([[1, 100, 4]])
-    expect(e.snapshot().askOrders).toEqual([[1, 100, 6], [2, 100, 5]])
+    expect(e.snapshot().askOrders).toEqual([
+      [1, 100, 6],
+      [2, 100, 5]
+    ])
     expect(e.snapshot().asks).toEqual([[100, 11]])
     e.validateInternalState()
   })
@@ -38,15 +41,22 @@ describe("order book engine", () => {
       [3, 101, 5],
       [4, 100, 2]
     ])
-    expect(e.snapshot().bidOrders).toEqual([[4, 100, 3], [1, 99, 5]])
+    expect(e.snapshot().bidOrders).toEqual([
+      [4, 100, 3],
+      [1, 99, 5]
+    ])
     e.validateInternalState()
   })
 
   it("post-only (limitOnly) is rejected whole when it would match, and rests otherwise", () => {
     const e = new Engine()
     e.submit({ id: 1, side: "sell", kind: "limit", price: 100, quantity: 5 })
-    expect(e.submit({ id: 2, side: "buy", kind: "limitOnly", price: 100, quantity: 1 })).toEqual([{ type: "reject", id: 2, reason: "wouldMatch" }])
-    expect(e.submit({ id: 3, side: "buy", kind: "limitOnly", price: 99, quantity: 1 })).toEqual([{ type: "rest", id: 3, side: "buy", price: 99, remaining: 1 }])
+    expect(e.submit({ id: 2, side: "buy", kind: "limitOnly", price: 100, quantity: 1 })).toEqual([
+      { type: "reject", id: 2, reason: "wouldMatch" }
+    ])
+    expect(e.submit({ id: 3, side: "buy", kind: "limitOnly", price: 99, quantity: 1 })).toEqual([
+      { type: "rest", id: 3, side: "buy", price: 99, remaining: 1 }
+    ])
     expect(e.snapshot().askOrders).toEqual([[1, 100, 5]])
     e.validateInternalState()
   })
@@ -69,10 +79,16 @@ describe("order book engine", () => {
     e.submit({ id: 2, side: "sell", kind: "limit", price: 103, quantity: 2 })
     e.submit({ id: 3, side: "sell", kind: "limit", price: 101, quantity: 2 })
     const ev = e.submit({ id: 4, side: "buy", kind: "market", quantity: 10 })
-    expect(trades(ev)).toEqual([[1, 100, 2], [3, 101, 2], [2, 103, 2]])
+    expect(trades(ev)).toEqual([
+      [1, 100, 2],
+      [3, 101, 2],
+      [2, 103, 2]
+    ])
     expect(ev.at(-1)).toEqual({ type: "cancel", id: 4, remaining: 4, reason: "noLiquidity" })
     expect(e.size).toBe(0)
-    expect(e.submit({ id: 5, side: "sell", kind: "market", quantity: 1 })).toEqual([{ type: "cancel", id: 5, remaining: 1, reason: "noLiquidity" }])
+    expect(e.submit({ id: 5, side: "sell", kind: "market", quantity: 1 })).toEqual([
+      { type: "cancel", id: 5, remaining: 1, reason: "noLiquidity" }
+    ])
     e.validateInternalState()
   })
 
@@ -81,7 +97,10 @@ describe("order book engine", () => {
     e.submit({ id: 1, side: "sell", kind: "limit", price: 10, quantity: 3 })
     e.submit({ id: 2, side: "sell", kind: "limit", price: 20, quantity: 5 })
     const ev = e.submit({ id: 3, side: "buy", kind: "market", funds: 75 })
-    expect(trades(ev)).toEqual([[1, 10, 3], [2, 20, 2]])
+    expect(trades(ev)).toEqual([
+      [1, 10, 3],
+      [2, 20, 2]
+    ])
     expect(ev.at(-1)).toEqual({ type: "cancel", id: 3, remaining: 5, reason: "noLiquidity" })
     expect(e.snapshot().askOrders).toEqual([[2, 20, 3]])
     e.validateInternalState()
@@ -89,19 +108,33 @@ describe("order book engine", () => {
 
   it("rejects invalid input and duplicate resting ids", () => {
     const e = new Engine()
-    expect(e.submit({ id: 1, side: "buy", kind: "limit", price: 0, quantity: 1 })[0]).toMatchObject({ type: "reject", reason: "invalid" })
-    expect(e.submit({ id: 1, side: "buy", kind: "limit", price: 1.5, quantity: 1 })[0]).toMatchObject({ type: "reject", reason: "invalid" })
-    expect(e.submit({ id: 1, side: "sell", kind: "market", funds: 10 })[0]).toMatchObject({ type: "reject", reason: "invalid" })
+    expect(e.submit({ id: 1, side: "buy", kind: "limit", price: 0, quantity: 1 })[0]).toMatchObject({
+      type: "reject",
+      reason: "invalid"
+    })
+    expect(e.submit({ id: 1, side: "buy", kind: "limit", price: 1.5, quantity: 1 })[0]).toMatchObject({
+      type: "reject",
+      reason: "invalid"
+    })
+    expect(e.submit({ id: 1, side: "sell", kind: "market", funds: 10 })[0]).toMatchObject({
+      type: "reject",
+      reason: "invalid"
+    })
     e.submit({ id: 1, side: "buy", kind: "limit", price: 5, quantity: 1 })
-    expect(e.submit({ id: 1, side: "buy", kind: "limit", price: 5, quantity: 1 })[0]).toMatchObject({ type: "reject", reason: "duplicateId" })
+    expect(e.submit({ id: 1, side: "buy", kind: "limit", price: 5, quantity: 1 })[0]).toMatchObject({
+      type: "reject",
+      reason: "duplicateId"
+    })
     e.validateInternalState()
   })
 
   it("keeps levels sorted through many inserts and removals in the middle of the book", () => {
     const e = new Engine()
     let id = 1
-    for (let p = 1; p <= 300; p++) e.submit({ id: id++, side: "buy", kind: "limit", price: ((p * 37) % 300) + 1, quantity: 1 })
-    for (let p = 1; p <= 300; p++) e.submit({ id: id++, side: "sell", kind: "limit", price: 1000 + ((p * 41) % 300), quantity: 1 })
+    for (let p = 1; p <= 300; p++)
+      e.submit({ id: id++, side: "buy", kind: "limit", price: ((p * 37) % 300) + 1, quantity: 1 })
+    for (let p = 1; p <= 300; p++)
+      e.submit({ id: id++, side: "sell", kind: "limit", price: 1000 + ((p * 41) % 300), quantity: 1 })
     for (let i = 1; i <= 600; i += 3) e.cancel(i)
     e.validateInternalState()
     const bids = e.snapshot().bids.map(([p]) => p)
@@ -135,7 +168,10 @@ describe("order book engine", () => {
     ])
     // When the maker's remainder is the smaller, the maker is the dust: it leaves and matching goes on.
     e.submit({ id: 4, side: "sell", kind: "limit", num: 7, den: 2, quantity: 2 })
-    expect(e.resting("sell").map((o) => [o.id, o.remaining])).toEqual([[1, 4], [4, 2]])
+    expect(e.resting("sell").map((o) => [o.id, o.remaining])).toEqual([
+      [1, 4],
+      [4, 2]
+    ])
     // 4 lots would cost 14 > 13.3: 3 lots for 10, then the maker's last lot is dust against a taker at
     // 10/3 (the smaller side): it leaves, 4's ask at 7/2 does not cross, and the taker rests 2 lots.
     expect(e.submit({ id: 6, side: "buy", kind: "limit", num: 10, den: 3, quantity: 5 })).toEqual([
@@ -162,8 +198,13 @@ describe("order book engine", () => {
     const e = new Engine()
     e.submit({ id: 1, side: "sell", kind: "limit", num: 3, den: 1, quantity: 2 })
     // Budget 20 at 7/2 per lot: 2 lots for 6, then 14 buys floor(14·2/7) = 4 lots at 7/2.
-    expect(e.submit({ id: 2, side: "buy", kind: "limit", num: 70, den: 20, funds: 20 }).at(-1)).toEqual(
-      { type: "rest", id: 2, side: "buy", price: 3.5, remaining: 4 })
+    expect(e.submit({ id: 2, side: "buy", kind: "limit", num: 70, den: 20, funds: 20 }).at(-1)).toEqual({
+      type: "rest",
+      id: 2,
+      side: "buy",
+      price: 3.5,
+      remaining: 4
+    })
     e.validateInternalState()
   })
 })

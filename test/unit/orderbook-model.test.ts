@@ -9,7 +9,16 @@
  */
 import { describe, expect, it } from "vitest"
 import {
-  Engine, KIND_LIMIT, KIND_LIMIT_ONLY, KIND_MARKET, RAW_DONE, RAW_REJECT_WOULD_MATCH, RAW_RESTED, REMOVED_SELF_TRADE, SIDE_BUY, SIDE_SELL
+  Engine,
+  KIND_LIMIT,
+  KIND_LIMIT_ONLY,
+  KIND_MARKET,
+  RAW_DONE,
+  RAW_REJECT_WOULD_MATCH,
+  RAW_RESTED,
+  REMOVED_SELF_TRADE,
+  SIDE_BUY,
+  SIDE_SELL
 } from "../../actors/room/Engine.ts"
 import { BookModel, cmp, frac, type Frac, type ModelKind, type ModelOrder } from "../support/ExchangeModel.ts"
 import { seeded } from "./Random.ts"
@@ -34,7 +43,14 @@ const run = (seed: number, steps: number) => {
   let mid = 1.1
   const stats = { fills: 0, selfTrades: 0, dust: 0, takerDust: 0, rejects: 0, mirrored: 0, big: 0 }
   // A few exact ratios written both ways (9 for 10 and 10 for 9, …) so equal prices meet from both sides.
-  const exact: Array<readonly [number, number]> = [[9, 10], [10, 9], [7, 3], [3, 7], [1, 1], [11, 12]]
+  const exact: Array<readonly [number, number]> = [
+    [9, 10],
+    [10, 9],
+    [7, 3],
+    [3, 7],
+    [1, 1],
+    [11, 12]
+  ]
 
   for (let step = 0; step < steps; step++) {
     mid = Math.min(3, Math.max(0.3, mid * (1 + (rnd.next() - 0.5) * 0.02)))
@@ -66,16 +82,43 @@ const run = (seed: number, steps: number) => {
     if (kind === "market") {
       order = sell
         ? { id, side: "sell", kind, lots: BigInt(lotsAmount), owner }
-        : { id, side: "buy", kind, budget: BigInt(quoteAmount), ...(rnd.next() < 0.3 ? { lots: BigInt(lotsAmount) } : {}), owner }
+        : {
+            id,
+            side: "buy",
+            kind,
+            budget: BigInt(quoteAmount),
+            ...(rnd.next() < 0.3 ? { lots: BigInt(lotsAmount) } : {}),
+            owner
+          }
     } else {
       // A sell gives lotsAmount for quoteAmount; a buy gives quoteAmount for lotsAmount (by budget).
       order = sell
-        ? { id, side: "sell", kind, price: frac(BigInt(quoteAmount), BigInt(lotsAmount)), lots: BigInt(lotsAmount), owner }
-        : { id, side: "buy", kind, price: frac(BigInt(quoteAmount), BigInt(lotsAmount)), budget: BigInt(quoteAmount), owner }
+        ? {
+            id,
+            side: "sell",
+            kind,
+            price: frac(BigInt(quoteAmount), BigInt(lotsAmount)),
+            lots: BigInt(lotsAmount),
+            owner
+          }
+        : {
+            id,
+            side: "buy",
+            kind,
+            price: frac(BigInt(quoteAmount), BigInt(lotsAmount)),
+            budget: BigInt(quoteAmount),
+            owner
+          }
     }
     const code = engine.submitRaw(
-      id, sell ? SIDE_SELL : SIDE_BUY, kind === "market" ? KIND_MARKET : kind === "limitOnly" ? KIND_LIMIT_ONLY : KIND_LIMIT,
-      kind === "market" ? 0 : quoteAmount, kind === "market" ? 0 : lotsAmount, Number(order.lots ?? 0n), Number(order.budget ?? 0n), owner
+      id,
+      sell ? SIDE_SELL : SIDE_BUY,
+      kind === "market" ? KIND_MARKET : kind === "limitOnly" ? KIND_LIMIT_ONLY : KIND_LIMIT,
+      kind === "market" ? 0 : quoteAmount,
+      kind === "market" ? 0 : lotsAmount,
+      Number(order.lots ?? 0n),
+      Number(order.budget ?? 0n),
+      owner
     )
     const expected = model.submit(order)
 
@@ -85,11 +128,17 @@ const run = (seed: number, steps: number) => {
       stats.rejects++
     } else expect(code).toBe(expected.outcome === "rested" ? RAW_RESTED : RAW_DONE)
     const fills = Array.from({ length: engine.fillCount }, (_, i) => [
-      engine.fillMaker[i], BigInt(engine.fillQty[i]), BigInt(engine.fillQuote[i]), BigInt(engine.fillNum[i]), BigInt(engine.fillDen[i])
+      engine.fillMaker[i],
+      BigInt(engine.fillQty[i]),
+      BigInt(engine.fillQuote[i]),
+      BigInt(engine.fillNum[i]),
+      BigInt(engine.fillDen[i])
     ])
     expect(fills).toEqual(expected.fills.map((f) => [f.maker, f.lots, f.quote, f.price.n, f.price.d]))
     const removed = Array.from({ length: engine.removedCount }, (_, i) => [
-      engine.removedId[i], BigInt(engine.removedRemaining[i]), engine.removedReason[i] === REMOVED_SELF_TRADE ? "selfTrade" : "dust"
+      engine.removedId[i],
+      BigInt(engine.removedRemaining[i]),
+      engine.removedReason[i] === REMOVED_SELF_TRADE ? "selfTrade" : "dust"
     ])
     expect(removed).toEqual(expected.removed)
     expect(engine.takerDust).toBe(expected.takerDust)
@@ -97,7 +146,15 @@ const run = (seed: number, steps: number) => {
 
     // Invariants of every fill: whole quote units, the maker never below its ratio (rounding in its
     // favour), a limit taker never below its own, the same amount paid and received.
-    const taker: Placed = { side: order.side, kind, price: order.price, lots: order.lots, budget: order.budget, lotsTraded: 0n, quoteTraded: 0n }
+    const taker: Placed = {
+      side: order.side,
+      kind,
+      price: order.price,
+      lots: order.lots,
+      budget: order.budget,
+      lotsTraded: 0n,
+      quoteTraded: 0n
+    }
     placed.set(id, taker)
     for (const f of expected.fills) {
       stats.fills++
@@ -106,8 +163,8 @@ const run = (seed: number, steps: number) => {
       expect(sell ? cmp(at, f.price) <= 0 : cmp(at, f.price) >= 0).toBe(true)
       if (kind !== "market") expect(sell ? cmp(at, order.price!) >= 0 : cmp(at, order.price!) <= 0).toBe(true)
       const maker = placed.get(f.maker)!
-      maker.lotsTraded += f.lots, maker.quoteTraded += f.quote
-      taker.lotsTraded += f.lots, taker.quoteTraded += f.quote
+      ;((maker.lotsTraded += f.lots), (maker.quoteTraded += f.quote))
+      ;((taker.lotsTraded += f.lots), (taker.quoteTraded += f.quote))
     }
     for (const r of expected.removed) r[2] === "selfTrade" ? stats.selfTrades++ : stats.dust++
     if (expected.takerDust) stats.takerDust++
@@ -129,9 +186,11 @@ const run = (seed: number, steps: number) => {
     // The same book, never crossed; a resting order holds no more than it has left to give.
     for (const side of ["buy", "sell"] as const) {
       expect(engine.resting(side).map((o) => [o.id, BigInt(o.num), BigInt(o.den), BigInt(o.remaining)])).toEqual(
-        model.side(side).map((o) => [o.id, o.price.n, o.price.d, o.remaining]))
+        model.side(side).map((o) => [o.id, o.price.n, o.price.d, o.remaining])
+      )
     }
-    const bid = model.side("buy")[0], ask = model.side("sell")[0]
+    const bid = model.side("buy")[0],
+      ask = model.side("sell")[0]
     if (bid !== undefined && ask !== undefined) expect(cmp(bid.price, ask.price)).toBeLessThan(0)
     for (const o of model.orders) {
       const p = placed.get(o.id)!

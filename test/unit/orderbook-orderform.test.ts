@@ -4,7 +4,15 @@ import { mapOrderForm, parseScaled, type PairSpec } from "../../actors/room/Orde
 // BTC quoted in a 2-decimal quote: lot 0.00000001 BTC, quote unit 0.01.
 const pair: PairSpec = { base: "BTC", quote: "USDT", baseDecimals: 8, priceDecimals: 2 }
 const form = (o: Partial<Parameters<typeof mapOrderForm>[1]>) =>
-  mapOrderForm(pair, { fromCurrency: "BTC", toCurrency: "USDT", fromAmount: "1", toAmount: "1", isLimit: true, postOnly: false, ...o })
+  mapOrderForm(pair, {
+    fromCurrency: "BTC",
+    toCurrency: "USDT",
+    fromAmount: "1",
+    toAmount: "1",
+    isLimit: true,
+    postOnly: false,
+    ...o
+  })
 
 describe("order form → engine order", () => {
   it("parses decimal strings exactly", () => {
@@ -15,15 +23,30 @@ describe("order form → engine order", () => {
   })
 
   it("a sell of base: quantity = fromAmount, the ratio = toAmount / fromAmount exactly (reduced)", () => {
-    expect(form({ fromAmount: "0.5", toAmount: "30000" })).toEqual({ ok: true, side: "sell", kind: "limit", num: 3, den: 50, quantity: 50_000_000 })
+    expect(form({ fromAmount: "0.5", toAmount: "30000" })).toEqual({
+      ok: true,
+      side: "sell",
+      kind: "limit",
+      num: 3,
+      den: 50,
+      quantity: 50_000_000
+    })
     // 100 / 3 stays 10000 units for 300000000 lots: no tick rounding.
     expect(form({ fromAmount: "3", toAmount: "100" })).toMatchObject({ num: 1, den: 30_000, quantity: 300_000_000 })
   })
 
   it("a buy of base: budget = fromAmount, the ratio = fromAmount / toAmount exactly", () => {
-    expect(form({ fromCurrency: "USDT", toCurrency: "BTC", fromAmount: "100", toAmount: "3", postOnly: true })).toEqual({
-      ok: true, side: "buy", kind: "limitOnly", num: 1, den: 30_000, quantity: 300_000_000, budget: 10_000
-    })
+    expect(form({ fromCurrency: "USDT", toCurrency: "BTC", fromAmount: "100", toAmount: "3", postOnly: true })).toEqual(
+      {
+        ok: true,
+        side: "buy",
+        kind: "limitOnly",
+        num: 1,
+        den: 30_000,
+        quantity: 300_000_000,
+        budget: 10_000
+      }
+    )
   })
 
   it("the same price written both ways is the same ratio", () => {
@@ -34,12 +57,28 @@ describe("order form → engine order", () => {
   })
 
   it("market orders: sell by base quantity, buy by budget (and toAmount as a lot bound when given)", () => {
-    expect(form({ isLimit: false, fromAmount: "0.25", toAmount: null })).toEqual({ ok: true, side: "sell", kind: "market", quantity: 25_000_000 })
-    expect(form({ isLimit: false, fromCurrency: "USDT", toCurrency: "BTC", fromAmount: "10", toAmount: "0.001" })).toEqual({
-      ok: true, side: "buy", kind: "market", budget: 1000, quantity: 100_000
+    expect(form({ isLimit: false, fromAmount: "0.25", toAmount: null })).toEqual({
+      ok: true,
+      side: "sell",
+      kind: "market",
+      quantity: 25_000_000
     })
-    expect(form({ isLimit: false, fromCurrency: "USDT", toCurrency: "BTC", fromAmount: "10.05", toAmount: undefined })).toEqual({
-      ok: true, side: "buy", kind: "market", budget: 1005
+    expect(
+      form({ isLimit: false, fromCurrency: "USDT", toCurrency: "BTC", fromAmount: "10", toAmount: "0.001" })
+    ).toEqual({
+      ok: true,
+      side: "buy",
+      kind: "market",
+      budget: 1000,
+      quantity: 100_000
+    })
+    expect(
+      form({ isLimit: false, fromCurrency: "USDT", toCurrency: "BTC", fromAmount: "10.05", toAmount: undefined })
+    ).toEqual({
+      ok: true,
+      side: "buy",
+      kind: "market",
+      budget: 1005
     })
   })
 

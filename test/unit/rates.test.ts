@@ -7,11 +7,14 @@ import { BigNumber } from "bignumber.js"
 import { assert, describe, it } from "@effect/vitest"
 import { crossRate } from "../../src/services/Rates.ts"
 
-const table = (rates: Record<string, string>) => new Map(Object.entries(rates).map(([pair, rate]) => [pair, new BigNumber(rate)]))
+const table = (rates: Record<string, string>) =>
+  new Map(Object.entries(rates).map(([pair, rate]) => [pair, new BigNumber(rate)]))
 
 const rateOf = (rates: Record<string, string>, from: string, to: string) => {
   const found = crossRate(table(rates), from, to)
-  return found === undefined ? undefined : { rate: found.rate.toFixed(), via: found.via, from: found.from, to: found.to }
+  return found === undefined
+    ? undefined
+    : { rate: found.rate.toFixed(), via: found.via, from: found.from, to: found.to }
 }
 
 describe("crossRate", () => {
@@ -20,11 +23,21 @@ describe("crossRate", () => {
   })
 
   it("direct: the set rate of the pair", () => {
-    assert.deepStrictEqual(rateOf({ "BTC/USDT": "65000.12" }, "BTC", "USDT"), { rate: "65000.12", via: "direct", from: "BTC", to: "USDT" })
+    assert.deepStrictEqual(rateOf({ "BTC/USDT": "65000.12" }, "BTC", "USDT"), {
+      rate: "65000.12",
+      via: "direct",
+      from: "BTC",
+      to: "USDT"
+    })
   })
 
   it("inverse: 1 / the rate of the opposite pair, to 18 decimals", () => {
-    assert.deepStrictEqual(rateOf({ "USDT/EUR": "0.8" }, "EUR", "USDT"), { rate: "1.25", via: "direct", from: "EUR", to: "USDT" })
+    assert.deepStrictEqual(rateOf({ "USDT/EUR": "0.8" }, "EUR", "USDT"), {
+      rate: "1.25",
+      via: "direct",
+      from: "EUR",
+      to: "USDT"
+    })
     assert.strictEqual(rateOf({ "BTC/USDT": "60000" }, "USDT", "BTC")?.rate, "0.000016666666666667")
   })
 
@@ -33,23 +46,37 @@ describe("crossRate", () => {
   })
 
   it("via USDT: A/USDT × USDT/B, each leg direct or inverse", () => {
-    assert.deepStrictEqual(rateOf({ "BTC/USDT": "60000", "USDT/EUR": "0.9" }, "BTC", "EUR"), { rate: "54000", via: "USDT", from: "BTC", to: "EUR" })
+    assert.deepStrictEqual(rateOf({ "BTC/USDT": "60000", "USDT/EUR": "0.9" }, "BTC", "EUR"), {
+      rate: "54000",
+      via: "USDT",
+      from: "BTC",
+      to: "EUR"
+    })
     assert.strictEqual(rateOf({ "BTC/USDT": "60000", "EUR/USDT": "2" }, "BTC", "EUR")?.rate, "30000")
     assert.strictEqual(rateOf({ "BTC/USDT": "60000", "USDT/EUR": "0.9" }, "EUR", "BTC")?.via, "USDT")
   })
 
   it("via BTC: A/BTC × BTC/B when no USDT route exists; the BTC leg may itself go via USDT", () => {
-    assert.deepStrictEqual(rateOf({ "ETH/BTC": "0.05", "BTC/EUR": "50000" }, "ETH", "EUR"), { rate: "2500", via: "BTC", from: "ETH", to: "EUR" })
-    assert.deepStrictEqual(
-      rateOf({ "ETH/BTC": "0.05", "BTC/USDT": "60000", "USDT/EUR": "0.9" }, "ETH", "EUR"),
-      { rate: "2700", via: "BTC", from: "ETH", to: "EUR" }
-    )
+    assert.deepStrictEqual(rateOf({ "ETH/BTC": "0.05", "BTC/EUR": "50000" }, "ETH", "EUR"), {
+      rate: "2500",
+      via: "BTC",
+      from: "ETH",
+      to: "EUR"
+    })
+    assert.deepStrictEqual(rateOf({ "ETH/BTC": "0.05", "BTC/USDT": "60000", "USDT/EUR": "0.9" }, "ETH", "EUR"), {
+      rate: "2700",
+      via: "BTC",
+      from: "ETH",
+      to: "EUR"
+    })
     assert.strictEqual(rateOf({ "ETH/BTC": "0.05", "BTC/USDT": "60000" }, "ETH", "USDT")?.rate, "3000")
     // The first leg too: X→BTC = X/USDT × USDT/BTC, when USDT/EUR is missing but BTC/EUR is set.
-    assert.deepStrictEqual(
-      rateOf({ "X/USDT": "2", "BTC/USDT": "50000", "BTC/EUR": "40000" }, "X", "EUR"),
-      { rate: "1.6", via: "BTC", from: "X", to: "EUR" }
-    )
+    assert.deepStrictEqual(rateOf({ "X/USDT": "2", "BTC/USDT": "50000", "BTC/EUR": "40000" }, "X", "EUR"), {
+      rate: "1.6",
+      via: "BTC",
+      from: "X",
+      to: "EUR"
+    })
     assert.isUndefined(rateOf({ "BTC/USDT": "60000" }, "ETH", "EUR"))
   })
 

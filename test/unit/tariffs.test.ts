@@ -10,12 +10,23 @@ import type { Tariff } from "../../sql/ReferenceRepo.ts"
 import { FEES_WALLET_ID, type FeeQuery, quoteFee, txClassOfType } from "../../src/platform/Tariffs.ts"
 
 const rule = (fields: Partial<Tariff> & Pick<Tariff, "feeFixed" | "feePercent">): Tariff => ({
-  txClass: "InnerTransfer", currency: "USDT", walletGroup: null, typeTx: null, minAmount: null, maxAmount: null, profitWalletId: null,
+  txClass: "InnerTransfer",
+  currency: "USDT",
+  walletGroup: null,
+  typeTx: null,
+  minAmount: null,
+  maxAmount: null,
+  profitWalletId: null,
   ...fields
 })
 
 const usdt = (amount: string, extra: Partial<FeeQuery> = {}): FeeQuery => ({
-  txClass: "InnerTransfer", currency: "USDT", decimals: 6, amount: BigInt(Math.round(Number(amount) * 1e6)), walletGroup: 0, ...extra
+  txClass: "InnerTransfer",
+  currency: "USDT",
+  decimals: 6,
+  amount: BigInt(Math.round(Number(amount) * 1e6)),
+  walletGroup: 0,
+  ...extra
 })
 
 describe("quoteFee", () => {
@@ -26,13 +37,19 @@ describe("quoteFee", () => {
   })
 
   it("no matching rule: fee 0, profit to the Fees wallet", () => {
-    const rules = [rule({ feeFixed: "1", feePercent: "0", currency: "EUR" }), rule({ feeFixed: "1", feePercent: "0", txClass: "Withdraw" })]
+    const rules = [
+      rule({ feeFixed: "1", feePercent: "0", currency: "EUR" }),
+      rule({ feeFixed: "1", feePercent: "0", txClass: "Withdraw" })
+    ]
     assert.deepStrictEqual(quoteFee(rules, usdt("100")), { fee: 0n, profitWalletId: -2n })
     assert.deepStrictEqual(quoteFee([], usdt("100")), { fee: 0n, profitWalletId: -2n })
   })
 
   it("the rule's profit wallet is reported", () => {
-    assert.strictEqual(quoteFee([rule({ feeFixed: "1", feePercent: "0", profitWalletId: 1000123n })], usdt("5")).profitWalletId, 1000123n)
+    assert.strictEqual(
+      quoteFee([rule({ feeFixed: "1", feePercent: "0", profitWalletId: 1000123n })], usdt("5")).profitWalletId,
+      1000123n
+    )
   })
 
   it("a wallet-group rule beats the generic rule, and applies only to its group", () => {
@@ -56,7 +73,10 @@ describe("quoteFee", () => {
   })
 
   it("an amount range bounds its rule (inclusive) and makes it more specific than an open rule", () => {
-    const rules = [rule({ feeFixed: "1", feePercent: "0", minAmount: "10", maxAmount: "100" }), rule({ feeFixed: "9", feePercent: "0" })]
+    const rules = [
+      rule({ feeFixed: "1", feePercent: "0", minAmount: "10", maxAmount: "100" }),
+      rule({ feeFixed: "9", feePercent: "0" })
+    ]
     assert.strictEqual(quoteFee(rules, usdt("9.999999")).fee, 9_000_000n)
     assert.strictEqual(quoteFee(rules, usdt("10")).fee, 1_000_000n)
     assert.strictEqual(quoteFee(rules, usdt("100")).fee, 1_000_000n)
@@ -67,7 +87,13 @@ describe("quoteFee", () => {
   })
 
   it("rounds the fee up to the currency's decimals", () => {
-    const eur = (amountMinor: bigint): FeeQuery => ({ txClass: "InnerTransfer", currency: "EUR", decimals: 2, amount: amountMinor, walletGroup: 0 })
+    const eur = (amountMinor: bigint): FeeQuery => ({
+      txClass: "InnerTransfer",
+      currency: "EUR",
+      decimals: 2,
+      amount: amountMinor,
+      walletGroup: 0
+    })
     const percent = [rule({ currency: "EUR", feeFixed: "0", feePercent: "0.333" })]
     assert.strictEqual(quoteFee(percent, eur(100n)).fee, 1n) // 0.00333 → 0.01
     assert.strictEqual(quoteFee(percent, eur(30000n)).fee, 100n) // 0.999 → 1.00
@@ -78,11 +104,23 @@ describe("quoteFee", () => {
     assert.strictEqual(quoteFee(exact, eur(100n)).fee, 25n)
     // Exact however small: 0.1 % of 1 wei is 1e-21 ETH, which still rounds up to 1 wei.
     const wei: FeeQuery = { txClass: "Withdraw", currency: "ETH", decimals: 18, amount: 1n, walletGroup: 0 }
-    assert.strictEqual(quoteFee([rule({ txClass: "Withdraw", currency: "ETH", feeFixed: "0", feePercent: "0.1" })], wei).fee, 1n)
-    const large: FeeQuery = { txClass: "Withdraw", currency: "ETH", decimals: 18, amount: 123_456_789_123_456_789_123_456_789n, walletGroup: 0 }
+    assert.strictEqual(
+      quoteFee([rule({ txClass: "Withdraw", currency: "ETH", feeFixed: "0", feePercent: "0.1" })], wei).fee,
+      1n
+    )
+    const large: FeeQuery = {
+      txClass: "Withdraw",
+      currency: "ETH",
+      decimals: 18,
+      amount: 123_456_789_123_456_789_123_456_789n,
+      walletGroup: 0
+    }
     // 123456789.123456789123456789 ETH × 1e-18 % = 1234567.89123456789123456789 wei → 1234568 wei.
     assert.strictEqual(
-      quoteFee([rule({ txClass: "Withdraw", currency: "ETH", feeFixed: "0", feePercent: "0.000000000000000001" })], large).fee,
+      quoteFee(
+        [rule({ txClass: "Withdraw", currency: "ETH", feeFixed: "0", feePercent: "0.000000000000000001" })],
+        large
+      ).fee,
       1_234_568n
     )
   })

@@ -39,7 +39,10 @@ describe("makeTickSource", () => {
     const b = makeTickSource(2)
     const seen = new Set<bigint>()
     for (let i = 0; i < 20_000; i++) {
-      for (const [tick, runner] of [[a(), 1n], [b(), 2n]] as const) {
+      for (const [tick, runner] of [
+        [a(), 1n],
+        [b(), 2n]
+      ] as const) {
         assert.strictEqual((tick / 64n) % 16n, runner)
         if (seen.has(tick)) assert.fail(`duplicate ${tick}`)
         seen.add(tick)

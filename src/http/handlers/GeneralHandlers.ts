@@ -17,62 +17,101 @@ import { TxType } from "../../../schema/Transfer.ts"
 import { currencyOut } from "./PrivateHandlers.ts"
 
 const txClassOf = (txType: string): TxClass | undefined =>
-  (txClasses as ReadonlyArray<string>).includes(txType) ? (txType as TxClass) : /^[0-9]{1,3}$/.test(txType) ? txClassOfType(Number(txType)) : undefined
+  (txClasses as ReadonlyArray<string>).includes(txType)
+    ? (txType as TxClass)
+    : /^[0-9]{1,3}$/.test(txType)
+      ? txClassOfType(Number(txType))
+      : undefined
 
-export const GeneralHandlers = HttpApiBuilder.group(Api, "general", Effect.fn(function*(handlers) {
-  const currencies = yield* Currencies
-  const terminals = yield* Terminals
-  const tariffs = yield* Tariffs
-  const wallets = yield* Wallets
-  const recipients = yield* Recipients
-  const codes = yield* Codes
-  const market = yield* MarketData
-  return handlers
-    .handle("tokens_networks", () =>
-      Effect.gen(function*() {
-        const session = yield* CurrentSession
-        const wallet = yield* Effect.orDie(wallets.get(session.walletId))
-        return yield* ok(yield* terminals.forWallet(wallet.wallet_group))
-      }))
-    .handle("assets", () => ok(currencies.all().map(currencyOut)))
-    .handle("order_tx_info", ({ payload }) => CurrentSession.use((s) => Effect.flatMap(market.orderTxInfo(s.walletId, payload), ok)))
-    .handle("get_candles", ({ query }) =>
-      CurrentSession.use((s) =>
-        Effect.flatMap(market.candles(s.walletId, {
-          from: query.currency_from, to: query.currency_to, roomKey: query.room_key ?? "0", interval: Number(query.interval ?? 3600),
-          start: query.start, end: query.end
-        }), ok)))
-    .handle("create_tx_code", ({ payload }) => CurrentSession.use((s) => Effect.flatMap(codes.create(s.walletId, payload), ok)))
-    .handle("apply_code", ({ query }) =>
-      CurrentSession.use((s) => Effect.flatMap(codes.apply(s.walletId, { code: query.code, id: query.id }, query.amount, query.client_nonce), ok)))
-    .handle("cancel_code", ({ query }) =>
-      CurrentSession.use((s) => Effect.flatMap(codes.cancel(s.walletId, { code: query.code, id: query.id }), ok)))
-    .handle("estimate_fee", ({ query }) =>
-      Effect.gen(function*() {
-        const session = yield* CurrentSession
-        let txClass = txClassOf(query.tx_type)
-        if (txClass === undefined) {
-          return yield* new InvalidRequest({ message: `tx_type: expected one of ${txClasses.join(", ")} or a numeric typeTx` })
-        }
-        const currency = yield* currencies.require(query.currency, "currency")
-        const amount = yield* currencies.toMinor(query.amount, currency, "amount")
-        const wallet = yield* Effect.orDie(wallets.get(session.walletId))
-        let typeTx = /^[0-9]+$/.test(query.tx_type) ? Number(query.tx_type) : undefined
-        // With a recipient, a transfer to another wallet of the same client is priced as a self transfer (SPEC rule 3).
-        if (txClass === "InnerTransfer" && query.recipient !== undefined) {
-          const recipient = yield* recipients.resolve(query.recipient, wallet.project)
-          if (String(recipient.clientId) === wallet.client_id) {
-            txClass = "SelfTransfer"
-            typeTx = TxType.SelfWalletTransfer
-          }
-        }
-        const quote = yield* tariffs.resolve({ txClass, currency: currency.code, decimals: currency.decimals, amount, walletGroup: wallet.wallet_group, typeTx })
-        return yield* ok({
-          txClass,
-          currency: currency.code,
-          amount: Number(fromMinorUnits(amount, currency.decimals)),
-          fee: Number(fromMinorUnits(quote.fee, currency.decimals)),
-          feeText: fromMinorUnits(quote.fee, currency.decimals)
+export const GeneralHandlers = HttpApiBuilder.group(
+  Api,
+  "general",
+  Effect.fn(function* (handlers) {
+    const currencies = yield* Currencies
+    const terminals = yield* Terminals
+    const tariffs = yield* Tariffs
+    const wallets = yield* Wallets
+    const recipients = yield* Recipients
+    const codes = yield* Codes
+    const market = yield* MarketData
+    return handlers
+      .handle("tokens_networks", () =>
+        Effect.gen(function* () {
+          const session = yield* CurrentSession
+          const wallet = yield* Effect.orDie(wallets.get(session.walletId))
+          return yield* ok(yield* terminals.forWallet(wallet.wallet_group))
         })
-      }))
-}))
+      )
+      .handle("assets", () => ok(currencies.all().map(currencyOut)))
+      .handle("order_tx_info", ({ payload }) =>
+        CurrentSession.use((s) => Effect.flatMap(market.orderTxInfo(s.walletId, payload), ok))
+      )
+      .handle("get_candles", ({ query }) =>
+        CurrentSession.use((s) =>
+          Effect.flatMap(
+            market.candles(s.walletId, {
+              from: query.currency_from,
+              to: query.currency_to,
+              roomKey: query.room_key ?? "0",
+              interval: Number(query.interval ?? 3600),
+              start: query.start,
+              end: query.end
+            }),
+            ok
+          )
+        )
+      )
+      .handle("create_tx_code", ({ payload }) =>
+        CurrentSession.use((s) => Effect.flatMap(codes.create(s.walletId, payload), ok))
+      )
+      .handle("apply_code", ({ query }) =>
+        CurrentSession.use((s) =>
+          Effect.flatMap(
+            codes.apply(s.walletId, { code: query.code, id: query.id }, query.amount, query.client_nonce),
+            ok
+          )
+        )
+      )
+      .handle("cancel_code", ({ query }) =>
+        CurrentSession.use((s) => Effect.flatMap(codes.cancel(s.walletId, { code: query.code, id: query.id }), ok))
+      )
+      .handle("estimate_fee", ({ query }) =>
+        Effect.gen(function* () {
+          const session = yield* CurrentSession
+          let txClass = txClassOf(query.tx_type)
+          if (txClass === undefined) {
+            return yield* new InvalidRequest({
+              message: `tx_type: expected one of ${txClasses.join(", ")} or a numeric typeTx`
+            })
+          }
+          const currency = yield* currencies.require(query.currency, "currency")
+          const amount = yield* currencies.toMinor(query.amount, currency, "amount")
+          const wallet = yield* Effect.orDie(wallets.get(session.walletId))
+          let typeTx = /^[0-9]+$/.test(query.tx_type) ? Number(query.tx_type) : undefined
+          // With a recipient, a transfer to another wallet of the same client is priced as a self transfer (SPEC rule 3).
+          if (txClass === "InnerTransfer" && query.recipient !== undefined) {
+            const recipient = yield* recipients.resolve(query.recipient, wallet.project)
+            if (String(recipient.clientId) === wallet.client_id) {
+              txClass = "SelfTransfer"
+              typeTx = TxType.SelfWalletTransfer
+            }
+          }
+          const quote = yield* tariffs.resolve({
+            txClass,
+            currency: currency.code,
+            decimals: currency.decimals,
+            amount,
+            walletGroup: wallet.wallet_group,
+            typeTx
+          })
+          return yield* ok({
+            txClass,
+            currency: currency.code,
+            amount: Number(fromMinorUnits(amount, currency.decimals)),
+            fee: Number(fromMinorUnits(quote.fee, currency.decimals)),
+            feeText: fromMinorUnits(quote.fee, currency.decimals)
+          })
+        })
+      )
+  })
+)

@@ -12,15 +12,28 @@ export interface TwoStepRequest {
 }
 
 /** The acting wallet as its session read it (id, client, project, flags, group) and the X-KeyType header. */
-export type Sender = { readonly walletId: string; readonly keyType: KeyType; readonly session: CurrentSession["Service"] }
+export type Sender = {
+  readonly walletId: string
+  readonly keyType: KeyType
+  readonly session: CurrentSession["Service"]
+}
 
 export const twoStep = <A, E, R, B, E2, R2>(
   session: CurrentSession["Service"],
   request: TwoStepRequest,
   begin: (sender: Sender) => Effect.Effect<A, E, R>,
-  confirm: (sender: Sender, txId: string, code: string | undefined, signResult: string | undefined) => Effect.Effect<B, E2, R2>
+  confirm: (
+    sender: Sender,
+    txId: string,
+    code: string | undefined,
+    signResult: string | undefined
+  ) => Effect.Effect<B, E2, R2>
 ): Effect.Effect<A | B, E | E2 | InvalidRequest, R | R2> => {
-  const sender: Sender = { walletId: session.walletId, keyType: request.headers["x-keytype"] ?? ("None" as KeyType), session }
+  const sender: Sender = {
+    walletId: session.walletId,
+    keyType: request.headers["x-keytype"] ?? ("None" as KeyType),
+    session
+  }
   const { confirmationTimetick, confirmationCode } = request.query
   if (confirmationTimetick === undefined) {
     return confirmationCode === undefined

@@ -16,7 +16,7 @@ import { runMigrations } from "../../../sql/Migrator.ts"
 import { AppConfigService } from "../Config.ts"
 
 const embeddedSocket = Effect.acquireRelease(
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const config = yield* AppConfigService
     const dataDir = resolve(config.dataDir)
     mkdirSync(dataDir, { recursive: true })
@@ -35,16 +35,25 @@ const embeddedSocket = Effect.acquireRelease(
     })
 )
 
-export const DatabaseLive = Layer.unwrap(Effect.gen(function*() {
-  const config = yield* AppConfigService
-  if (Option.isSome(config.databaseUrl)) {
-    return PgClient.layer({ url: config.databaseUrl.value, maxConnections: config.poolSize, applicationName: "core-wallet", multiplex: true })
-  }
-  return Layer.unwrap(Effect.map(embeddedSocket, ({ socketPath }) =>
-    // PGlite is a single connection: one pooled connection, no multiplexing across transactions.
-    PgClient.layer({ path: socketPath, maxConnections: 1, username: "postgres", database: "postgres" })
-  ))
-}))
+export const DatabaseLive = Layer.unwrap(
+  Effect.gen(function* () {
+    const config = yield* AppConfigService
+    if (Option.isSome(config.databaseUrl)) {
+      return PgClient.layer({
+        url: config.databaseUrl.value,
+        maxConnections: config.poolSize,
+        applicationName: "core-wallet",
+        multiplex: true
+      })
+    }
+    return Layer.unwrap(
+      Effect.map(embeddedSocket, ({ socketPath }) =>
+        // PGlite is a single connection: one pooled connection, no multiplexing across transactions.
+        PgClient.layer({ path: socketPath, maxConnections: 1, username: "postgres", database: "postgres" })
+      )
+    )
+  })
+)
 
 /**
  * The connections the ledger writer commits on. Against a server: a small pool of its own, not
@@ -55,14 +64,23 @@ export class LedgerSql extends Context.Service<LedgerSql, SqlClient.SqlClient>()
 
 export const ledgerConnections = 2
 
-const LedgerSqlLive = Layer.unwrap(Effect.gen(function*() {
-  const config = yield* AppConfigService
-  if (Option.isNone(config.databaseUrl)) return Layer.effect(LedgerSql, SqlClient.SqlClient.use(Effect.succeed))
-  return Layer.effect(LedgerSql, Effect.map(
-    PgClient.make({ url: config.databaseUrl.value, maxConnections: ledgerConnections, applicationName: "core-wallet-ledger" }),
-    (client) => client as SqlClient.SqlClient
-  )).pipe(Layer.provide(Reactivity.layer))
-}))
+const LedgerSqlLive = Layer.unwrap(
+  Effect.gen(function* () {
+    const config = yield* AppConfigService
+    if (Option.isNone(config.databaseUrl)) return Layer.effect(LedgerSql, SqlClient.SqlClient.use(Effect.succeed))
+    return Layer.effect(
+      LedgerSql,
+      Effect.map(
+        PgClient.make({
+          url: config.databaseUrl.value,
+          maxConnections: ledgerConnections,
+          applicationName: "core-wallet-ledger"
+        }),
+        (client) => client as SqlClient.SqlClient
+      )
+    ).pipe(Layer.provide(Reactivity.layer))
+  })
+)
 
 export const MigratedDatabase = Layer.mergeAll(
   Layer.effectDiscard(runMigrations.pipe(Effect.orDie)),

@@ -7,8 +7,11 @@ import { SqlClient } from "effect/sql"
 
 export type Db = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => Effect.Effect<A>
 
-export const makeDb = SqlClient.SqlClient.useSync((sql): Db =>
-  (effect) => Effect.orDie(Effect.provideService(effect, SqlClient.SqlClient, sql)))
+export const makeDb = SqlClient.SqlClient.useSync(
+  (sql): Db =>
+    (effect) =>
+      Effect.orDie(Effect.provideService(effect, SqlClient.SqlClient, sql))
+)
 
 /** The PostgreSQL SQLSTATE behind a failure (23505 unique violation, 23514 check violation), if any. */
 export const sqlStateOf = (error: unknown): string | undefined => {

@@ -21,17 +21,35 @@ import { metricNames, Metrics } from "./Metrics.ts"
  * service key; if a later Effect renames it, every build counts as an activation and none as a
  * passivation or restart, and test/unit/actor-metrics.test.ts fails.
  */
-class ActivationScope extends Context.Service<ActivationScope, Scope.Scope>()("effect/cluster/internal/CurrentActivationScope") {}
+class ActivationScope extends Context.Service<ActivationScope, Scope.Scope>()(
+  "effect/cluster/internal/CurrentActivationScope"
+) {}
 
 const counter = (name: string, description: string) => Metric.counter(name, { description, incremental: true })
 
-export const actorActivations = counter(metricNames.actorActivations, "Actors activated (built from SQL on their first message), by entity type")
-export const actorPassivations = counter(metricNames.actorPassivations, "Actors released (idle timeout, shutdown, shard hand-off), by entity type")
-export const actorRestarts = counter(metricNames.actorRestarts, "Actors rebuilt after a defect in a handler, by entity type")
-export const actorBuildFailures = counter(metricNames.actorBuildFailures, "Actor builds that died (the runtime retries them), by entity type")
+export const actorActivations = counter(
+  metricNames.actorActivations,
+  "Actors activated (built from SQL on their first message), by entity type"
+)
+export const actorPassivations = counter(
+  metricNames.actorPassivations,
+  "Actors released (idle timeout, shutdown, shard hand-off), by entity type"
+)
+export const actorRestarts = counter(
+  metricNames.actorRestarts,
+  "Actors rebuilt after a defect in a handler, by entity type"
+)
+export const actorBuildFailures = counter(
+  metricNames.actorBuildFailures,
+  "Actor builds that died (the runtime retries them), by entity type"
+)
 
 /** Wraps one entity type's build so each run is counted as an activation, a restart or a failure. */
-export const countedBuild = <A, R>(type: string, build: Effect.Effect<A, never, R>, metrics: Metrics["Service"]): Effect.Effect<A, never, R> => {
+export const countedBuild = <A, R>(
+  type: string,
+  build: Effect.Effect<A, never, R>,
+  metrics: Metrics["Service"]
+): Effect.Effect<A, never, R> => {
   const labels = { type }
   const activated = Metric.withAttributes(actorActivations, labels)
   const passivated = Metric.withAttributes(actorPassivations, labels)
@@ -53,7 +71,10 @@ export const countedBuild = <A, R>(type: string, build: Effect.Effect<A, never, 
       metrics.update(activated, 1)
       if (scope === undefined) return Effect.void
       activations.add(scope)
-      return Scope.addFinalizer(scope, Effect.sync(() => metrics.update(passivated, 1)))
+      return Scope.addFinalizer(
+        scope,
+        Effect.sync(() => metrics.update(passivated, 1))
+      )
     })
   })
 }
@@ -61,12 +82,13 @@ export const countedBuild = <A, R>(type: string, build: Effect.Effect<A, never, 
 /** Sharding whose registerEntity counts every entity type's lifecycle; everything else is the runtime's. */
 export const CountedSharding = Layer.effect(
   Sharding.Sharding,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sharding = yield* Sharding.Sharding
     const metrics = yield* Metrics
     return Sharding.Sharding.of({
       ...sharding,
-      registerEntity: (entity, build, options) => sharding.registerEntity(entity, countedBuild(entity.type, build, metrics), options)
+      registerEntity: (entity, build, options) =>
+        sharding.registerEntity(entity, countedBuild(entity.type, build, metrics), options)
     })
   })
 )

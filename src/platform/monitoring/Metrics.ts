@@ -79,7 +79,7 @@ export const commitDuration = Metric.histogram("ledger_commit_duration_ms", {
 
 const readOnly = <S>(get: () => S): Metric.Metric.Hooks<any, S> => ({ get, update: () => {}, modify: () => {} })
 
-export const makeMetrics = Effect.gen(function*() {
+export const makeMetrics = Effect.gen(function* () {
   const context = yield* Effect.context<never>()
   const http = new Map<string, HttpHistogram>()
   const loopDelay = monitorEventLoopDelay({ resolution: 20 })
@@ -90,9 +90,13 @@ export const makeMetrics = Effect.gen(function*() {
     const key = `${route} ${status}`
     let histogram = http.get(key)
     if (histogram === undefined) {
-      const created = histogram = new HttpHistogram(latencyBucketsMs)
+      const created = (histogram = new HttpHistogram(latencyBucketsMs))
       http.set(key, created)
-      Metric.registerUnsafe(Metric.withAttributes(httpDuration, { route, status: String(status) }), context, readOnly(() => created.state()))
+      Metric.registerUnsafe(
+        Metric.withAttributes(httpDuration, { route, status: String(status) }),
+        context,
+        readOnly(() => created.state())
+      )
     }
     histogram.observe(millis)
   }
@@ -109,7 +113,12 @@ export const makeMetrics = Effect.gen(function*() {
   const gauge = (name: string, description: string, read: () => number, labels: Record<string, string> = {}) =>
     Effect.acquireRelease(
       Effect.sync(() =>
-        Metric.registerUnsafe(Metric.withAttributes(Metric.gauge(name, { description }), labels), context, readOnly(() => ({ value: read() })))),
+        Metric.registerUnsafe(
+          Metric.withAttributes(Metric.gauge(name, { description }), labels),
+          context,
+          readOnly(() => ({ value: read() }))
+        )
+      ),
       (registration) => Effect.sync(registration.remove)
     )
 
@@ -119,8 +128,14 @@ export const makeMetrics = Effect.gen(function*() {
   const runtime = [
     gauge("process_resident_memory_bytes", "Resident set size", () => process.memoryUsage().rss),
     gauge("nodejs_heap_used_bytes", "V8 heap in use", () => process.memoryUsage().heapUsed),
-    gauge("nodejs_eventloop_delay_p99_ms", "Event-loop delay, 99th percentile since start, milliseconds", () => loopDelay.percentile(99) / 1e6),
-    gauge("process_uptime_seconds", "Seconds since the process started serving", () => Math.floor((Date.now() - startedAt) / 1000))
+    gauge(
+      "nodejs_eventloop_delay_p99_ms",
+      "Event-loop delay, 99th percentile since start, milliseconds",
+      () => loopDelay.percentile(99) / 1e6
+    ),
+    gauge("process_uptime_seconds", "Seconds since the process started serving", () =>
+      Math.floor((Date.now() - startedAt) / 1000)
+    )
   ]
   yield* Effect.all(runtime, { discard: true })
   // Reading a histogram creates its series: the ledger's show (empty) before the first commit.

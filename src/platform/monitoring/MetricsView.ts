@@ -12,7 +12,9 @@ type Snapshot = Metric.Metric.Snapshot
 export interface SeriesValue {
   readonly labels: Record<string, string>
   /** A counter's or gauge's value; a histogram's count, sum and cumulative buckets. */
-  readonly value: number | { readonly count: number; readonly sum: number; readonly buckets: ReadonlyArray<readonly [number, number]> }
+  readonly value:
+    | number
+    | { readonly count: number; readonly sum: number; readonly buckets: ReadonlyArray<readonly [number, number]> }
 }
 
 /** JSON has no NaN or Infinity (an idle event-loop monitor reports NaN): those read as 0. */
@@ -23,18 +25,27 @@ const finite = (value: number | bigint): number => {
 
 const valueOf = (snapshot: Snapshot): SeriesValue["value"] => {
   switch (snapshot.type) {
-    case "Counter": return finite(snapshot.state.count)
-    case "Gauge": return finite(snapshot.state.value)
-    case "Histogram": return { count: snapshot.state.count, sum: finite(snapshot.state.sum), buckets: snapshot.state.buckets }
-    case "Summary": return { count: snapshot.state.count, sum: finite(snapshot.state.sum), buckets: [] }
-    case "Frequency": return [...snapshot.state.occurrences.values()].reduce((a, b) => a + b, 0)
+    case "Counter":
+      return finite(snapshot.state.count)
+    case "Gauge":
+      return finite(snapshot.state.value)
+    case "Histogram":
+      return { count: snapshot.state.count, sum: finite(snapshot.state.sum), buckets: snapshot.state.buckets }
+    case "Summary":
+      return { count: snapshot.state.count, sum: finite(snapshot.state.sum), buckets: [] }
+    case "Frequency":
+      return [...snapshot.state.occurrences.values()].reduce((a, b) => a + b, 0)
   }
 }
 
 const familiesOf = (snapshots: ReadonlyArray<Snapshot>) => {
   const families: Record<string, { type: string; description: string | null; values: Array<SeriesValue> }> = {}
   for (const snapshot of snapshots) {
-    const family = families[snapshot.id] ??= { type: snapshot.type, description: snapshot.description ?? null, values: [] }
+    const family = (families[snapshot.id] ??= {
+      type: snapshot.type,
+      description: snapshot.description ?? null,
+      values: []
+    })
     family.values.push({ labels: { ...snapshot.attributes }, value: valueOf(snapshot) })
   }
   return families
@@ -43,7 +54,8 @@ const familiesOf = (snapshots: ReadonlyArray<Snapshot>) => {
 type Families = ReturnType<typeof familiesOf>
 
 const numberOf = (value: SeriesValue["value"] | undefined): number => (typeof value === "number" ? value : 0)
-const histogramOf = (value: SeriesValue["value"] | undefined) => (typeof value === "object" ? value : { count: 0, sum: 0 })
+const histogramOf = (value: SeriesValue["value"] | undefined) =>
+  typeof value === "object" ? value : { count: 0, sum: 0 }
 const first = (families: Families, name: string) => families[name]?.values[0]?.value
 
 /** Per actor type: the runtime's resident count and deepest mailbox, and our lifecycle counters. */
@@ -60,7 +72,14 @@ const actorsOf = (families: Families) => {
   for (const [figure, name] of Object.entries(figures) as Array<[keyof typeof figures, string]>) {
     for (const { labels, value } of families[name]?.values ?? []) {
       const type = labels.type ?? "unknown"
-      actors[type] ??= { resident: 0, mailboxDepthMax: 0, activations: 0, passivations: 0, restarts: 0, buildFailures: 0 }
+      actors[type] ??= {
+        resident: 0,
+        mailboxDepthMax: 0,
+        activations: 0,
+        passivations: 0,
+        restarts: 0,
+        buildFailures: 0
+      }
       actors[type][figure] = numberOf(value)
     }
   }
@@ -82,7 +101,9 @@ export const statsOf = (metrics: Metrics["Service"]) => {
       queueDepth: numberOf(first(families, metricNames.ledgerQueueDepth)),
       batchInFlight: numberOf(first(families, metricNames.ledgerBatchInFlight))
     },
-    longPollWaiters: Object.fromEntries((families[metricNames.longPollWaiters]?.values ?? []).map(({ labels, value }) => [labels.feed, numberOf(value)])),
+    longPollWaiters: Object.fromEntries(
+      (families[metricNames.longPollWaiters]?.values ?? []).map(({ labels, value }) => [labels.feed, numberOf(value)])
+    ),
     http: (families["http_request_duration_ms"]?.values ?? []).map(({ labels, value }) => {
       const { count, sum } = histogramOf(value)
       return { route: labels.route, status: Number(labels.status), count, meanMs: count ? sum / count : 0 }
