@@ -10,6 +10,7 @@
  */
 import { OrderBook, Side } from "nodejs-order-book"
 import { Engine, KIND_LIMIT, KIND_LIMIT_ONLY, KIND_MARKET, SIDE_BUY, SIDE_SELL } from "../../actors/room/Engine.ts"
+import { EventEngine } from "../../actors/room/EngineEvents.ts"
 import { log, median, type Benchmark } from "../support/Harness.ts"
 import { positive } from "../support/Settings.ts"
 
@@ -99,7 +100,7 @@ const runOursRaw = (s: Stream): number => {
 
 const kinds = ["limit", "limitOnly", "market"] as const
 const runOursEvents = (s: Stream): number => {
-  const e = new Engine()
+  const e = new EventEngine()
   let events = 0
   for (let i = 0; i < s.n; i++) {
     const op = s.op[i]

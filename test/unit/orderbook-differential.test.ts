@@ -17,7 +17,7 @@
  */
 import { describe, expect, it } from "vitest"
 import { OrderBook, Side } from "nodejs-order-book"
-import { Engine } from "../../actors/room/Engine.ts"
+import { EventEngine as Engine } from "../../actors/room/EngineEvents.ts"
 import { seeded } from "./Random.ts"
 
 type Fill = readonly [taker: number, maker: number, price: number, quantity: number]

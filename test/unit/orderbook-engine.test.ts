@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { Engine } from "../../actors/room/Engine.ts"
+import { EventEngine as Engine } from "../../actors/room/EngineEvents.ts"
 
 const trades = (events: ReturnType<Engine["submit"]>) =>
   events.flatMap((e) => (e.type === "trade" ? [[e.maker, e.price, e.quantity]] : []))

@@ -9,7 +9,6 @@
  */
 import { describe, expect, it } from "vitest"
 import {
-  Engine,
   KIND_LIMIT,
   KIND_LIMIT_ONLY,
   KIND_MARKET,
@@ -20,6 +19,7 @@ import {
   SIDE_BUY,
   SIDE_SELL
 } from "../../actors/room/Engine.ts"
+import { EventEngine } from "../../actors/room/EngineEvents.ts"
 import { BookModel, cmp, frac, type Frac, type ModelKind, type ModelOrder } from "../support/ExchangeModel.ts"
 import { seeded } from "./Random.ts"
 
@@ -35,7 +35,7 @@ interface Placed {
 
 const run = (seed: number, steps: number) => {
   const rnd = seeded(seed)
-  const engine = new Engine()
+  const engine = new EventEngine()
   const model = new BookModel()
   const placed = new Map<number, Placed>()
   const ids: Array<number> = []
