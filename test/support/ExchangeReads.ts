@@ -1,6 +1,6 @@
 /**
  * Money and reads of a BTC/USDT book (BTC 8 decimals: a lot is 1 sat; USDT 6: a quote unit is 1 minor unit) for the exchange's
- * property tests (exchange-invariants, exchange-restart): minor-unit arithmetic, the book's levels,
+ * property tests (exchange-invariants-stream and -races, exchange-restart): minor-unit arithmetic, the book's levels,
  * and paged reads of orders, fills and balances, each bounded by `within` so that a stuck room actor
  * fails the test at the read, not at the test timeout.
  *
