@@ -40,6 +40,16 @@ export interface OrderTxInfo extends OrderOut {
 
 type PairError = UnknownCurrency | CurrencyNotEnabled | InvalidRequest
 
+/** A candles query: the pair, its room, the interval in seconds and an optional window. */
+export interface CandleQuery {
+  readonly from: string
+  readonly to: string
+  readonly roomKey: string
+  readonly interval: number
+  readonly start?: string | undefined
+  readonly end?: string | undefined
+}
+
 export class MarketData extends Context.Service<
   MarketData,
   {
@@ -52,14 +62,7 @@ export class MarketData extends Context.Service<
     ) => Effect.Effect<TradeInfoOut, PairError | RoomNotFound>
     readonly candles: (
       walletId: string,
-      q: {
-        readonly from: string
-        readonly to: string
-        readonly roomKey: string
-        readonly interval: number
-        readonly start?: string | undefined
-        readonly end?: string | undefined
-      }
+      q: CandleQuery
     ) => Effect.Effect<ReadonlyArray<CandleOut>, PairError | RoomNotFound>
     readonly orderTxInfo: (
       walletId: string,
@@ -144,17 +147,7 @@ export class MarketData extends Context.Service<
         }
       })
 
-      const candlesOf = Effect.fn("MarketData.candles")(function* (
-        walletId: string,
-        q: {
-          readonly from: string
-          readonly to: string
-          readonly roomKey: string
-          readonly interval: number
-          readonly start?: string | undefined
-          readonly end?: string | undefined
-        }
-      ) {
+      const candlesOf = Effect.fn("MarketData.candles")(function* (walletId: string, q: CandleQuery) {
         const pair = yield* orders.pairOf(q.from, q.to)
         yield* visibleRoom(walletId, q.roomKey, pair)
         const end = (yield* dateParam(q.end, "end")) ?? new Date()
