@@ -1,8 +1,11 @@
 /**
  * Order id → slot for BookStore: an open-addressing hash table on typed arrays (linear probing,
- * backward-shift deletion, so no tombstones), kept at most half full. Ids are safe integers. It
+ * backward-shift deletion, so no tombstones), kept at most 1/8 full. Ids are safe integers. It
  * replaces a JS Map on the engine's hot path (every submit asks it once, every rest, fill-out and
  * cancel once more), where a Map's generic hashing cost more than the rest of a typical order.
+ * The load factor buys speed with memory: a cancel of an order already gone (a fifth of the benchmark's
+ * operations) probes until an empty bucket, and at 1/8 instead of 1/2 the whole 1M-operation stream
+ * runs about 12% faster (102–105 → 90 ms), for 96 bytes of index per resting order.
  */
 const EMPTY = -1
 
@@ -38,7 +41,7 @@ export class IdIndex {
 
   /** Inserts or replaces. */
   set(id: number, slot: number): void {
-    if ((this.size + 1) * 2 > this.mask + 1) this.grow()
+    if ((this.size + 1) * 8 > this.mask + 1) this.grow()
     const keys = this.keys,
       vals = this.vals,
       mask = this.mask
