@@ -55,8 +55,9 @@ import { TimeTicks } from "./platform/TimeTicks.ts"
  * Every entity type registered through it has its lifecycle counted (monitoring/ActorMetrics.ts).
  * Messages pass by reference (`simulateRemoteSerialization: false`): nothing leaves the process, and
  * encoding then decoding each typed payload (a ledger operation, an order) cost about 100 µs of CPU
- * per order; the actor test tier keeps the runtime's default, so every protocol is proven to survive
- * the wire it would cross between runners.
+ * per order. The wire stays proven: test/actors/code-commit.test.ts runs on effect's TestRunner, which
+ * keeps the default and serialises every message (the code actor's CommitWithDebit to a wallet among
+ * them), and test/unit/wallet-orders.test.ts round-trips an order intent through its schema.
  */
 const ActorRuntime = Layer.unwrap(
   AppConfigService.useSync((config) =>
