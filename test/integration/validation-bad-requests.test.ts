@@ -5,173 +5,37 @@
  * of range (cursors, ticks, limits, network types, terminal ids, room keys). The checks are
  * a table, one line per bad request: the route, what is sent, the expected status and error code,
  * and a piece of text the message must contain to name the offending field. Each request goes over
- * real HTTP to the real service, with a valid credential, so only the input is at fault.
+ * real HTTP to the real service, with a valid credential, so only the input is at fault. Then
+ * execute_transactions judges each row, and nothing rejected was acted on.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { isEnvelope, type Reply } from "../support/Client.ts"
-import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.ts"
-
-type Auth = "service" | "session" | "merchant"
-
-interface Case {
-  readonly name: string
-  readonly method: "GET" | "POST"
-  /** Path and query; `$wallet` and `$app` stand for this file's wallet and merchant app. */
-  readonly path: string
-  readonly auth: Auth
-  /** A JSON body (`$wallet` filled in), or `raw` text sent as is. */
-  readonly body?: unknown
-  readonly raw?: string
-  readonly contentType?: string
-  readonly status: number
-  readonly code: number
-  /** Text the error message must contain: the field it names. */
-  readonly names: string
-}
-
-const INVALID = errorCode.InvalidRequest
-const UNKNOWN_CURRENCY = errorCode.UnknownCurrency
-const TOO_MANY_DECIMALS = errorCode.TooManyDecimals
-const FIELD_RULE = errorCode.FieldRuleViolated
-
-const long = (n: number) => "x".repeat(n)
-
-// Private (service key) ---------------------------------------------------------------------
-
-const createWallet = (name: string, body: unknown, names: string, raw?: string): Case => ({
-  name: `create_wallet: ${name}`,
-  method: "POST",
-  path: "/private/v1/create_wallet",
-  auth: "service",
-  body,
-  raw,
-  status: 400,
-  code: INVALID,
-  names
-})
-
-const posting = (fields: Record<string, unknown>) => ({
-  externalId: "validation-1",
-  walletId: "$wallet",
-  currency: "USDT",
-  amount: "1",
-  direction: "credit",
-  ...fields
-})
-
-const withoutField = (field: string) => {
-  const item: Record<string, unknown> = posting({})
-  delete item[field]
-  return item
-}
-
-const execute = (name: string, body: unknown, names: string, raw?: string): Case => ({
-  name: `execute_transactions: ${name}`,
-  method: "POST",
-  path: "/private/v1/execute_transactions",
-  auth: "service",
-  body,
-  raw,
-  status: 400,
-  code: INVALID,
-  names
-})
-
-/** A posting whose JSON has `amount` written literally (numbers JSON.stringify cannot produce). */
-const rawAmount = (literal: string) =>
-  `[{"externalId":"validation-raw","walletId":"$wallet","currency":"ETH","amount":${literal},"direction":"credit"}]`
-
-const updateWallet = (name: string, body: unknown, names: string): Case => ({
-  name: `update_wallet: ${name}`,
-  method: "POST",
-  path: "/private/v1/update_wallet",
-  auth: "service",
-  body,
-  status: 400,
-  code: INVALID,
-  names
-})
-
-const privateGet = (name: string, path: string, names: string, code = INVALID): Case => ({
-  name: `${path.split("?")[0].split("/").pop()}: ${name}`,
-  method: "GET",
-  path,
-  auth: "service",
-  status: 400,
-  code,
-  names
-})
-
-const privatePost = (action: string, name: string, body: unknown, names: string, code = INVALID): Case => ({
-  name: `${action}: ${name}`,
-  method: "POST",
-  path: `/private/v1/${action}`,
-  auth: "service",
-  body,
-  status: 400,
-  code,
-  names
-})
-
-// Session ------------------------------------------------------------------------------------
-
-const estimateFee = (name: string, query: string, names: string, code = INVALID): Case => ({
-  name: `estimate_fee: ${name}`,
-  method: "GET",
-  path: `/core/v1/estimate_fee?${query}`,
-  auth: "session",
-  status: 400,
-  code,
-  names
-})
-
-const sessionGet = (name: string, path: string, names: string, code = INVALID): Case => ({
-  name: `${path.split("?")[0].split("/").pop()}: ${name}`,
-  method: "GET",
-  path,
-  auth: "session",
-  status: 400,
-  code,
-  names
-})
-
-const sessionPost = (action: string, name: string, body: unknown, names: string): Case => ({
-  name: `${action}: ${name}`,
-  method: "POST",
-  path: `/core/v1/wallet/${action}`,
-  auth: "session",
-  body,
-  status: 400,
-  code: INVALID,
-  names
-})
-
-/** A GET on a feed, named after its action and query. */
-const feedGet =
-  (auth: Auth) =>
-  (path: string, names: string): Case => ({
-    name: `${path.split("?")[0].split("/").pop()}: ${path.split("?")[1]}`,
-    method: "GET",
-    path,
-    auth,
-    status: 400,
-    code: INVALID,
-    names
-  })
-
-const INT4_PAST = 2147483648
-const INT64_PAST = "9223372036854775808"
-
-const malformed = (path: string, auth: Auth, raw: string, label: string): Case => ({
-  name: `${path.split("/").pop()}: ${label}`,
-  method: "POST",
-  path,
-  auth,
-  raw,
-  status: 400,
-  code: INVALID,
-  names: "body"
-})
+import { assertRejected } from "../support/Fixtures.ts"
+import {
+  type Auth,
+  type Case,
+  createWallet,
+  estimateFee,
+  execute,
+  feedGet,
+  FIELD_RULE,
+  INT4_PAST,
+  INT64_PAST,
+  INVALID,
+  long,
+  malformed,
+  posting,
+  privateGet,
+  privatePost,
+  rawAmount,
+  sessionGet,
+  sessionPost,
+  TOO_MANY_DECIMALS,
+  UNKNOWN_CURRENCY,
+  updateWallet,
+  validationFile,
+  withoutField
+} from "../support/Validation.ts"
 
 const cases: ReadonlyArray<Case> = [
   // create_wallet: ids that are not int64, missing and overlong fields, ranges, formats.
@@ -491,12 +355,7 @@ let wallet: string
 let sid: string
 let app: { appId: string; pkey: string }
 
-const { service, client } = serviceForFile({
-  setup: async (c) => {
-    ;({ id: wallet, sid } = await c.party({ clientId: "990001", extra: { name: "Validation" } }))
-    app = (await c.priv("POST", "create_app", { walletId: wallet, name: "Validation shop" })).body.result
-  }
-})
+const { service, client } = validationFile((made) => ({ wallet, sid, app } = made))
 
 const fill = (text: string) => text.replaceAll("$wallet", wallet).replaceAll("$app", app.appId)
 
@@ -574,29 +433,5 @@ describe("nothing rejected was acted on", () => {
     })
     assert.strictEqual(reply.status, 404)
     assert.include(reply.body.error?.message ?? "", "1838415606846308417")
-  })
-})
-
-describe('list_last_updated_txs clamps its limit (SPEC: "Clamped into 1..1000")', () => {
-  it("limit -5 and 5000 are clamped, not refused", async () => {
-    for (const limit of [-5, 5000]) {
-      const reply = await client.priv("POST", "list_last_updated_txs", { limit })
-      assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-      assert.isAtMost(reply.body.result.length, limit < 1 ? 1 : 1000)
-    }
-  })
-})
-
-describe("request body size limit", () => {
-  it("a body over 1 MiB is refused with 413 before it is parsed, and nothing is created", async () => {
-    const before = await client.priv("GET", "get_wallets?client_id=88000001")
-    const reply = await client.call("POST", "/private/v1/create_wallet", {
-      bearer: service().key,
-      raw: JSON.stringify({ clientId: "88000001", name: "x".repeat(1_100_000) })
-    })
-    assertRejected(reply, 413, 10001)
-    assert.include(reply.body.error?.message ?? "", "body: larger than")
-    const after = await client.priv("GET", "get_wallets?client_id=88000001")
-    assert.strictEqual(after.body.result.length, before.body.result.length)
   })
 })
