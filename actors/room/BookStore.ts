@@ -14,14 +14,6 @@ export const NONE = -1
 /** Relative gap between two level approximations beyond which the float order is decisive. */
 const DECISIVE = 2 ** -48
 
-/** The sign of (n1/d1 ≈ a1) − (n2/d2 ≈ a2), exact. */
-export const cmpLevel = (a1: number, n1: number, d1: number, a2: number, n2: number, d2: number): number => {
-  if (a1 > a2 * (1 + DECISIVE)) return 1
-  if (a2 > a1 * (1 + DECISIVE)) return -1
-  if (n1 === n2 && d1 === d2) return 0
-  return cmpRatio(n1, d1, n2, d2)
-}
-
 const SIDE_BUY = 0
 
 /** The levels of one side, sorted so that the best level is at index len - 1. */
@@ -121,12 +113,7 @@ export class BookStore {
     return this.levelHigh++
   }
 
-  /** The sign of level `lvl`'s ratio minus n/d (≈ a). */
-  cmp(lvl: number, a: number, n: number, d: number): number {
-    return cmpLevel(this.lApprox[lvl], this.lNum[lvl], this.lDen[lvl], a, n, d)
-  }
-
-  /** As `cmp`, with the float band [lo, hi] around n/d precomputed (the float decides outside it). */
+  /** The sign of level `lvl`'s ratio minus n/d, with the float band [lo, hi] around n/d precomputed (the float decides outside it). */
   private sgn(lvl: number, lo: number, hi: number, n: number, d: number): number {
     const p = this.lApprox[lvl]
     if (p > hi) return 1

@@ -58,12 +58,6 @@ export const lotsOf = (pair: Pair, baseMinor: bigint): bigint | null => {
 export const quoteMinorOfUnits = (pair: Pair, units: bigint): bigint =>
   units * pow10(pair.quoteMinorDecimals - pair.priceDecimals)
 
-/** Quote units in `quoteMinor`, or null when it is not a whole number of them. */
-export const quoteUnitsOf = (pair: Pair, quoteMinor: bigint): bigint | null => {
-  const unit = pow10(pair.quoteMinorDecimals - pair.priceDecimals)
-  return quoteMinor % unit === 0n ? quoteMinor / unit : null
-}
-
 /** Whole quote units in `quoteMinor` (rounded down: what a budget can spend). */
 export const quoteUnitsFloor = (pair: Pair, quoteMinor: bigint): bigint =>
   quoteMinor / pow10(pair.quoteMinorDecimals - pair.priceDecimals)

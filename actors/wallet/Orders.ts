@@ -6,10 +6,8 @@
 import { TxState, TxType } from "../../schema/Transfer.ts"
 import { Bucket, type LedgerOperation, rowsOf, SystemWallet } from "../../sql/Ledger.ts"
 import { OrderInserts } from "../../sql/rows/ExchangeRows.ts"
+import { OrderState, SIDE_SELL } from "../room/Protocol.ts"
 import type { OrderIntent } from "./Protocol.ts"
-
-const SIDE_SELL = 1
-const ACTIVE = 1
 
 export const placementOperation = (walletId: bigint, order: OrderIntent): LedgerOperation => {
   const id = BigInt(order.orderId)
@@ -55,7 +53,7 @@ export const placementOperation = (walletId: bigint, order: OrderIntent): Ledger
           fromAmount: debit,
           toAmount: order.toAmount,
           locked: debit,
-          state: ACTIVE,
+          state: OrderState.Active,
           tag: order.tag
         }
       ])
