@@ -50,7 +50,7 @@ export const ContractType = {
   SelfWalletTransfer: 234
 } as const
 /** Terminal flags: what the terminal may be used for. */
-export const TerminalFlag = { Deposit: 1, Withdraw: 2, Hidden: 4 } as const
+export const TerminalFlag = { Deposit: 1, Withdraw: 2, Hidden: 4, RequirePartnerInfo: 8 } as const
 
 const SmallText = (max: number) => Schema.String.check(Schema.isMaxLength(max))
 const WalletGroups = Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 63 }))).check(
@@ -61,8 +61,13 @@ const NetworkFee = decimalInput({
   fractionDigitsMax: 18,
   description: "Network fee in the currency, decimal"
 })
-const Flags = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 7 })).annotate({
-  description: "Deposit 1, Withdraw 2, Hidden 4"
+const Flags = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 15 })).annotate({
+  description: "Deposit 1, Withdraw 2, Hidden 4, RequirePartnerInfo 8 (C15)"
+})
+/** C15: blocks a deposit needs to be final, 1..1000 (add_network default 6). */
+export const confirmationsDefault = 6
+const Confirmations = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })).annotate({
+  description: "Confirmations a deposit needs (1..1000, default 6)"
 })
 
 /** add_network: every field authoritative. */
@@ -81,7 +86,8 @@ export const TerminalCreateIn = Schema.Struct({
   flags: Flags,
   defaultHotAddress: Schema.NullOr(SmallText(128)),
   defaultSystemWalletId: Schema.NullOr(WalletId),
-  walletGroups: WalletGroups
+  walletGroups: WalletGroups,
+  confirmations: Schema.optional(Schema.NullOr(Confirmations))
 }).annotate({ identifier: "TerminalCreateIn" })
 export type TerminalCreateIn = typeof TerminalCreateIn.Type
 
@@ -108,7 +114,11 @@ export const TerminalUpdateIn = Schema.Struct({
   flags: Flags,
   defaultHotAddress: Schema.NullOr(SmallText(128)),
   defaultSystemWalletId: Schema.NullOr(WalletId),
-  walletGroups: WalletGroups
+  walletGroups: WalletGroups,
+  /** null keeps, 0 restores the default 6. */
+  confirmations: Schema.optional(
+    Schema.NullOr(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1000 })))
+  ).annotate({ description: "null keeps; 0 restores the default 6; else 1..1000" })
 }).annotate({ identifier: "TerminalIn" })
 export type TerminalUpdateIn = typeof TerminalUpdateIn.Type
 
@@ -130,7 +140,9 @@ export const TerminalAdminOut = Schema.Struct({
   defaultHotAddress: Schema.NullOr(Schema.String),
   defaultSystemWalletId: Schema.NullOr(WalletIdOut),
   walletGroups: Schema.Array(Schema.Int),
-  lastBlock: Schema.NullOr(Int64String)
+  lastBlock: Schema.NullOr(Int64String),
+  confirmations: Schema.Int,
+  requirePartnerInfo: Schema.Boolean
 }).annotate({ identifier: "TerminalOutAdmin" })
 export type TerminalAdminOut = typeof TerminalAdminOut.Type
 
@@ -146,7 +158,9 @@ export const WalletTerminalOut = Schema.Struct({
   networkFee: Schema.NullOr(Schema.String),
   priority: Schema.Int,
   canDeposit: Schema.Boolean,
-  canWithdraw: Schema.Boolean
+  canWithdraw: Schema.Boolean,
+  confirmations: Schema.Int,
+  requirePartnerInfo: Schema.Boolean
 }).annotate({ identifier: "WalletTerminalOut" })
 export type WalletTerminalOut = typeof WalletTerminalOut.Type
 

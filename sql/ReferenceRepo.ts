@@ -52,7 +52,8 @@ export const Terminal = record({
   defaultSystemWalletId: Nullable(Int8),
   walletGroups: ArrayOf(Int),
   lastBlock: Nullable(Int8),
-  builtIn: Bool
+  builtIn: Bool,
+  confirmations: Int
 })
 export type Terminal = typeof Terminal.Type
 
@@ -62,7 +63,7 @@ const oneTerminal = decodeOne(Terminal)
 
 const terminalColumns = `id, type_network, type_contract, currency, decimals, address_contract, name, tag, priority,
   network_fee::text AS network_fee, display_name, icon_code, flags, default_hot_address, default_system_wallet_id,
-  wallet_groups, last_block, built_in`
+  wallet_groups, last_block, built_in, confirmations`
 
 export const allTerminals = SqlClient.SqlClient.use((sql) =>
   Effect.map(
@@ -102,16 +103,19 @@ export interface TerminalValues {
   readonly defaultHotAddress: string | null
   readonly defaultSystemWalletId: string | null
   readonly walletGroups: ReadonlyArray<number>
+  readonly confirmations: number
 }
 
 export const insertTerminal = (t: TerminalValues) =>
   SqlClient.SqlClient.use((sql) =>
     Effect.map(
       sql`INSERT INTO terminals (type_network, type_contract, currency, decimals, address_contract, name, tag,
-        priority, network_fee, display_name, icon_code, flags, default_hot_address, default_system_wallet_id, wallet_groups)
+        priority, network_fee, display_name, icon_code, flags, default_hot_address, default_system_wallet_id, wallet_groups,
+        confirmations)
       VALUES (${t.typeNetwork}, ${t.typeContract}, ${t.currency}, ${t.decimals}, ${t.addressContract}, ${t.name}, ${t.tag},
         ${t.priority}, ${t.networkFee}::numeric, ${t.displayName}, ${t.iconCode}, ${t.flags}, ${t.defaultHotAddress},
-        ${t.defaultSystemWalletId}::bigint, ${"{" + t.walletGroups.join(",") + "}"}::integer[])
+        ${t.defaultSystemWalletId}::bigint, ${"{" + t.walletGroups.join(",") + "}"}::integer[],
+        ${t.confirmations})
       RETURNING ${sql.literal(terminalColumns)}`,
       oneTerminal
     )
@@ -133,6 +137,8 @@ export interface TerminalPatch {
   readonly defaultHotAddress: string | null
   readonly defaultSystemWalletId: string | null
   readonly walletGroups: ReadonlyArray<number>
+  /** null keeps. */
+  readonly confirmations: number | null
 }
 
 export const updateTerminal = (id: string, p: TerminalPatch) =>
@@ -147,7 +153,8 @@ export const updateTerminal = (id: string, p: TerminalPatch) =>
         flags = ${p.flags},
         default_hot_address = ${p.defaultHotAddress},
         default_system_wallet_id = ${p.defaultSystemWalletId}::bigint,
-        wallet_groups = ${"{" + p.walletGroups.join(",") + "}"}::integer[]
+        wallet_groups = ${"{" + p.walletGroups.join(",") + "}"}::integer[],
+        confirmations = COALESCE(${p.confirmations}::integer, confirmations)
         ${set("name", p.name, "text")}
         ${set("tag", p.tag, "text")}
         ${set("priority", p.priority, "integer")}

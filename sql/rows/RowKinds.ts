@@ -4,9 +4,20 @@
  */
 import type { RowKind } from "../Ledger.ts"
 import { CodeBindings, CodeInserts } from "./CodeRows.ts"
+import { ChainHeads, ChainItems, CryptoTxInserts, CryptoTxUpdates } from "./CryptoRows.ts"
 import { OrderInserts, OrderUpdates, Trades } from "./ExchangeRows.ts"
 
-const all: ReadonlyArray<RowKind<any>> = [CodeInserts, CodeBindings, OrderInserts, OrderUpdates, Trades]
+const all: ReadonlyArray<RowKind<any>> = [
+  CodeInserts,
+  CodeBindings,
+  OrderInserts,
+  OrderUpdates,
+  Trades,
+  ChainHeads,
+  ChainItems,
+  CryptoTxInserts,
+  CryptoTxUpdates
+]
 
 const byName = new Map(all.map((kind) => [kind.name, kind]))
 

@@ -21,6 +21,7 @@ import {
   WalletNotFound
 } from "../../schema/Errors.ts"
 import {
+  confirmationsDefault,
   ContractType,
   type TerminalAdminOut,
   type TerminalCreateIn,
@@ -49,7 +50,9 @@ export const toAdmin = (row: Terminal): TerminalAdminOut => ({
   defaultSystemWalletId:
     row.defaultSystemWalletId === null ? null : (String(row.defaultSystemWalletId) as TerminalAdminOut["id"] as any),
   walletGroups: [...row.walletGroups],
-  lastBlock: row.lastBlock === null ? null : String(row.lastBlock)
+  lastBlock: row.lastBlock === null ? null : String(row.lastBlock),
+  confirmations: row.confirmations,
+  requirePartnerInfo: (row.flags & TerminalFlag.RequirePartnerInfo) !== 0
 })
 
 export const toWalletTerminal = (row: Terminal): WalletTerminalOut => ({
@@ -63,7 +66,9 @@ export const toWalletTerminal = (row: Terminal): WalletTerminalOut => ({
   networkFee: row.networkFee,
   priority: row.priority ?? 0,
   canDeposit: (row.flags & TerminalFlag.Deposit) !== 0,
-  canWithdraw: (row.flags & TerminalFlag.Withdraw) !== 0
+  canWithdraw: (row.flags & TerminalFlag.Withdraw) !== 0,
+  confirmations: row.confirmations,
+  requirePartnerInfo: (row.flags & TerminalFlag.RequirePartnerInfo) !== 0
 })
 
 /** null keeps; "" or 0 clears (stored as NULL); anything else is written. */
@@ -135,7 +140,8 @@ export class Terminals extends Context.Service<
               flags: input.flags,
               defaultHotAddress: input.defaultHotAddress,
               defaultSystemWalletId: input.defaultSystemWalletId,
-              walletGroups: input.walletGroups
+              walletGroups: input.walletGroups,
+              confirmations: input.confirmations ?? confirmationsDefault
             })
           )
         )
@@ -166,7 +172,13 @@ export class Terminals extends Context.Service<
             flags: input.flags,
             defaultHotAddress: input.defaultHotAddress,
             defaultSystemWalletId: input.defaultSystemWalletId,
-            walletGroups: input.walletGroups
+            walletGroups: input.walletGroups,
+            confirmations:
+              input.confirmations === undefined || input.confirmations === null
+                ? null
+                : input.confirmations === 0
+                  ? confirmationsDefault
+                  : input.confirmations
           })
         )
         if (row === undefined) return yield* new TerminalNotFound({ message: `id: no terminal ${input.id}` })
