@@ -3,11 +3,13 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { GeneralApi } from "./api/GeneralApi.ts"
 import { InvestApi } from "./api/InvestApi.ts"
 import { MarketApi } from "./api/MarketApi.ts"
+import { PartnerInfoApi } from "./api/PartnerInfoApi.ts"
 import { PaymentApi } from "./api/PaymentApi.ts"
 import { PayordersApi } from "./api/PayordersApi.ts"
 import { PrivateApi } from "./api/PrivateApi.ts"
 import { PrivateLedgerApi } from "./api/PrivateLedgerApi.ts"
 import { PublicApi } from "./api/PublicApi.ts"
+import { ScannerApi } from "./api/ScannerApi.ts"
 import { WalletApi } from "./api/WalletApi.ts"
 import { envelopeErrors } from "./OpenApiEnvelope.ts"
 
@@ -21,6 +23,8 @@ export class Api extends HttpApi.make("core")
   .add(PaymentApi)
   .add(PrivateApi)
   .add(PrivateLedgerApi)
+  .add(ScannerApi)
+  .add(PartnerInfoApi)
   .annotateMerge(
     OpenApi.annotations({
       title: "Core wallet service",

@@ -118,3 +118,12 @@ export const fromMinorUnits = (minor: bigint, decimals: number): string => {
 
 /** Minor units to the JSON number SPEC asks for (display only; never fed back into arithmetic). */
 export const minorToNumber = (minor: bigint, decimals: number): number => Number(fromMinorUnits(minor, decimals))
+
+/**
+ * A terminal's network fee (decimal text, null = 0) in minor units of its currency, rounded up: a
+ * fee written with more decimals than the currency never charges less than it says.
+ */
+export const networkFeeMinor = (networkFee: string | null, decimals: number): bigint =>
+  networkFee === null
+    ? 0n
+    : BigInt(new BigNumber(networkFee).shiftedBy(decimals).integerValue(BigNumber.ROUND_CEIL).toFixed(0))

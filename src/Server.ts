@@ -7,6 +7,7 @@ import { Effect, Layer } from "effect"
 import { MessageStorage, RunnerHealth, Runners, RunnerStorage, Sharding, ShardingConfig } from "effect/cluster"
 import { HttpRouter } from "effect/http"
 import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
+import { ChainEntityLayer } from "../actors/chain/Behaviour.ts"
 import { CodeEntityLayer } from "../actors/code/Behaviour.ts"
 import { RoomEntityLayer } from "../actors/room/Behaviour.ts"
 import { WalletEntityLayer } from "../actors/wallet/Behaviour.ts"
@@ -22,12 +23,14 @@ import { MarketHandlers } from "./http/handlers/MarketHandlers.ts"
 import { PrivateHandlers } from "./http/handlers/PrivateHandlers.ts"
 import { PrivateLedgerHandlers } from "./http/handlers/PrivateLedgerHandlers.ts"
 import { PublicHandlers } from "./http/handlers/PublicHandlers.ts"
+import { PartnerInfoHandlers, ScannerHandlers } from "./http/handlers/ScannerHandlers.ts"
 import { WalletHandlers } from "./http/handlers/WalletHandlers.ts"
 import { CountedSharding } from "./platform/monitoring/ActorMetrics.ts"
 import { Metrics } from "./platform/monitoring/Metrics.ts"
 import { MonitoringServer } from "./platform/monitoring/MonitoringServer.ts"
 import { Credentials } from "./services/Credentials.ts"
 import { Currencies } from "./platform/Currencies.ts"
+import { Chains } from "./services/Chains.ts"
 import { Codes } from "./services/Codes.ts"
 import { ExchangeOrders } from "./services/ExchangeOrders.ts"
 import { MarketData } from "./services/MarketData.ts"
@@ -97,6 +100,7 @@ const Actors = Layer.mergeAll(
   WalletEntityLayer,
   CodeEntityLayer,
   RoomEntityLayer,
+  ChainEntityLayer,
   Rooms.layer,
   ExchangeOrders.layer
 ).pipe(Layer.provideMerge(Lookups))
@@ -113,7 +117,8 @@ const Services = Layer.mergeAll(
   MarketData.layer,
   Swaps.layer,
   Investments.layer,
-  MerchantFeed.layer
+  MerchantFeed.layer,
+  Chains.layer
 ).pipe(Layer.provideMerge(Actors))
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" }).pipe(
@@ -126,7 +131,9 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" 
     PayordersHandlers,
     PaymentHandlers,
     PrivateHandlers,
-    PrivateLedgerHandlers
+    PrivateLedgerHandlers,
+    ScannerHandlers,
+    PartnerInfoHandlers
   ]),
   Layer.provide([SessionAuthLive, ServiceAuthLive, MerchantAuthLive])
 )

@@ -1,0 +1,350 @@
+/**
+ * The chain actor: one per crypto terminal. It keeps the terminal's headers in memory (loaded on
+ * activation), loads what a message touches, asks the pure plan (Engine.ts, Push.ts, WorkingSet.ts)
+ * and commits everything a message decides as one ledger commit. A commit that finds a row moved on
+ * (a withdrawal cancelled while a block binds it) is planned again from fresh reads.
+ */
+import { Effect } from "effect"
+import { Entity } from "effect/cluster"
+import {
+  cryptoTxById,
+  cryptoTxsById,
+  type CryptoTx,
+  depositAddresses,
+  finalCandidates,
+  headersOf,
+  itemsByKeys,
+  itemsFrom,
+  walletGroupsOf
+} from "../../sql/ChainRepo.ts"
+import { type LedgerOperation, StateConflict, SystemWallet } from "../../sql/Ledger.ts"
+import { findTerminal } from "../../sql/ReferenceRepo.ts"
+import { Stage } from "../../sql/rows/CryptoRows.ts"
+import {
+  BlockHeightGap,
+  BlockNotConnected,
+  BlockTooOld,
+  IncomeNotRefundable,
+  NotUnattributed,
+  PartnerInfoNotRequired,
+  PartnerInfoSealed,
+  RefundBelowNetworkFee
+} from "../../schema/CryptoErrors.ts"
+import { TransactionNotFound } from "../../schema/Errors.ts"
+import { networkFeeMinor } from "../../schema/Money.ts"
+import { TerminalFlag } from "../../schema/Reference.ts"
+import { TxState } from "../../schema/Transfer.ts"
+import { limits } from "../../src/platform/Config.ts"
+import { addressKey, isMemoNetwork } from "../../src/platform/crypto/Addresses.ts"
+import { Currencies } from "../../src/platform/Currencies.ts"
+import { makeDb } from "../../src/platform/db/Sql.ts"
+import { LedgerWriter } from "../../src/platform/LedgerWriter.ts"
+import { quoteFee, Tariffs } from "../../src/platform/Tariffs.ts"
+import { TimeTicks } from "../../src/platform/TimeTicks.ts"
+import { WalletEntity } from "../wallet/Protocol.ts"
+import { applyPlacement, type ChainView, finalHeight, place, viewOf } from "./Engine.ts"
+import { ChainEntity } from "./Protocol.ts"
+import { itemKey, planPush, type TerminalFacts, TxKind } from "./Push.ts"
+import { incomeCredited, incomeLinked, makeWorkingSet, refundStarted } from "./WorkingSet.ts"
+
+/** A push planned on reads that another writer overtook is planned again at most this often. */
+const replanMax = 5
+
+export const ChainEntityLayer = ChainEntity.toLayer(
+  Effect.gen(function* () {
+    const address = yield* Entity.CurrentAddress
+    const terminalId = BigInt(address.entityId)
+    const db = yield* makeDb
+    const ledger = yield* LedgerWriter
+    const ticks = yield* TimeTicks
+    const tariffs = yield* Tariffs
+    const currencies = yield* Currencies
+    const walletActor = yield* WalletEntity.client
+
+    let view: ChainView | undefined
+    const currentView = Effect.gen(function* () {
+      if (view === undefined) view = viewOf(yield* db(headersOf(terminalId)))
+      return view
+    })
+
+    const terminalFacts = Effect.gen(function* () {
+      const row = yield* db(findTerminal(String(terminalId)))
+      if (row === undefined || row.currency === null) return yield* Effect.die(`no crypto terminal ${terminalId}`)
+      const decimals = currencies.find(row.currency)?.decimals ?? row.decimals
+      const facts: TerminalFacts = {
+        id: terminalId,
+        typeNetwork: row.typeNetwork,
+        currency: row.currency,
+        confirmations: row.confirmations,
+        requirePartnerInfo: (row.flags & TerminalFlag.RequirePartnerInfo) !== 0
+      }
+      return { ...facts, decimals, networkFee: networkFeeMinor(row.networkFee, decimals) }
+    })
+
+    /** The Deposit tariff of the holder's group, capped at the amount (C15). */
+    const depositFees = (terminal: TerminalFacts & { decimals: number }, holders: ReadonlyArray<bigint>) =>
+      Effect.gen(function* () {
+        const rules = yield* tariffs.list()
+        const groups = new Map((yield* db(walletGroupsOf(holders))).map((w) => [w.id, w.walletGroup]))
+        return (holder: bigint, amount: bigint) => {
+          const quote = quoteFee(rules, {
+            txClass: "Deposit",
+            currency: terminal.currency,
+            decimals: terminal.decimals,
+            amount,
+            walletGroup: groups.get(holder) ?? 0,
+            typeTx: TxKind.Income
+          })
+          return { fee: quote.fee > amount ? amount : quote.fee, profitWallet: quote.profitWalletId }
+        }
+      })
+
+    const reloadWallets = (ids: ReadonlyArray<bigint>) =>
+      Effect.forEach(ids, (id) => Effect.ignore(walletActor(String(id)).Reload()), { discard: true, concurrency: 8 })
+
+    /** Commits; a StateConflict answers undefined so the caller plans again. */
+    const commitOrReplan = (operation: LedgerOperation) =>
+      ledger.commit(operation).pipe(
+        Effect.map((tick): bigint | undefined => tick),
+        Effect.catchIf(
+          (e) => e instanceof StateConflict,
+          () => Effect.succeed(undefined)
+        ),
+        Effect.orDie
+      )
+
+    const PushBlock = Effect.fnUntraced(function* ({
+      payload
+    }: {
+      payload: typeof import("./Protocol.ts").PushBlock.payloadSchema.Type
+    }) {
+      for (let attempt = 1; ; attempt++) {
+        const terminal = yield* terminalFacts
+        const before = yield* currentView
+        const placement = place(before, payload.height, payload.hash, payload.parentHash)
+        if (placement._tag === "Refuse") {
+          switch (placement.rule) {
+            case "HeightGap":
+              return yield* new BlockHeightGap({ message: `height: above the tip + 1 (tip ${before.tip})` })
+            case "NotConnected":
+              return yield* new BlockNotConnected({
+                message: `parentHash: not the stored hash at height ${payload.height - 1n}; push the fork point's block first`
+              })
+            case "TooOld":
+              return yield* new BlockTooOld({
+                message: `height: below the kept window (first kept ${before.first}) or at the chain's first block`
+              })
+          }
+        }
+        const tipAfter = placement._tag === "Replay" ? before.tip! : payload.height
+        const items = payload.items
+        const recordedRows = yield* db(
+          itemsByKeys(
+            terminalId,
+            items.map((i) => ({ txHash: i.txHash, index: i.index, direction: i.direction === "in" ? 0 : 1 }))
+          )
+        )
+        const recorded = new Map(recordedRows.map((r) => [itemKey(r.txHash, r.idx, r.direction), r]))
+        const orphanedItems = placement._tag === "Reorg" ? yield* db(itemsFrom(terminalId, placement.from)) : []
+        const candidates = yield* db(finalCandidates(terminalId, finalHeight(tipAfter, terminal.confirmations)))
+        const named = [
+          ...recordedRows.map((r) => r.txId),
+          ...orphanedItems.map((r) => r.txId),
+          ...items.map((i) => i.txId)
+        ].filter((id): id is bigint => id !== null)
+        const loaded = new Map<bigint, CryptoTx>()
+        for (const tx of [...candidates, ...(yield* db(cryptoTxsById([...new Set(named)])))]) loaded.set(tx.txId, tx)
+        const incomesOfRefunds = [...loaded.values()]
+          .filter((tx) => tx.typeTx === TxKind.Refund && tx.incomeTxId !== null && !loaded.has(tx.incomeTxId))
+          .map((tx) => tx.incomeTxId!)
+        for (const tx of yield* db(cryptoTxsById(incomesOfRefunds))) loaded.set(tx.txId, tx)
+
+        const inItems = items.filter((i) => i.direction === "in")
+        const owners = yield* db(depositAddresses(terminal.typeNetwork, [...new Set(inItems.map((i) => i.toKey))]))
+        const memoNetwork = isMemoNetwork(terminal.typeNetwork)
+        const ownerOf = (item: (typeof items)[number]) =>
+          owners.find((o) =>
+            memoNetwork
+              ? o.terminalId === terminalId && o.addressKey === item.toKey && o.memo !== null && o.memo === item.memo
+              : o.terminalId === null && o.addressKey === item.toKey
+          )?.walletId
+        const holders = [
+          ...new Set([...owners.map((o) => o.walletId), ...[...loaded.values()].map((tx) => tx.walletTo)])
+        ]
+        const depositFee = yield* depositFees(terminal, holders)
+        const txs = makeWorkingSet(loaded.values())
+        const plan = planPush({
+          terminal,
+          view: before,
+          placement,
+          block: payload,
+          recorded,
+          orphanedItems,
+          txs,
+          ownerOf,
+          depositFee,
+          nextTxId: () => ticks.next(),
+          tick: ticks.next(),
+          addressKey: (a) => addressKey(terminal.typeNetwork, a)
+        })
+        const committed = yield* commitOrReplan({
+          postings: [],
+          rows: plan.rows,
+          events: plan.events,
+          extra: txs.operations()
+        })
+        if (committed === undefined) {
+          view = undefined
+          if (attempt >= replanMax) return yield* Effect.die("chain push: conflicting writers did not settle")
+          continue
+        }
+        view = applyPlacement(before, placement, payload.height, payload.hash)
+        yield* reloadWallets(txs.creditedWallets())
+        return {
+          tipHeight: plan.tipHeight,
+          replayed: placement._tag === "Replay",
+          orphaned: plan.orphaned,
+          items: plan.answers
+        }
+      }
+    })
+
+    /** Whether an Income's block is final at the current tip. */
+    const isFinalNow = (tx: CryptoTx, confirmations: number) =>
+      Effect.map(
+        currentView,
+        (v) =>
+          tx.txState === (TxState.Created | TxState.Confirmed) ||
+          (v.tip !== null &&
+            !tx.orphaned &&
+            tx.blockHeight !== null &&
+            tx.blockHeight <= finalHeight(v.tip, confirmations))
+      )
+
+    const Link = Effect.fnUntraced(function* ({ payload }: { payload: { txId: bigint; walletId: bigint } }) {
+      const terminal = yield* terminalFacts
+      const tx = yield* db(cryptoTxById(payload.txId))
+      const notUnattributed = new NotUnattributed({ message: `txId: ${payload.txId} is not an unattributed Income` })
+      if (tx === undefined || tx.typeTx !== TxKind.Income || tx.terminalId !== terminalId) return yield* notUnattributed
+      if (tx.walletTo === payload.walletId && tx.txState !== TxState.Canceled) return { replayed: true }
+      if (tx.walletTo !== SystemWallet.Unattributed || tx.stage !== Stage.Unattributed) return yield* notUnattributed
+      const final = yield* isFinalNow(tx, terminal.confirmations)
+      const txs = makeWorkingSet([tx])
+      txs.change(
+        tx.txId,
+        { walletTo: payload.walletId, stage: Stage.Confirming },
+        incomeLinked(payload.walletId, tx.currency, tx.amount)
+      )
+      if (final) {
+        const { fee, profitWallet } = (yield* depositFees(terminal, [payload.walletId]))(payload.walletId, tx.amount)
+        txs.change(
+          tx.txId,
+          { txState: TxState.Finished, stage: Stage.Credited, fee, profitWallet },
+          incomeCredited(payload.walletId, profitWallet, tx.currency, tx.amount, fee)
+        )
+      }
+      const [operation] = txs.operations()
+      if ((yield* commitOrReplan(operation)) === undefined) return yield* notUnattributed
+      yield* reloadWallets(txs.creditedWallets())
+      return { replayed: false }
+    })
+
+    const SealPartnerInfo = Effect.fnUntraced(function* ({
+      payload
+    }: {
+      payload: { walletId: bigint; txId: bigint; partnerInfo: string; description: string | null }
+    }) {
+      const terminal = yield* terminalFacts
+      const tx = yield* db(cryptoTxById(payload.txId))
+      if (tx === undefined || tx.typeTx !== TxKind.Income || tx.walletTo !== payload.walletId)
+        return yield* new TransactionNotFound({ message: `txId: no Income ${payload.txId} of this wallet` })
+      if (!terminal.requirePartnerInfo)
+        return yield* new PartnerInfoNotRequired({ message: "txId: its terminal does not require partner info" })
+      const sealed = new PartnerInfoSealed({
+        message: "txId: partner info is already sealed, a refund is under way, or the Income is not active"
+      })
+      if (
+        tx.partnerInfo !== null ||
+        (tx.txState & (TxState.Finished | TxState.Canceled)) !== 0 ||
+        tx.stage === Stage.Refunding
+      )
+        return yield* sealed
+      const txs = makeWorkingSet([tx])
+      txs.change(tx.txId, { partnerInfo: payload.partnerInfo, description: payload.description })
+      if (tx.stage === Stage.AwaitingPartnerInfo) {
+        const { fee, profitWallet } = (yield* depositFees(terminal, [tx.walletTo]))(tx.walletTo, tx.amount)
+        txs.change(
+          tx.txId,
+          { txState: TxState.Finished, stage: Stage.Credited, fee, profitWallet },
+          incomeCredited(tx.walletTo, profitWallet, tx.currency, tx.amount, fee)
+        )
+      }
+      const [operation] = txs.operations()
+      const tick = yield* commitOrReplan(operation)
+      if (tick === undefined) return yield* sealed
+      yield* reloadWallets(txs.creditedWallets())
+      return { idUpdate: tick }
+    })
+
+    const InitRefund = Effect.fnUntraced(function* ({ payload }: { payload: { walletId: bigint; txId: bigint } }) {
+      const terminal = yield* terminalFacts
+      const tx = yield* db(cryptoTxById(payload.txId))
+      if (tx === undefined || tx.typeTx !== TxKind.Income || tx.walletTo !== payload.walletId)
+        return yield* new TransactionNotFound({ message: `txId: no Income ${payload.txId} of this wallet` })
+      const refusal = new IncomeNotRefundable({
+        message: "txId: only a final Income held for partner info, with a source address, can be refunded"
+      })
+      if (
+        tx.txState !== (TxState.Created | TxState.Confirmed) ||
+        tx.stage !== Stage.AwaitingPartnerInfo ||
+        tx.fromAddress === null
+      )
+        return yield* refusal
+      if (tx.amount <= terminal.networkFee)
+        return yield* new RefundBelowNetworkFee({ message: "txId: the amount does not exceed the network fee" })
+      const refundTxId = ticks.next()
+      const txs = makeWorkingSet([tx])
+      txs.create(
+        {
+          ...tx,
+          txId: refundTxId,
+          typeTx: TxKind.Refund,
+          txState: TxState.Created | TxState.Confirmed,
+          walletFrom: payload.walletId,
+          walletTo: SystemWallet.Treasury,
+          amount: tx.amount - terminal.networkFee,
+          fee: terminal.networkFee,
+          profitWallet: null,
+          stage: Stage.Queued,
+          networkFee: terminal.networkFee,
+          txHash: null,
+          idx: null,
+          fromAddress: null,
+          toAddress: tx.fromAddress,
+          memo: null,
+          blockHeight: null,
+          blockHash: null,
+          orphaned: false,
+          partnerInfo: null,
+          description: null,
+          refundTxId: null,
+          incomeTxId: tx.txId
+        },
+        []
+      )
+      txs.change(tx.txId, { stage: Stage.Refunding, refundTxId }, refundStarted(tx.walletTo, tx.currency, tx.amount))
+      const operations = txs.operations()
+      const tick = yield* commitOrReplan({ ...operations[0], extra: operations.slice(1) })
+      if (tick === undefined) return yield* refusal
+      return {
+        refundTxId,
+        toAddress: tx.fromAddress,
+        amount: tx.amount - terminal.networkFee,
+        networkFee: terminal.networkFee
+      }
+    })
+
+    return ChainEntity.of({ PushBlock, Link, SealPartnerInfo, InitRefund })
+  }),
+  { maxIdleTime: `${limits.roomIdleSeconds} seconds`, mailboxCapacity: limits.walletMailboxMax }
+)
