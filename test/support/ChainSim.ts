@@ -142,7 +142,13 @@ export const simulateChain = (options: SimOptions): Array<SimPush> => {
     let parent = canonical[canonical.length - depth - 1]!
     const length = depth + extra
     const carried: Array<Array<ChainItem>> = Array.from({ length }, () => [])
-    for (const item of replaced.flatMap((b) => b.items)) if (chance(0.5)) carried[rng.int(0, length - 1)]!.push(item)
+    const keys = new Set<string>()
+    for (const item of replaced.flatMap((b) => b.items)) {
+      const key = `${item.txHash}#${item.index}`
+      if (keys.has(key) || !chance(0.5)) continue
+      keys.add(key)
+      carried[rng.int(0, length - 1)]!.push(item)
+    }
     for (let i = 0; i < length; i++) {
       const block = blockOn(parent, [...carried[i]!, ...newItems()])
       blocks.push(block)

@@ -278,6 +278,7 @@ describe("ChainModel under ChainSim (seeded)", () => {
           assert.deepStrictEqual(m.buckets(wallet), { free, lockIn }, `wallet ${wallet}`)
         }
       }
+      assert.isUndefined(kinds.get("refused 10208"), "the simulator never repeats a key within a block")
       // The run exercised every rule it is meant to.
       for (const kind of ["appended", "replayed", "reorg", "refused 10205", "refused 10206", "refused 10207"])
         assert.isAbove(kinds.get(kind) ?? 0, 0, `${kind} in ${JSON.stringify([...kinds])}`)
@@ -287,4 +288,33 @@ describe("ChainModel under ChainSim (seeded)", () => {
       assert.isBelow(keys.size, m.incomes().length, "a cancelled key seen again")
     })
   }
+})
+
+describe("ChainSim: pushes the service would validate", () => {
+  const wallets = [
+    { id: "1", address: W1 },
+    { id: "2", address: W2 }
+  ]
+  it("is deterministic per seed; hashes, amounts and EVM addresses are well formed", () => {
+    const a = simulateChain({ seed: 9, pushes: 300, wallets, confirmations: 3, decimals: D })
+    assert.deepStrictEqual(simulateChain({ seed: 9, pushes: 300, wallets, confirmations: 3, decimals: D }), a)
+    assert.notDeepEqual(simulateChain({ seed: 10, pushes: 300, wallets, confirmations: 3, decimals: D }), a)
+    const eip55 = new Set(wallets.map((w) => w.address))
+    const evm = (address: string) =>
+      /^0x([0-9a-f]{40}|[0-9A-F]{40})$/.test(address) || eip55.has(address) || assert.fail(`address ${address}`)
+    for (const { block: b } of a) {
+      assert.match(b.hash, /^[0-9A-Za-z]{1,128}$/)
+      assert.match(b.parentHash, /^[0-9A-Za-z]{1,128}$/)
+      assert.isAtMost(b.items.length, 1000)
+      for (const item of b.items) {
+        assert.match(item.txHash, /^[0-9A-Za-z]{1,128}$/)
+        assert.isAtLeast(item.index, 0)
+        assert.isTrue(toMinor(item.amount, D) > 0n, item.amount)
+        evm(item.to)
+        if (item.from !== null) evm(item.from)
+        assert.isNull(item.memo)
+        assert.isNull(item.txId)
+      }
+    }
+  })
 })
