@@ -20,11 +20,14 @@
  * walletId, "-4" for unattributed), every wallet's lock_in / free and the fee wallet's free (one
  * batch of get_balance reads), and the ledger audit. At the end: address_tx_info of every Income
  * (txState as the model has it, Finished ones never reversed, `orphaned` on Finished Incomes whose
- * block left the chain, amount and fee), the DeepReorg events, and monitoring_stats' scanner.
+ * block left the chain, amount and fee), blocks refused by validation (unknown terminal 404 10040,
+ * a repeated key 10208, too many decimals 10021, bad addresses 10204, 1001 items 10070, malformed
+ * 10001) moving nothing, the DeepReorg events, and monitoring_stats' scanner.
  */
 import { afterAll, beforeAll, describe, it } from "@effect/vitest"
 import { type ChainRun, checkAddressTxInfo, checkBalances, checkDeepReorgsAndScanner } from "../support/ChainRun.ts"
-import { CONFIRMATIONS, DECIMALS, pushAndCheckAnswer, startChainRun } from "../support/ChainRun.ts"
+import { checkValidationRefusals, CONFIRMATIONS, DECIMALS } from "../support/ChainRun.ts"
+import { pushAndCheckAnswer, startChainRun } from "../support/ChainRun.ts"
 import { simulateChain } from "../support/ChainSim.ts"
 
 const SEEDS = [11, 22, 33]
@@ -66,6 +69,10 @@ for (const seed of SEEDS) {
     it("address_tx_info: Finished Incomes never reversed, orphaned ones flagged, amounts and fees exact", async () => {
       await checkAddressTxInfo(current())
     }, 120_000)
+
+    it("validation refuses a whole block before the chain rules: 10040 (404), 10208, 10021, 10204, 10070, 10001", async () => {
+      await checkValidationRefusals(current())
+    }, 60_000)
 
     it("one DeepReorg event per deep reorg; monitoring_stats reports the terminal's tip and reorg counts", async () => {
       await checkDeepReorgsAndScanner(current())

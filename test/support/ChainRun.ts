@@ -238,3 +238,60 @@ export const checkDeepReorgsAndScanner = async (run: ChainRun) => {
   assert.strictEqual(Number(scanner.reorgs), run.model.reorgs(), "scanner reorgs")
   assert.strictEqual(Number(scanner.deepReorgs), run.model.deepReorgs().length, "scanner deepReorgs")
 }
+
+/**
+ * Blocks refused by validation before the chain rules (C15 "Validated whole before anything moves"),
+ * each on top of the current tip so only the broken field is wrong: nothing moves, the tip stays.
+ */
+export const checkValidationRefusals = async (run: ChainRun) => {
+  const tip = run.model.tip()!
+  const deposit = (overrides: Record<string, unknown> = {}) => ({
+    txHash: "0xvalidation",
+    index: 0,
+    direction: "in",
+    from: null,
+    to: run.wallets[0]!.address,
+    memo: null,
+    amount: "1",
+    txId: null,
+    ...overrides
+  })
+  const push = (items: Array<unknown>, tokenNetwork: string = run.terminalId) =>
+    run.client.priv("POST", "tx_list_push", {
+      tokenNetwork,
+      height: tip + 1,
+      hash: "validationBlock",
+      parentHash: run.model.tipHash(),
+      items
+    })
+  assertRejected(await push([deposit()], "999999999"), 404, 10040, "unknown terminal")
+  assertRejected(await push([deposit(), deposit({ amount: "2" })]), 400, 10208, "a (txHash, index) twice")
+  assertRejected(
+    await push([deposit({ amount: "0." + "0".repeat(DECIMALS) + "1" })]),
+    400,
+    10021,
+    "more decimals than the asset",
+    "items[0].amount"
+  )
+  // EIP-55 fixes the case of every letter: one flipped is a bad checksum.
+  const address = run.wallets[0]!.address
+  const at = address.slice(2).search(/[a-fA-F]/) + 2
+  const flipped = address.slice(0, at) + swapCase(address[at]!) + address.slice(at + 1)
+  assertRejected(await push([deposit(), deposit({ index: 1, to: flipped })]), 400, 10204, "bad checksum", "items[1].to")
+  assertRejected(await push([deposit({ to: "0x1234" })]), 400, 10204, "not an address", "items[0].to")
+  assertRejected(await push([deposit({ from: "T-not-evm" })]), 400, 10204, "from", "items[0].from")
+  assertRejected(
+    await push(Array.from({ length: 1001 }, (_, index) => deposit({ index }))),
+    400,
+    10070,
+    "more than 1000 items"
+  )
+  assertRejected(await push([deposit({ amount: "0" })]), 400, 10001, "amount not > 0")
+  assertRejected(await push([deposit({ direction: "sideways" })]), 400, 10001, "direction")
+  const stats = await run.client.priv("GET", "monitoring_stats")
+  const scanner = (stats.body.result.scanners as Array<any>).find((s) => String(s.tokenNetwork) === run.terminalId)
+  assert.strictEqual(String(scanner?.tipHeight), String(tip), "the tip did not move")
+  await checkBalances(run, "after validation refusals")
+}
+
+const swapCase = (c: string) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())
