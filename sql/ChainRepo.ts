@@ -163,3 +163,12 @@ export const terminalOfTx = (txId: string) =>
   SqlClient.SqlClient.use((sql) =>
     Effect.map(sql`SELECT terminal_id FROM crypto_txs WHERE tx_id = ${txId}`, decodeFirst(record({ terminalId: Int8 })))
   )
+
+/** The terminal's stored tip (another process may have moved it since this actor last looked). */
+export const storedTipOf = (terminalId: bigint) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(
+      sql`SELECT tip_height, tip_hash FROM chain_heads WHERE terminal_id = ${terminalId}`,
+      decodeFirst(record({ tipHeight: Int8, tipHash: Text }))
+    )
+  )

@@ -15,6 +15,7 @@ import {
   headersOf,
   itemsByKeys,
   itemsFrom,
+  storedTipOf,
   walletGroupsOf
 } from "../../sql/ChainRepo.ts"
 import { type LedgerOperation, StateConflict, SystemWallet } from "../../sql/Ledger.ts"
@@ -61,9 +62,13 @@ export const ChainEntityLayer = ChainEntity.toLayer(
     const currencies = yield* Currencies
     const walletActor = yield* WalletEntity.client
 
+    // The kept headers, reloaded when the stored tip is not the one this actor knows (another
+    // process of the deployment pushed since); a commit on a stale tip is refused and planned again.
     let view: ChainView | undefined
     const currentView = Effect.gen(function* () {
-      if (view === undefined) view = viewOf(yield* db(headersOf(terminalId)))
+      const stored = yield* db(storedTipOf(terminalId))
+      const knownTip = view?.tip === null || view === undefined ? undefined : view.hashes.get(view.tip)
+      if (view === undefined || stored?.tipHash !== knownTip) view = viewOf(yield* db(headersOf(terminalId)))
       return view
     })
 

@@ -266,7 +266,8 @@ export const planPush = (ctx: PushContext): PushPlan => {
     reorg: reorgFrom !== null,
     deep,
     tick: ctx.tick,
-    append: placement._tag !== "Replay"
+    append: placement._tag !== "Replay",
+    expectTip: ctx.view.tip === null ? null : (ctx.view.hashes.get(ctx.view.tip) ?? null)
   }
   return {
     rows: [rowsOf(ChainHeads, [head]), ...(itemRows.length === 0 ? [] : [rowsOf(ChainItems, itemRows)])],

@@ -120,14 +120,31 @@ CREATE INDEX crypto_txs_terminal_stage ON crypto_txs (terminal_id, stage);
 -- Row kinds (sql/rows/CryptoRows.ts) --------------------------------------------------------
 
 -- A push's header change: orphan the items of heights >= truncate_from and drop those headers (a
--- reorg), store the new header, trim below the window, move the tip and the scanner figures.
+-- reorg), store the new header, trim below the window, move the tip and the scanner figures. The
+-- push was planned on a tip (`expect_tip`, NULL: no chain yet); if another process moved it since,
+-- the batch is refused (LC409) and the chain actor plans again on fresh reads.
 CREATE FUNCTION ledger_rows_chain_head(p_first bigint, p_cols text[]) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   r record;
+  v_tip text;
+  v_count integer;
 BEGIN
   FOR r IN SELECT * FROM unnest(p_cols[1]::bigint[], p_cols[2]::bigint[], p_cols[3]::text[], p_cols[4]::text[], p_cols[5]::bigint[],
-      p_cols[6]::bigint[], p_cols[7]::smallint[], p_cols[8]::smallint[], p_cols[9]::bigint[], p_cols[10]::boolean[])
-      AS u (terminal_id, height, hash, parent_hash, truncate_from, window_floor, reorg, deep, tick, append) LOOP
+      p_cols[6]::bigint[], p_cols[7]::smallint[], p_cols[8]::smallint[], p_cols[9]::bigint[], p_cols[10]::boolean[], p_cols[11]::text[])
+      AS u (terminal_id, height, hash, parent_hash, truncate_from, window_floor, reorg, deep, tick, append, expect_tip) LOOP
+    IF r.expect_tip IS NULL THEN
+      INSERT INTO chain_heads (terminal_id, tip_height, tip_hash) VALUES (r.terminal_id, r.height, r.hash)
+        ON CONFLICT (terminal_id) DO NOTHING;
+      GET DIAGNOSTICS v_count = ROW_COUNT;
+      IF v_count = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'LC409', MESSAGE = 'stale rows: ' || r.terminal_id;
+      END IF;
+    ELSE
+      SELECT tip_hash INTO v_tip FROM chain_heads WHERE terminal_id = r.terminal_id FOR UPDATE;
+      IF v_tip IS DISTINCT FROM r.expect_tip THEN
+        RAISE EXCEPTION USING ERRCODE = 'LC409', MESSAGE = 'stale rows: ' || r.terminal_id;
+      END IF;
+    END IF;
     IF r.truncate_from IS NOT NULL THEN
       UPDATE chain_items SET orphaned = true, tick = r.tick
         WHERE terminal_id = r.terminal_id AND block_height >= r.truncate_from AND NOT orphaned;
@@ -138,12 +155,11 @@ BEGIN
       DELETE FROM chain_blocks WHERE terminal_id = r.terminal_id AND height < r.window_floor;
       UPDATE terminals SET last_block = r.height WHERE id = r.terminal_id;
     END IF;
-    INSERT INTO chain_heads (terminal_id, tip_height, tip_hash, reorgs, deep_reorgs, last_push_at)
-      VALUES (r.terminal_id, r.height, r.hash, r.reorg, r.deep, now())
-      ON CONFLICT (terminal_id) DO UPDATE SET
-        tip_height = CASE WHEN r.append THEN r.height ELSE chain_heads.tip_height END,
-        tip_hash = CASE WHEN r.append THEN r.hash ELSE chain_heads.tip_hash END,
-        reorgs = chain_heads.reorgs + r.reorg, deep_reorgs = chain_heads.deep_reorgs + r.deep, last_push_at = now();
+    UPDATE chain_heads SET
+        tip_height = CASE WHEN r.append THEN r.height ELSE tip_height END,
+        tip_hash = CASE WHEN r.append THEN r.hash ELSE tip_hash END,
+        reorgs = reorgs + r.reorg, deep_reorgs = deep_reorgs + r.deep, last_push_at = now()
+      WHERE terminal_id = r.terminal_id;
   END LOOP;
 END
 $$;

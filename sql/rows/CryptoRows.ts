@@ -44,6 +44,8 @@ export interface ChainHead {
   readonly tick: bigint
   /** Store the header and move the tip (false for a replay: only the scanner figures move). */
   readonly append: boolean
+  /** The tip's hash the push was planned on (null: no chain yet); another tip refuses the batch. */
+  readonly expectTip: string | null
 }
 
 export const ChainHeads: RowKind<ChainHead> = {
@@ -59,7 +61,8 @@ export const ChainHeads: RowKind<ChainHead> = {
     reorg: Schema.Boolean,
     deep: Schema.Boolean,
     tick: Schema.BigIntFromString,
-    append: Schema.Boolean
+    append: Schema.Boolean,
+    expectTip: Schema.NullOr(Schema.String)
   }),
   columns: (items) => {
     const rows = items.map((i) => i.row)
@@ -73,7 +76,8 @@ export const ChainHeads: RowKind<ChainHead> = {
       numberArray(rows.map((r) => (r.reorg ? 1 : 0))),
       numberArray(rows.map((r) => (r.deep ? 1 : 0))),
       numberArray(rows.map((r) => r.tick)),
-      bools(rows.map((r) => r.append))
+      bools(rows.map((r) => r.append)),
+      textArray(rows.map((r) => r.expectTip))
     ]
   }
 }
