@@ -6,6 +6,7 @@
  */
 import { Data, Effect } from "effect"
 import { SqlClient } from "effect/sql"
+import { NetworkType } from "../schema/Reference.ts"
 import { textArray } from "./ArrayLiterals.ts"
 import { decodeAll, decodeFirst, decodeOne, Int, Int8, MinorUnits, Nullable, record, Text } from "./Decoding.ts"
 
@@ -259,7 +260,7 @@ export const findDepositOwner = (
   memo: string | null
 ) =>
   SqlClient.SqlClient.use((sql) => {
-    const memoNetwork = typeNetwork === 5 || typeNetwork === 6
+    const memoNetwork = typeNetwork === NetworkType.Solana || typeNetwork === NetworkType.Ton
     if (memoNetwork && (memo === null || memo === "")) return Effect.succeed(undefined)
     return Effect.map(
       memoNetwork

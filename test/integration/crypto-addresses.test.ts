@@ -329,6 +329,15 @@ describe("the limit under concurrency and XPUB settings at start (C15)", () => {
     )
   })
 
+  it("concurrent first calls of one wallet: one derived address, one memo, one memo record", async () => {
+    const w = await client.party()
+    const derived = await Promise.all(Array.from({ length: 8 }, () => createAddress(w.sid, t.btc!)))
+    assert.strictEqual(new Set(derived.map((r) => r.body.result.id)).size, 1, JSON.stringify(derived[0]!.body))
+    const memo = await Promise.all(Array.from({ length: 8 }, (_, i) => createAddress(w.sid, t.sol!, i % 2 === 0)))
+    assert.strictEqual(new Set(memo.map((r) => r.body.result.id)).size, 1, JSON.stringify(memo[0]!.body))
+    assert.strictEqual((await listAddresses(w.sid)).body.result.length, 2)
+  })
+
   it("a malformed XPUB_ETHEREUM stops the service at start: exit ≠ 0, the variable named on stderr", async () => {
     const { exitCode, stderr } = await startFailing({ ...xpubEnv, XPUB_ETHEREUM: XPUB_ETH.slice(0, -4) + "abcd" })
     assert.notStrictEqual(exitCode, 0)

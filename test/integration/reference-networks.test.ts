@@ -52,7 +52,9 @@ describe("tokens_networks (WalletTerminalOut)", () => {
     "networkFee",
     "priority",
     "canDeposit",
-    "canWithdraw"
+    "canWithdraw",
+    "confirmations",
+    "requirePartnerInfo"
   ]
 
   it("the private list has every terminal, curated: no raw name, tag or symbol", async () => {

@@ -3,6 +3,11 @@
  * settings, their published first addresses, the terminals of C15's networks, and small callers.
  */
 import { assert } from "@effect/vitest"
+import { PGlite } from "@electric-sql/pglite"
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import { PgClient } from "@effect/sql-pg"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -12,7 +17,8 @@ import { mnemonicToSeedSync } from "@scure/bip39"
 import { deriveAddress, type DerivedNetwork } from "../../src/platform/crypto/Addresses.ts"
 import type { TestClient } from "./Client.ts"
 import { qs } from "./Fixtures.ts"
-import { freePort, root } from "./Service.ts"
+import { withDatabase } from "./Postgres.ts"
+import { freePort, root, type RunningService, startService, usingRealPostgres } from "./Service.ts"
 
 const MNEMONIC = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
 const master = HDKey.fromMasterSeed(mnemonicToSeedSync(MNEMONIC))
@@ -118,4 +124,41 @@ export const startFailing = async (env: Record<string, string>) => {
   })
   rmSync(dataDir, { recursive: true, force: true })
   return { exitCode, stderr }
+}
+
+/**
+ * Runs `statement` on a running service's own database: over a connection to the server when it
+ * has one; on the embedded path (PGlite, one process) the service is stopped, the statement runs on
+ * its data directory, and it is started again on it. Returns the statement's value and the running
+ * service (a new one after a restart; sessions live in the database and stay valid).
+ */
+export const onServiceDatabase = async <A>(
+  running: RunningService,
+  env: Record<string, string>,
+  statement: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown, SqlClient.SqlClient>
+): Promise<{ readonly value: A; readonly running: RunningService }> => {
+  const run = (sql: SqlClient.SqlClient) => Effect.provideService(statement(sql), SqlClient.SqlClient, sql)
+  if (usingRealPostgres()) return { value: await withDatabase(running.databaseUrl!, run), running }
+  await running.stop("SIGTERM", true)
+  const db = await PGlite.create(running.dataDir)
+  const path = join(tmpdir(), `core-test-pglite-${process.pid}-${Date.now()}.sock`)
+  const server = new PGLiteSocketServer({ db, path })
+  await server.start()
+  let value: A
+  try {
+    value = await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          return yield* run(yield* SqlClient.SqlClient)
+        })
+      ).pipe(
+        Effect.provide(PgClient.layer({ path, maxConnections: 1, username: "postgres", database: "postgres" }))
+      ) as Effect.Effect<A>
+    )
+  } finally {
+    await server.stop()
+    await db.close()
+    rmSync(path, { force: true })
+  }
+  return { value, running: await startService({ dataDir: running.dataDir, env }) }
 }
