@@ -1,5 +1,6 @@
 /** The whole HTTP contract: one group per area of SPEC "Base paths". */
 import { HttpApi, OpenApi } from "effect/http-api"
+import { CryptoInfoApi, CryptoWalletReadsApi } from "./api/CryptoInfoApi.ts"
 import { GeneralApi } from "./api/GeneralApi.ts"
 import { InvestApi } from "./api/InvestApi.ts"
 import { MarketApi } from "./api/MarketApi.ts"
@@ -21,6 +22,8 @@ export class Api extends HttpApi.make("core")
   .add(PaymentApi)
   .add(PrivateApi)
   .add(PrivateLedgerApi)
+  .add(CryptoInfoApi)
+  .add(CryptoWalletReadsApi)
   .annotateMerge(
     OpenApi.annotations({
       title: "Core wallet service",

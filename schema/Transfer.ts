@@ -59,6 +59,9 @@ export const TxRow = Schema.Struct({
   }),
   amountTo: Schema.optional(Schema.Number).annotate({
     description: "Exchange transactions: received so far, net of fee"
+  }),
+  tokenNetwork: Schema.optional(Int64String).annotate({
+    description: "Transactions on a crypto terminal (Incomes, Outcomes, deposit refunds; C15): the terminal id"
   })
 }).annotate({ identifier: "TxRow" })
 export type TxRow = typeof TxRow.Type

@@ -21,6 +21,7 @@ import { InvestHandlers, PaymentHandlers, PayordersHandlers } from "./http/handl
 import { MarketHandlers } from "./http/handlers/MarketHandlers.ts"
 import { PrivateHandlers } from "./http/handlers/PrivateHandlers.ts"
 import { PrivateLedgerHandlers } from "./http/handlers/PrivateLedgerHandlers.ts"
+import { CryptoInfoHandlers, CryptoWalletReadsHandlers } from "./http/handlers/CryptoInfoHandlers.ts"
 import { PublicHandlers } from "./http/handlers/PublicHandlers.ts"
 import { WalletHandlers } from "./http/handlers/WalletHandlers.ts"
 import { CountedSharding } from "./platform/monitoring/ActorMetrics.ts"
@@ -48,6 +49,7 @@ import { Treasury } from "./services/Treasury.ts"
 import { Wallets } from "./services/Wallets.ts"
 import { Investments } from "./services/Investments.ts"
 import { MerchantFeed } from "./services/MerchantFeed.ts"
+import { CryptoInfo } from "./services/CryptoInfo.ts"
 import { TimeTicks } from "./platform/TimeTicks.ts"
 
 /**
@@ -113,7 +115,8 @@ const Services = Layer.mergeAll(
   MarketData.layer,
   Swaps.layer,
   Investments.layer,
-  MerchantFeed.layer
+  MerchantFeed.layer,
+  CryptoInfo.layer
 ).pipe(Layer.provideMerge(Actors))
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" }).pipe(
@@ -126,7 +129,9 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" 
     PayordersHandlers,
     PaymentHandlers,
     PrivateHandlers,
-    PrivateLedgerHandlers
+    PrivateLedgerHandlers,
+    CryptoInfoHandlers,
+    CryptoWalletReadsHandlers
   ]),
   Layer.provide([SessionAuthLive, ServiceAuthLive, MerchantAuthLive])
 )
