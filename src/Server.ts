@@ -27,6 +27,7 @@ import { WalletHandlers } from "./http/handlers/WalletHandlers.ts"
 import { CountedSharding } from "./platform/monitoring/ActorMetrics.ts"
 import { Metrics } from "./platform/monitoring/Metrics.ts"
 import { MonitoringServer } from "./platform/monitoring/MonitoringServer.ts"
+import { ScannerMetrics } from "./platform/monitoring/ScannerMetrics.ts"
 import { Credentials } from "./services/Credentials.ts"
 import { Currencies } from "./platform/Currencies.ts"
 import { Codes } from "./services/Codes.ts"
@@ -93,7 +94,9 @@ const Core = Layer.mergeAll(
   ActorRuntime
 ).pipe(Layer.provideMerge(Foundation))
 
-const Lookups = Layer.mergeAll(Recipients.layer, Journal.layer, Feeds.layer).pipe(Layer.provideMerge(Core))
+const Lookups = Layer.mergeAll(Recipients.layer, Journal.layer, Feeds.layer, ScannerMetrics.layer).pipe(
+  Layer.provideMerge(Core)
+)
 
 const Actors = Layer.mergeAll(
   WalletEntityLayer,
