@@ -1,6 +1,7 @@
 /** The whole HTTP contract: one group per area of SPEC "Base paths". */
 import { HttpApi, OpenApi } from "effect/http-api"
 import { AddressApi, PrivateAddressApi } from "./api/AddressApi.ts"
+import { CryptoInfoApi, CryptoWalletReadsApi } from "./api/CryptoInfoApi.ts"
 import { GeneralApi } from "./api/GeneralApi.ts"
 import { InvestApi } from "./api/InvestApi.ts"
 import { MarketApi } from "./api/MarketApi.ts"
@@ -28,6 +29,8 @@ export class Api extends HttpApi.make("core")
   .add(ScannerApi)
   .add(PartnerInfoApi)
   .add(PrivateAddressApi)
+  .add(CryptoInfoApi)
+  .add(CryptoWalletReadsApi)
   .annotateMerge(
     OpenApi.annotations({
       title: "Core wallet service",

@@ -59,6 +59,9 @@ export const TxRow = Schema.Struct({
   }),
   amountTo: Schema.optional(Schema.Number).annotate({
     description: "Exchange transactions: received so far, net of fee"
+  }),
+  tokenNetwork: Schema.optional(Int64String).annotate({
+    description: "Transactions on a crypto terminal (Incomes, Outcomes, deposit refunds; C15): the terminal id"
   })
 }).annotate({ identifier: "TxRow" })
 export type TxRow = typeof TxRow.Type
@@ -147,12 +150,17 @@ export const JournalQueryIn = Schema.Struct({
   since: Schema.optional(Cursor).annotate({ description: "Exclusive journal cursor; default 0" }),
   // SPEC: "Clamped into 1..1000", so an integer out of that range is clamped, not refused.
   limit: Schema.optional(Schema.Int).annotate({ description: "Clamped into 1..1000" }),
-  scope: Schema.optional(Schema.Literals([0, 1, 2])).annotate({ description: "0 Both, 1 Client, 2 Address" }),
+  scope: Schema.optional(Schema.Literals([0, 1, 2])).annotate({
+    description:
+      "0 Both, 1 Client (rows without a crypto terminal), 2 Address (rows of transactions on a crypto terminal, unattributed included)"
+  }),
   networks: Schema.optional(
     Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: networkTypeMax }))).check(
       Schema.isMaxLength(journalNetworksMax)
     )
-  ).annotate({ description: `Network types (1..${networkTypeMax}), expanded to their terminals` }),
+  ).annotate({
+    description: `Network types (1..${networkTypeMax}), expanded to their terminals; with tokenNetworks, either list matches`
+  }),
   tokenNetworks: Schema.optional(Schema.Array(PositiveId).check(Schema.isMaxLength(journalTokenNetworksMax))).annotate({
     description: "Terminal ids"
   }),

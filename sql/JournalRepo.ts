@@ -16,7 +16,7 @@ import {
 } from "./Decoding.ts"
 
 /** A transaction of the journal, money in minor units of its currency (amountTo: of currencyTo). */
-export const Tx = record({
+export const txFields = {
   id: Int8,
   idUpdate: Int8,
   typeTx: Int,
@@ -32,26 +32,44 @@ export const Tx = record({
   currencyTo: Nullable(Text),
   amountTo: Nullable(MinorUnits),
   createdAt: Timestamp
-})
+}
+export const Tx = record(txFields)
 export type Tx = typeof Tx.Type
 
-const txs = decodeAll(Tx)
-const firstTx = decodeFirst(Tx)
+/**
+ * A journal read's transaction: plus its crypto terminal (`crypto_txs.terminal_id`, C15) when it is
+ * an Income, Outcome or Refund on one, else null.
+ */
+export const JournalTx = record({ ...txFields, tokenNetwork: Nullable(Int8) })
+export type JournalTx = typeof JournalTx.Type
+
+const txs = decodeAll(JournalTx)
+const firstTx = decodeFirst(JournalTx)
 
 export const txColumns = `id, id_update, type_tx, tx_state, wallet_from, wallet_to, currency, amount::text AS amount, fee::text AS fee,
   tag, app_id, profit_wallet, currency_to, amount_to::text AS amount_to, created_at`
 
+/**
+ * The journal reads' columns, qualified: `t` the transaction, `x` its crypto record (LEFT JOIN on
+ * tx_id, so every other row reads exactly as before, with a null token_network).
+ */
+export const journalColumns = `t.id, t.id_update, t.type_tx, t.tx_state, t.wallet_from, t.wallet_to, t.currency,
+  t.amount::text AS amount, t.fee::text AS fee, t.tag, t.app_id, t.profit_wallet, t.currency_to,
+  t.amount_to::text AS amount_to, t.created_at, x.terminal_id AS token_network`
+export const journalFrom = `transactions t LEFT JOIN crypto_txs x ON x.tx_id = t.id`
+
 export const txById = (id: string | bigint) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql`SELECT ${sql.literal(txColumns)} FROM transactions WHERE id = ${id}`, firstTx)
+    Effect.map(sql`SELECT ${sql.literal(journalColumns)} FROM ${sql.literal(journalFrom)} WHERE t.id = ${id}`, firstTx)
   )
 
 export const findTxs = (ids: ReadonlyArray<string>) =>
   SqlClient.SqlClient.use((sql) =>
     ids.length === 0
-      ? Effect.succeed([] as ReadonlyArray<Tx>)
+      ? Effect.succeed([] as ReadonlyArray<JournalTx>)
       : Effect.map(
-          sql`SELECT ${sql.literal(txColumns)} FROM transactions WHERE id = ANY(${"{" + ids.join(",") + "}"}::bigint[]) ORDER BY id`,
+          sql`SELECT ${sql.literal(journalColumns)} FROM ${sql.literal(journalFrom)}
+            WHERE t.id = ANY(${"{" + ids.join(",") + "}"}::bigint[]) ORDER BY t.id`,
           txs
         )
   )
@@ -74,18 +92,19 @@ export interface HistoryFilter {
  */
 export const history = (f: HistoryFilter) =>
   SqlClient.SqlClient.use((sql) => {
-    const key = sql.literal(f.orderByUpdate ? "id_update" : "id")
+    const column = f.orderByUpdate ? "id_update" : "id"
+    const key = sql.literal("t." + column)
     const direction = sql.literal(f.oldestFirst ? "ASC" : "DESC")
-    return withWatermark(sql`SELECT c.tick AS watermark, t.* FROM journal_clock c
-      LEFT JOIN LATERAL (SELECT ${sql.literal(txColumns)} FROM transactions
-        WHERE (wallet_from = ${f.walletId} OR wallet_to = ${f.walletId})
+    return withWatermark(sql`SELECT c.tick AS watermark, j.* FROM journal_clock c
+      LEFT JOIN LATERAL (SELECT ${sql.literal(journalColumns)} FROM ${sql.literal(journalFrom)}
+        WHERE (t.wallet_from = ${f.walletId} OR t.wallet_to = ${f.walletId})
           ${f.startTick !== undefined ? sql`AND ${key} >= ${f.startTick}::bigint` : sql``}
           ${f.endTick !== undefined ? sql`AND ${key} < ${f.endTick}::bigint` : sql``}
-          ${f.currency !== undefined ? sql`AND currency = ${f.currency}` : sql``}
-          ${f.typeTx !== undefined ? sql`AND type_tx = ${f.typeTx}` : sql``}
-          ${f.activeOnly ? sql`AND (tx_state & 24) = 0` : sql``}
-        ORDER BY ${key} ${direction} LIMIT ${f.limit}) t ON true
-      ORDER BY t.${key} ${direction}`)
+          ${f.currency !== undefined ? sql`AND t.currency = ${f.currency}` : sql``}
+          ${f.typeTx !== undefined ? sql`AND t.type_tx = ${f.typeTx}` : sql``}
+          ${f.activeOnly ? sql`AND (t.tx_state & 24) = 0` : sql``}
+        ORDER BY ${key} ${direction} LIMIT ${f.limit}) j ON true
+      ORDER BY j.${sql.literal(column)} ${direction}`)
   })
 
 /**
@@ -104,10 +123,10 @@ const watermarkOf = decodeOne(record({ watermark: Int8 }))
 export const profitRows = (walletId: string, startTick: string | undefined, limit: number) =>
   SqlClient.SqlClient.use((sql) =>
     Effect.map(
-      sql`SELECT ${sql.literal(txColumns)} FROM transactions
-      WHERE profit_wallet = ${walletId} AND fee > 0
-        ${startTick !== undefined ? sql`AND id_update >= ${startTick}::bigint` : sql``}
-      ORDER BY id_update LIMIT ${limit}`,
+      sql`SELECT ${sql.literal(journalColumns)} FROM ${sql.literal(journalFrom)}
+      WHERE t.profit_wallet = ${walletId} AND t.fee > 0
+        ${startTick !== undefined ? sql`AND t.id_update >= ${startTick}::bigint` : sql``}
+      ORDER BY t.id_update LIMIT ${limit}`,
       txs
     )
   )
@@ -122,22 +141,27 @@ export interface JournalFilter {
   readonly tokenNetworks: ReadonlyArray<string>
 }
 
-/** The journal after a cursor (exclusive), in update-tick order. Scope 2 (address side) arrives with deposits. */
+/**
+ * The journal after a cursor (exclusive), in update-tick order. Scope 2 (Address) is the rows with a
+ * crypto record (C15: Incomes, Outcomes and Refunds on a crypto terminal, unattributed included),
+ * scope 1 (Client) every other row. `networks` / `tokenNetworks` keep the rows whose crypto terminal
+ * matches either list, so with either given a row without a crypto record drops out.
+ */
 export const journalAfter = (f: JournalFilter) =>
   SqlClient.SqlClient.use((sql) =>
-    withWatermark(sql`SELECT c.tick AS watermark, t.* FROM journal_clock c
-      LEFT JOIN LATERAL (SELECT ${sql.literal(txColumns)} FROM transactions
-        WHERE id_update > ${f.since}::bigint
-          ${f.intern !== null ? sql`AND app_id = ${f.intern}::bigint` : sql``}
-          ${f.scope === 2 ? sql`AND type_tx IN (1, 2)` : f.scope === 1 ? sql`AND type_tx NOT IN (1, 2)` : sql``}
+    withWatermark(sql`SELECT c.tick AS watermark, j.* FROM journal_clock c
+      LEFT JOIN LATERAL (SELECT ${sql.literal(journalColumns)} FROM ${sql.literal(journalFrom)}
+        WHERE t.id_update > ${f.since}::bigint
+          ${f.intern !== null ? sql`AND t.app_id = ${f.intern}::bigint` : sql``}
+          ${f.scope === 2 ? sql`AND x.tx_id IS NOT NULL` : f.scope === 1 ? sql`AND x.tx_id IS NULL` : sql``}
           ${
             f.networks.length > 0 || f.tokenNetworks.length > 0
-              ? sql`AND (terminal_id = ANY(${"{" + f.tokenNetworks.join(",") + "}"}::bigint[])
-                OR terminal_id IN (SELECT id FROM terminals WHERE type_network = ANY(${"{" + f.networks.join(",") + "}"}::integer[])))`
+              ? sql`AND (x.terminal_id = ANY(${"{" + f.tokenNetworks.join(",") + "}"}::bigint[])
+                OR x.terminal_id IN (SELECT id FROM terminals WHERE type_network = ANY(${"{" + f.networks.join(",") + "}"}::integer[])))`
               : sql``
           }
-        ORDER BY id_update LIMIT ${f.limit}) t ON true
-      ORDER BY t.id_update`)
+        ORDER BY t.id_update LIMIT ${f.limit}) j ON true
+      ORDER BY j.id_update`)
   )
 
 const clock = decodeOne(record({ tick: Int8 }))

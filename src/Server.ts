@@ -23,12 +23,14 @@ import { InvestHandlers, PaymentHandlers, PayordersHandlers } from "./http/handl
 import { MarketHandlers } from "./http/handlers/MarketHandlers.ts"
 import { PrivateHandlers } from "./http/handlers/PrivateHandlers.ts"
 import { PrivateLedgerHandlers } from "./http/handlers/PrivateLedgerHandlers.ts"
+import { CryptoInfoHandlers, CryptoWalletReadsHandlers } from "./http/handlers/CryptoInfoHandlers.ts"
 import { PublicHandlers } from "./http/handlers/PublicHandlers.ts"
 import { PartnerInfoHandlers, ScannerHandlers } from "./http/handlers/ScannerHandlers.ts"
 import { WalletHandlers } from "./http/handlers/WalletHandlers.ts"
 import { CountedSharding } from "./platform/monitoring/ActorMetrics.ts"
 import { Metrics } from "./platform/monitoring/Metrics.ts"
 import { MonitoringServer } from "./platform/monitoring/MonitoringServer.ts"
+import { ScannerMetrics } from "./platform/monitoring/ScannerMetrics.ts"
 import { Credentials } from "./services/Credentials.ts"
 import { Currencies } from "./platform/Currencies.ts"
 import { Chains } from "./services/Chains.ts"
@@ -54,6 +56,7 @@ import { Addresses } from "./services/Addresses.ts"
 import { AccountKeys } from "./platform/crypto/AccountKeys.ts"
 import { Investments } from "./services/Investments.ts"
 import { MerchantFeed } from "./services/MerchantFeed.ts"
+import { CryptoInfo } from "./services/CryptoInfo.ts"
 import { TimeTicks } from "./platform/TimeTicks.ts"
 
 /**
@@ -101,7 +104,9 @@ const Core = Layer.mergeAll(
   ActorRuntime
 ).pipe(Layer.provideMerge(Foundation))
 
-const Lookups = Layer.mergeAll(Recipients.layer, Journal.layer, Feeds.layer).pipe(Layer.provideMerge(Core))
+const Lookups = Layer.mergeAll(Recipients.layer, Journal.layer, Feeds.layer, ScannerMetrics.layer).pipe(
+  Layer.provideMerge(Core)
+)
 
 const Actors = Layer.mergeAll(
   WalletEntityLayer,
@@ -126,7 +131,8 @@ const Services = Layer.mergeAll(
   Investments.layer,
   MerchantFeed.layer,
   Chains.layer,
-  Addresses.layer
+  Addresses.layer,
+  CryptoInfo.layer
 ).pipe(Layer.provideMerge(Actors))
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" }).pipe(
@@ -143,7 +149,9 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" 
     ScannerHandlers,
     PartnerInfoHandlers,
     AddressHandlers,
-    PrivateAddressHandlers
+    PrivateAddressHandlers,
+    CryptoInfoHandlers,
+    CryptoWalletReadsHandlers
   ]),
   Layer.provide([SessionAuthLive, ServiceAuthLive, MerchantAuthLive])
 )

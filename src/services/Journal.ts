@@ -30,7 +30,7 @@ export interface Page<A> {
 export class Journal extends Context.Service<
   Journal,
   {
-    readonly toRow: (row: Tx) => TxRow
+    readonly toRow: (row: Tx & { readonly tokenNetwork?: bigint | null }) => TxRow
     /** A transaction the wallet takes part in; anything else is "not found" (existence does not leak). */
     readonly txOfWallet: (walletId: string, txId: string) => Effect.Effect<TxRow, TransactionNotFound>
     readonly txsOfWallet: (walletId: string, txIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<TxRow>>
@@ -50,7 +50,7 @@ export class Journal extends Context.Service<
       const db = yield* makeDb
       const currencies = yield* Currencies
 
-      const toRow = (row: Tx): TxRow => {
+      const toRow = (row: Tx & { readonly tokenNetwork?: bigint | null }): TxRow => {
         const decimals = currencies.find(row.currency)?.decimals ?? 0
         const toDecimals = row.currencyTo === null ? decimals : (currencies.find(row.currencyTo)?.decimals ?? 0)
         const state = row.txState
@@ -72,7 +72,11 @@ export class Journal extends Context.Service<
             : {
                 currencyTo: row.currencyTo,
                 amountTo: Number(fromMinorUnits(row.amountTo ?? 0n, toDecimals))
-              })
+              }),
+          // C15: only rows of a transaction on a crypto terminal carry it; every other row is unchanged.
+          ...(row.tokenNetwork === undefined || row.tokenNetwork === null
+            ? {}
+            : { tokenNetwork: String(row.tokenNetwork) })
         }
       }
       const involves = (walletId: string) => (row: Tx) =>

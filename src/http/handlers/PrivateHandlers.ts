@@ -9,6 +9,7 @@ import { walletId } from "../../../schema/Ids.ts"
 import { limits } from "../../platform/Config.ts"
 import { Metrics } from "../../platform/monitoring/Metrics.ts"
 import { statsOf } from "../../platform/monitoring/MetricsView.ts"
+import { ScannerMetrics } from "../../platform/monitoring/ScannerMetrics.ts"
 import { Credentials } from "../../services/Credentials.ts"
 import { type Currency, Currencies } from "../../platform/Currencies.ts"
 import { LedgerAudit } from "../../services/LedgerAudit.ts"
@@ -41,6 +42,7 @@ export const PrivateHandlers = HttpApiBuilder.group(
     const terminals = yield* Terminals
     const treasury = yield* Treasury
     const metrics = yield* Metrics
+    const scanners = yield* ScannerMetrics
     const ledgerAudit = yield* LedgerAudit
 
     const requireCurrencies = (codes: ReadonlyArray<string>, field: string) =>
@@ -142,6 +144,8 @@ export const PrivateHandlers = HttpApiBuilder.group(
       .handle("ledger_audit", () => Effect.flatMap(ledgerAudit.audit(), ok))
       .handle("add_network", ({ payload }) => Effect.flatMap(terminals.add(payload), ok))
       .handle("update_network", ({ payload }) => Effect.flatMap(terminals.update(payload), ok))
-      .handle("monitoring_stats", () => ok(statsOf(metrics) as unknown))
+      .handle("monitoring_stats", () =>
+        Effect.flatMap(metrics.refresh, () => ok(statsOf(metrics, scanners.latest()) as unknown))
+      )
   })
 )

@@ -122,6 +122,22 @@ export const makeMetrics = Effect.gen(function* () {
       (registration) => Effect.sync(registration.remove)
     )
 
+  /**
+   * Figures kept elsewhere (SQL: the scanners' chain heads, the signer's queue) are read when
+   * scraped: each source registers a refresh that updates its series, and `/metrics` and
+   * monitoring_stats run `refresh` before reading the registry. A refresh must not fail (a source
+   * that cannot answer keeps its last values).
+   */
+  const refreshers = new Set<Effect.Effect<void>>()
+  const onScrape = (refresh: Effect.Effect<void>) =>
+    Effect.acquireRelease(
+      Effect.sync(() => refreshers.add(refresh)),
+      () => Effect.sync(() => refreshers.delete(refresh))
+    )
+  const refresh: Effect.Effect<void> = Effect.suspend(() =>
+    Effect.forEach([...refreshers], (run) => run, { discard: true, concurrency: "unbounded" })
+  )
+
   /** Updates an Effect metric (a counter of lifecycle events) in this registry. */
   const update = <I>(metric: Metric.Metric<I, unknown>, input: I): void => metric.updateUnsafe(input, context)
 
@@ -148,6 +164,8 @@ export const makeMetrics = Effect.gen(function* () {
     observeCommit,
     gauge,
     update,
+    onScrape,
+    refresh,
     /** Every series of the registry, the runtime's included. */
     series: () => Metric.snapshotUnsafe(context),
     prometheus: () => PrometheusMetrics.formatUnsafe(context),

@@ -6,6 +6,7 @@
  */
 import type { Metric } from "effect"
 import { metricNames, type Metrics } from "./Metrics.ts"
+import type { ScannerStat } from "./ScannerMetrics.ts"
 
 type Snapshot = Metric.Metric.Snapshot
 
@@ -86,7 +87,11 @@ const actorsOf = (families: Families) => {
   return actors
 }
 
-export const statsOf = (metrics: Metrics["Service"]) => {
+/**
+ * `scanners`: the crypto terminals' figures (C15) of the same refresh that set their series
+ * (ScannerMetrics), with the tip's hash, which is no series.
+ */
+export const statsOf = (metrics: Metrics["Service"], scanners: ReadonlyArray<ScannerStat> = []) => {
   const families = familiesOf(metrics.series())
   const batches = histogramOf(first(families, "ledger_commit_batch_size"))
   const commitMs = histogramOf(first(families, "ledger_commit_duration_ms"))
@@ -113,6 +118,7 @@ export const statsOf = (metrics: Metrics["Service"]) => {
       heapUsedBytes: numberOf(first(families, "nodejs_heap_used_bytes")),
       eventLoopDelayP99Ms: numberOf(first(families, "nodejs_eventloop_delay_p99_ms"))
     },
+    scanners,
     series: families
   }
 }

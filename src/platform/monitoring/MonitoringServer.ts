@@ -26,7 +26,10 @@ export const MonitoringServer = Layer.effectDiscard(
     const server = createServer((request, response) => {
       const path = (request.url ?? "/").split("?")[0]
       if (request.method === "GET" && path === "/metrics") {
-        response.writeHead(200, { "content-type": "text/plain; version=0.0.4" }).end(metrics.prometheus())
+        // Figures kept in SQL are read first (Metrics.onScrape); a refresh never fails.
+        Effect.runPromise(metrics.refresh).then(() =>
+          response.writeHead(200, { "content-type": "text/plain; version=0.0.4" }).end(metrics.prometheus())
+        )
       } else if (request.method === "GET" && path === "/health") {
         healthy().then((ok) =>
           response
