@@ -234,20 +234,20 @@ export const ChainEntityLayer = ChainEntity.toLayer(
       if (tx.walletTo === payload.walletId && tx.txState !== TxState.Canceled) return { replayed: true }
       if (tx.walletTo !== SystemWallet.Unattributed || tx.stage !== Stage.Unattributed) return yield* notUnattributed
       const final = yield* isFinalNow(tx, terminal.confirmations)
+      // Attribution resolves the fee now: the wallet's Deposit tariff.
+      const { fee, profitWallet } = (yield* depositFees(terminal, [payload.walletId]))(payload.walletId, tx.amount)
       const txs = makeWorkingSet([tx])
       txs.change(
         tx.txId,
-        { walletTo: payload.walletId, stage: Stage.Confirming },
+        { walletTo: payload.walletId, stage: Stage.Confirming, fee, profitWallet },
         incomeLinked(payload.walletId, tx.currency, tx.amount)
       )
-      if (final) {
-        const { fee, profitWallet } = (yield* depositFees(terminal, [payload.walletId]))(payload.walletId, tx.amount)
+      if (final)
         txs.change(
           tx.txId,
-          { txState: TxState.Finished, stage: Stage.Credited, fee, profitWallet },
+          { txState: TxState.Finished, stage: Stage.Credited },
           incomeCredited(payload.walletId, profitWallet, tx.currency, tx.amount, fee)
         )
-      }
       const [operation] = txs.operations()
       if ((yield* commitOrReplan(operation)) === undefined) return yield* notUnattributed
       yield* reloadWallets(txs.creditedWallets())
@@ -276,14 +276,12 @@ export const ChainEntityLayer = ChainEntity.toLayer(
         return yield* sealed
       const txs = makeWorkingSet([tx])
       txs.change(tx.txId, { partnerInfo: payload.partnerInfo, description: payload.description })
-      if (tx.stage === Stage.AwaitingPartnerInfo) {
-        const { fee, profitWallet } = (yield* depositFees(terminal, [tx.walletTo]))(tx.walletTo, tx.amount)
+      if (tx.stage === Stage.AwaitingPartnerInfo)
         txs.change(
           tx.txId,
-          { txState: TxState.Finished, stage: Stage.Credited, fee, profitWallet },
-          incomeCredited(tx.walletTo, profitWallet, tx.currency, tx.amount, fee)
+          { txState: TxState.Finished, stage: Stage.Credited },
+          incomeCredited(tx.walletTo, tx.profitWallet ?? SystemWallet.Fees, tx.currency, tx.amount, tx.fee)
         )
-      }
       const [operation] = txs.operations()
       const tick = yield* commitOrReplan(operation)
       if (tick === undefined) return yield* sealed

@@ -152,6 +152,9 @@ export const planPush = (ctx: PushContext): PushPlan => {
     }
     if (direction === 0) {
       const holder = ctx.ownerOf(item) ?? SystemWallet.Unattributed
+      // The fee is the holder's Deposit tariff at attribution (0 while unattributed).
+      const { fee, profitWallet } =
+        holder === SystemWallet.Unattributed ? { fee: 0n, profitWallet: null } : ctx.depositFee(holder, item.amount)
       const txId = ctx.nextTxId()
       txs.create(
         {
@@ -162,8 +165,8 @@ export const planPush = (ctx: PushContext): PushPlan => {
           walletTo: holder,
           currency: terminal.currency,
           amount: item.amount,
-          fee: 0n,
-          profitWallet: null,
+          fee,
+          profitWallet,
           terminalId: terminal.id,
           stage: holder === SystemWallet.Unattributed ? Stage.Unattributed : Stage.Confirming,
           networkFee: 0n,
@@ -224,11 +227,10 @@ export const planPush = (ctx: PushContext): PushPlan => {
         if (terminal.requirePartnerInfo && tx.partnerInfo === null) {
           txs.change(tx.txId, { txState: TxState.Created | TxState.Confirmed, stage: Stage.AwaitingPartnerInfo })
         } else {
-          const { fee, profitWallet } = ctx.depositFee(tx.walletTo, tx.amount)
           txs.change(
             tx.txId,
-            { txState: TxState.Finished, stage: Stage.Credited, fee, profitWallet },
-            incomeCredited(tx.walletTo, profitWallet, tx.currency, tx.amount, fee)
+            { txState: TxState.Finished, stage: Stage.Credited },
+            incomeCredited(tx.walletTo, tx.profitWallet ?? SystemWallet.Fees, tx.currency, tx.amount, tx.fee)
           )
         }
       }

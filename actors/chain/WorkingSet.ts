@@ -32,6 +32,7 @@ const patchOf = (before: CryptoTx, now: CryptoTx): CryptoTxPatch => {
   if (now.partnerInfo !== before.partnerInfo) patch.partnerInfo = now.partnerInfo
   if (now.description !== before.description) patch.description = now.description
   if (now.refundTxId !== before.refundTxId) patch.refundTxId = text(now.refundTxId)
+  if (now.profitWallet !== before.profitWallet) patch.profitWallet = text(now.profitWallet)
   return patch as CryptoTxPatch
 }
 

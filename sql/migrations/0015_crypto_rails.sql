@@ -225,6 +225,10 @@ BEGIN
       WHERE c.tx_id = u.tx_id AND (u.from_stages IS NULL OR c.stage = ANY (string_to_array(u.from_stages, ',')))
       RETURNING c.tx_id)
   SELECT array_agg(done.tx_id) INTO v_done FROM done;
+  -- A deposit attributed later (a link) takes its tariff's profit wallet with its fee.
+  UPDATE transactions AS t SET profit_wallet = (u.patch->>'profitWallet')::bigint
+    FROM unnest(p_cols[1]::bigint[], p_cols[4]::jsonb[]) AS u (tx_id, patch)
+    WHERE t.id = u.tx_id AND u.patch ? 'profitWallet';
   -- Two changes of one row in a batch (from different writers) update it once: the batch is refused
   -- and retried one operation at a time, where each change meets its own condition.
   IF cardinality(p_cols[1]::bigint[]) <> COALESCE(cardinality(v_done), 0) THEN

@@ -223,6 +223,8 @@ export interface CryptoTxPatch {
   readonly description?: string | null
   readonly refundTxId?: string | null
   readonly message?: string | null
+  /** The transaction's profit wallet (a deposit attributed by a link). */
+  readonly profitWallet?: string | null
   readonly queueTick?: true
 }
 
@@ -253,6 +255,7 @@ export const CryptoTxUpdates: RowKind<CryptoTxUpdate> = {
       description: Schema.optional(Schema.NullOr(Schema.String)),
       refundTxId: Schema.optional(Schema.NullOr(Schema.String)),
       message: Schema.optional(Schema.NullOr(Schema.String)),
+      profitWallet: Schema.optional(Schema.NullOr(Schema.String)),
       queueTick: Schema.optional(Schema.Literal(true))
     })
   }),
