@@ -8,19 +8,23 @@ import { PayordersApi } from "./api/PayordersApi.ts"
 import { PrivateApi } from "./api/PrivateApi.ts"
 import { PrivateLedgerApi } from "./api/PrivateLedgerApi.ts"
 import { PublicApi } from "./api/PublicApi.ts"
+import { SignerApi } from "./api/SignerApi.ts"
 import { WalletApi } from "./api/WalletApi.ts"
+import { WithdrawApi } from "./api/WithdrawApi.ts"
 import { envelopeErrors } from "./OpenApiEnvelope.ts"
 
 export class Api extends HttpApi.make("core")
   .add(PublicApi)
   .add(GeneralApi)
   .add(WalletApi)
+  .add(WithdrawApi)
   .add(MarketApi)
   .add(InvestApi)
   .add(PayordersApi)
   .add(PaymentApi)
   .add(PrivateApi)
   .add(PrivateLedgerApi)
+  .add(SignerApi)
   .annotateMerge(
     OpenApi.annotations({
       title: "Core wallet service",

@@ -23,6 +23,8 @@ import { PrivateHandlers } from "./http/handlers/PrivateHandlers.ts"
 import { PrivateLedgerHandlers } from "./http/handlers/PrivateLedgerHandlers.ts"
 import { PublicHandlers } from "./http/handlers/PublicHandlers.ts"
 import { WalletHandlers } from "./http/handlers/WalletHandlers.ts"
+import { WithdrawHandlers } from "./http/handlers/WithdrawHandlers.ts"
+import { SignerHandlers } from "./http/handlers/SignerHandlers.ts"
 import { CountedSharding } from "./platform/monitoring/ActorMetrics.ts"
 import { Metrics } from "./platform/monitoring/Metrics.ts"
 import { MonitoringServer } from "./platform/monitoring/MonitoringServer.ts"
@@ -39,6 +41,8 @@ import { Journal } from "./services/Journal.ts"
 import { LedgerAudit } from "./services/LedgerAudit.ts"
 import { Recipients } from "./services/Recipients.ts"
 import { Transfers } from "./services/Transfers.ts"
+import { Withdrawals } from "./services/Withdrawals.ts"
+import { SignerQueue } from "./services/SignerQueue.ts"
 import { LedgerWriter } from "./platform/LedgerWriter.ts"
 import { Rates } from "./services/Rates.ts"
 import { Tariffs } from "./platform/Tariffs.ts"
@@ -113,7 +117,9 @@ const Services = Layer.mergeAll(
   MarketData.layer,
   Swaps.layer,
   Investments.layer,
-  MerchantFeed.layer
+  MerchantFeed.layer,
+  Withdrawals.layer,
+  SignerQueue.layer
 ).pipe(Layer.provideMerge(Actors))
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" }).pipe(
@@ -121,12 +127,14 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" 
     PublicHandlers,
     GeneralHandlers,
     WalletHandlers,
+    WithdrawHandlers,
     MarketHandlers,
     InvestHandlers,
     PayordersHandlers,
     PaymentHandlers,
     PrivateHandlers,
-    PrivateLedgerHandlers
+    PrivateLedgerHandlers,
+    SignerHandlers
   ]),
   Layer.provide([SessionAuthLive, ServiceAuthLive, MerchantAuthLive])
 )
