@@ -101,10 +101,14 @@ describe("list_txs_to_send", () => {
     for (let round = 0; round < 10; round++) {
       const from = await drained()
       const one = await queue(who, { amount: 1 })
-      const [cancelled, listed] = await Promise.all([
-        cancel(who, one.txId),
-        list({ tokenNetwork: terminals.usdt, cursor: from })
-      ])
+      // Even rounds send the cancel first, odd ones the list (the cancel a moment later), so both
+      // orders occur; which one commits first is up to the service.
+      const listing = () => list({ tokenNetwork: terminals.usdt, cursor: from })
+      const cancelling = () => cancel(who, one.txId)
+      const [listed, cancelled] =
+        round % 2 === 0
+          ? await Promise.all([cancelling(), listing()]).then(([c, l]) => [l, c] as const)
+          : await Promise.all([listing(), new Promise((r) => setTimeout(r, round % 4)).then(cancelling)])
       assert.strictEqual(listed.status, 200, JSON.stringify(listed.body))
       const inList = idsOf(listed).includes(one.txId)
       if (cancelled.status === 200) {
