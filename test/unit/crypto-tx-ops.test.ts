@@ -7,8 +7,10 @@
  * this branch. No service is started.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { Schema } from "effect"
+import { ReserveTransfer } from "../../actors/wallet/Protocol.ts"
 import { Bucket } from "../../sql/Ledger.ts"
-import { CryptoTxUpdates, Stage } from "../../sql/rows/CryptoRows.ts"
+import { CryptoTxInserts, CryptoTxUpdates, Stage } from "../../sql/rows/CryptoRows.ts"
 import { TxState, TxType } from "../../schema/Transfer.ts"
 import { endUnsent, handOff, type QueuedTx, restage } from "../../src/services/CryptoTxOps.ts"
 
@@ -80,5 +82,48 @@ describe("CryptoTxOps", () => {
     assert.deepStrictEqual(updatesOf(income), [
       { txId: 150n, fromStages: [Stage.Refunding], stage: Stage.AwaitingPartnerInfo, patch: { refundTxId: null } }
     ])
+  })
+
+  it("ReserveTransfer's crypto part (the Outcome's record) survives the mailbox's wire form", () => {
+    const crypto = {
+      txId: 100n,
+      terminalId: 3n,
+      typeTx: TxType.Outcome,
+      stage: Stage.AwaitingConfirmation,
+      networkFee: 1_000_000n,
+      txHash: null,
+      index: null,
+      fromAddress: null,
+      toAddress: "0x9858EfFD232B4033E47d90003D41EC34EcaEda94",
+      memo: null,
+      blockHeight: null,
+      blockHash: null,
+      sourceAddress: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+      sourceIndex: 4,
+      incomeTxId: null,
+      queued: false
+    } as const
+    const schema = CryptoTxInserts.schema
+    assert.deepStrictEqual(Schema.decodeUnknownSync(schema)(Schema.encodeSync(schema)(crypto)), crypto)
+    const payload = ReserveTransfer.payloadSchema
+    const message = {
+      txId: "100",
+      typeTx: TxType.Outcome,
+      recipientId: "-1",
+      profitWalletId: "-2",
+      currency: "USDT",
+      amount: 10n,
+      fee: 1n,
+      tag: null,
+      clientNonce: null,
+      channel: "Inline",
+      codeHash: null,
+      expiresAt: new Date(0),
+      attempts: 5,
+      codeForEvent: null,
+      crypto
+    }
+    const back = Schema.decodeUnknownSync(payload)(Schema.encodeSync(payload)(message as any)) as any
+    assert.deepStrictEqual(back.crypto, crypto)
   })
 })
