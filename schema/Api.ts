@@ -1,5 +1,6 @@
 /** The whole HTTP contract: one group per area of SPEC "Base paths". */
 import { HttpApi, OpenApi } from "effect/http-api"
+import { AddressApi, PrivateAddressApi } from "./api/AddressApi.ts"
 import { GeneralApi } from "./api/GeneralApi.ts"
 import { InvestApi } from "./api/InvestApi.ts"
 import { MarketApi } from "./api/MarketApi.ts"
@@ -18,6 +19,7 @@ export class Api extends HttpApi.make("core")
   .add(GeneralApi)
   .add(WalletApi)
   .add(WithdrawApi)
+  .add(AddressApi)
   .add(MarketApi)
   .add(InvestApi)
   .add(PayordersApi)
@@ -25,6 +27,7 @@ export class Api extends HttpApi.make("core")
   .add(PrivateApi)
   .add(PrivateLedgerApi)
   .add(SignerApi)
+  .add(PrivateAddressApi)
   .annotateMerge(
     OpenApi.annotations({
       title: "Core wallet service",

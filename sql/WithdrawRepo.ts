@@ -1,7 +1,7 @@
 /**
  * Reads of create_withdraw and of a crypto transaction's cancellation (CONTRACT C15 "Withdrawals"):
- * a used client nonce, the wallet's derived addresses and their technical amount on a terminal, and
- * a crypto transaction with its on-chain record.
+ * a used client nonce, the wallet's derived address by its key, and a crypto transaction with its
+ * on-chain record. (The newest address and the technical amount are sql/AddressRepo.ts's.)
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
@@ -30,31 +30,6 @@ export const walletAddressByKey = (walletId: string, typeNetwork: number, addres
           AND derivation_index IS NOT NULL AND purpose = 0
         LIMIT 1`,
       firstAddress
-    )
-  )
-
-/** The wallet's newest derived address on the network. */
-export const newestWalletAddress = (walletId: string, typeNetwork: number) =>
-  SqlClient.SqlClient.use((sql) =>
-    Effect.map(
-      sql`SELECT address, derivation_index FROM crypto_addresses
-        WHERE wallet_id = ${walletId} AND type_network = ${typeNetwork} AND derivation_index IS NOT NULL AND purpose = 0
-        ORDER BY id DESC LIMIT 1`,
-      firstAddress
-    )
-  )
-
-const firstAmount = decodeFirst(record({ amount: MinorUnits }))
-
-/** Σ in − Σ out of the address's items on the terminal over the current chain (orphaned excluded). */
-export const technicalAmount = (terminalId: string, addressKey: string) =>
-  SqlClient.SqlClient.use((sql) =>
-    Effect.map(
-      sql`SELECT (COALESCE(sum(amount) FILTER (WHERE direction = 0 AND to_key = ${addressKey}), 0)
-          - COALESCE(sum(amount) FILTER (WHERE direction = 1 AND from_key = ${addressKey}), 0))::text AS amount
-        FROM chain_items
-        WHERE terminal_id = ${terminalId} AND NOT orphaned AND (to_key = ${addressKey} OR from_key = ${addressKey})`,
-      (rows) => firstAmount(rows)?.amount ?? 0n
     )
   )
 

@@ -16,6 +16,7 @@ import { MigratedDatabase } from "./platform/db/Database.ts"
 import { MerchantAuthLive, ServiceAuthLive, SessionAuthLive } from "./http/Auth.ts"
 import { EnvelopeLayer } from "./http/EnvelopeMiddleware.ts"
 import { makePublicServer } from "./http/NodeServer.ts"
+import { AddressHandlers, PrivateAddressHandlers } from "./http/handlers/AddressHandlers.ts"
 import { GeneralHandlers } from "./http/handlers/GeneralHandlers.ts"
 import { InvestHandlers, PaymentHandlers, PayordersHandlers } from "./http/handlers/AreaHandlers.ts"
 import { MarketHandlers } from "./http/handlers/MarketHandlers.ts"
@@ -50,6 +51,8 @@ import { ChangeNotices } from "./platform/ChangeNotices.ts"
 import { Terminals } from "./services/Terminals.ts"
 import { Treasury } from "./services/Treasury.ts"
 import { Wallets } from "./services/Wallets.ts"
+import { Addresses } from "./services/Addresses.ts"
+import { AccountKeys } from "./platform/crypto/AccountKeys.ts"
 import { Investments } from "./services/Investments.ts"
 import { MerchantFeed } from "./services/MerchantFeed.ts"
 import { TimeTicks } from "./platform/TimeTicks.ts"
@@ -84,7 +87,11 @@ const ActorRuntime = Layer.unwrap(
   )
 )
 
-const Foundation = Layer.mergeAll(Metrics.layer, ChangeNotices.layer).pipe(Layer.provideMerge(MigratedDatabase))
+// The XPUB_* account keys are read first: a malformed one stops the start before the database opens.
+const Foundation = Layer.mergeAll(Metrics.layer, ChangeNotices.layer).pipe(
+  Layer.provideMerge(MigratedDatabase),
+  Layer.provideMerge(AccountKeys.fromEnv)
+)
 
 const Core = Layer.mergeAll(
   TimeTicks.layer,
@@ -119,7 +126,8 @@ const Services = Layer.mergeAll(
   Investments.layer,
   MerchantFeed.layer,
   Withdrawals.layer,
-  SignerQueue.layer
+  SignerQueue.layer,
+  Addresses.layer
 ).pipe(Layer.provideMerge(Actors))
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" }).pipe(
@@ -134,7 +142,9 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" 
     PaymentHandlers,
     PrivateHandlers,
     PrivateLedgerHandlers,
-    SignerHandlers
+    SignerHandlers,
+    AddressHandlers,
+    PrivateAddressHandlers
   ]),
   Layer.provide([SessionAuthLive, ServiceAuthLive, MerchantAuthLive])
 )

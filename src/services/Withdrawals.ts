@@ -10,15 +10,8 @@ import { Context, Effect, Layer } from "effect"
 import { WalletEntity } from "../../actors/wallet/Protocol.ts"
 import { Stage } from "../../sql/rows/CryptoRows.ts"
 import { findTerminal } from "../../sql/ReferenceRepo.ts"
-import {
-  type CryptoTx,
-  cryptoTxById,
-  isCryptoTx,
-  newestWalletAddress,
-  nonceUsed,
-  technicalAmount,
-  walletAddressByKey
-} from "../../sql/WithdrawRepo.ts"
+import { newestDerived, technicalAmountOf } from "../../sql/AddressRepo.ts"
+import { type CryptoTx, cryptoTxById, isCryptoTx, nonceUsed, walletAddressByKey } from "../../sql/WithdrawRepo.ts"
 import {
   InvalidAddress,
   NotACryptoTerminal,
@@ -157,7 +150,7 @@ export class Withdrawals extends Context.Service<
         }
         const source =
           named === null
-            ? yield* db(newestWalletAddress(walletId, terminal.typeNetwork))
+            ? yield* db(newestDerived(walletId, terminal.typeNetwork))
             : isValidAddress(terminal.typeNetwork, named)
               ? yield* db(walletAddressByKey(walletId, terminal.typeNetwork, addressKey(terminal.typeNetwork, named)))
               : undefined
@@ -169,7 +162,7 @@ export class Withdrawals extends Context.Service<
                 : "sourceAddress: not an address of this wallet on this network"
           })
         }
-        const held = yield* db(technicalAmount(String(terminal.id), addressKey(terminal.typeNetwork, source.address)))
+        const held = yield* db(technicalAmountOf(terminal.id, addressKey(terminal.typeNetwork, source.address)))
         if (held < amount)
           return yield* new SourceAddressRefused({
             message: "sourceAddress: holds less than the amount on chain"

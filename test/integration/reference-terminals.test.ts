@@ -158,7 +158,14 @@ describe("terminals: add_network and update_network (SPEC Terminal update reques
     assertRejected(await add(fullTerminal({ typeNetwork: 10, currencyId: "XYZ" })), 400, 10020)
     assertRejected(await add(fullTerminal({ typeNetwork: 10, decimals: 8 })), 400, 10032)
     assertRejected(await add(fullTerminal({ typeNetwork: 10, defaultSystemWalletId: "999999999" })), 404, 10030)
-    for (const bad of [{ typeNetwork: 240 }, { typeContract: 234 }, { flags: 16 }, { confirmations: 1001 }, { confirmations: 0 }, { walletGroups: [64] }]) {
+    for (const bad of [
+      { typeNetwork: 240 },
+      { typeContract: 234 },
+      { flags: 16 },
+      { confirmations: 1001 },
+      { confirmations: 0 },
+      { walletGroups: [64] }
+    ]) {
       const reply = await add(fullTerminal({ typeNetwork: 10, ...bad }))
       assertRejected(reply, 400, 10001, JSON.stringify(bad))
     }

@@ -6,6 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
+import { AddressRecord, TechnicalSum } from "../../sql/AddressRepo.ts"
 import { Code } from "../../sql/CodeRepo.ts"
 import { App, Session } from "../../sql/CredentialRepo.ts"
 import { decodeAll, decodeFirst, hasFastPath, Int8, MinorUnits, Nullable, record } from "../../sql/Decoding.ts"
@@ -164,9 +165,27 @@ const samples: ReadonlyArray<readonly [string, Schema.Decoder<any>, Record<strin
       default_system_wallet_id: -1n,
       wallet_groups: [1, 2],
       last_block: null,
-      built_in: true
+      built_in: true,
+      confirmations: 6
     }
   ],
+  [
+    "AddressRecord",
+    AddressRecord,
+    {
+      id: 3n,
+      type_network: 2,
+      wallet_id: 1000001n,
+      terminal_id: null,
+      derivation_index: 0,
+      address: "0x9858EfFD232B4033E47d90003D41EC34EcaEda94",
+      address_key: "0x9858effd232b4033e47d90003d41ec34ecaeda94",
+      memo: null,
+      purpose: 0,
+      tick: 1732260000000000n
+    }
+  ],
+  ["TechnicalSum", TechnicalSum, { address_key: "0xab", amount: "-5", tick: 7n }],
   ["Rate", Rate, { from_currency: "USDT", to_currency: "EUR", rate: "0.92" }],
   [
     "Tariff",
