@@ -2,6 +2,8 @@
  * The wallet actor's two-step transfer messages: reserve (step one), confirm (step two: check the
  * proof, settle), cancel (sender, expiry, exhausted attempts). The actor that holds the reservation
  * is the one that settles or releases it; every state change is a conditional transition in SQL.
+ * A withdrawal (C15 Outcome) takes the same path: its on-chain record is created with step one and
+ * leaves AwaitingConfirmation with its transaction (Queued on step two, Canceled on release).
  */
 import { Effect } from "effect"
 import { type KindRows, rowsOf, SystemWallet } from "../../sql/Ledger.ts"
