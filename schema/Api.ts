@@ -12,13 +12,16 @@ import { PrivateApi } from "./api/PrivateApi.ts"
 import { PrivateLedgerApi } from "./api/PrivateLedgerApi.ts"
 import { PublicApi } from "./api/PublicApi.ts"
 import { ScannerApi } from "./api/ScannerApi.ts"
+import { SignerApi } from "./api/SignerApi.ts"
 import { WalletApi } from "./api/WalletApi.ts"
+import { WithdrawApi } from "./api/WithdrawApi.ts"
 import { envelopeErrors } from "./OpenApiEnvelope.ts"
 
 export class Api extends HttpApi.make("core")
   .add(PublicApi)
   .add(GeneralApi)
   .add(WalletApi)
+  .add(WithdrawApi)
   .add(AddressApi)
   .add(MarketApi)
   .add(InvestApi)
@@ -28,6 +31,7 @@ export class Api extends HttpApi.make("core")
   .add(PrivateLedgerApi)
   .add(ScannerApi)
   .add(PartnerInfoApi)
+  .add(SignerApi)
   .add(PrivateAddressApi)
   .add(CryptoInfoApi)
   .add(CryptoWalletReadsApi)

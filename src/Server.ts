@@ -27,6 +27,8 @@ import { CryptoInfoHandlers, CryptoWalletReadsHandlers } from "./http/handlers/C
 import { PublicHandlers } from "./http/handlers/PublicHandlers.ts"
 import { PartnerInfoHandlers, ScannerHandlers } from "./http/handlers/ScannerHandlers.ts"
 import { WalletHandlers } from "./http/handlers/WalletHandlers.ts"
+import { WithdrawHandlers } from "./http/handlers/WithdrawHandlers.ts"
+import { SignerHandlers } from "./http/handlers/SignerHandlers.ts"
 import { CountedSharding } from "./platform/monitoring/ActorMetrics.ts"
 import { Metrics } from "./platform/monitoring/Metrics.ts"
 import { MonitoringServer } from "./platform/monitoring/MonitoringServer.ts"
@@ -45,6 +47,8 @@ import { Journal } from "./services/Journal.ts"
 import { LedgerAudit } from "./services/LedgerAudit.ts"
 import { Recipients } from "./services/Recipients.ts"
 import { Transfers } from "./services/Transfers.ts"
+import { Withdrawals } from "./services/Withdrawals.ts"
+import { SignerQueue } from "./services/SignerQueue.ts"
 import { LedgerWriter } from "./platform/LedgerWriter.ts"
 import { Rates } from "./services/Rates.ts"
 import { Tariffs } from "./platform/Tariffs.ts"
@@ -132,7 +136,9 @@ const Services = Layer.mergeAll(
   MerchantFeed.layer,
   Chains.layer,
   Addresses.layer,
-  CryptoInfo.layer
+  CryptoInfo.layer,
+  Withdrawals.layer,
+  SignerQueue.layer
 ).pipe(Layer.provideMerge(Actors))
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" }).pipe(
@@ -140,6 +146,7 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" 
     PublicHandlers,
     GeneralHandlers,
     WalletHandlers,
+    WithdrawHandlers,
     MarketHandlers,
     InvestHandlers,
     PayordersHandlers,
@@ -148,6 +155,7 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" 
     PrivateLedgerHandlers,
     ScannerHandlers,
     PartnerInfoHandlers,
+    SignerHandlers,
     AddressHandlers,
     PrivateAddressHandlers,
     CryptoInfoHandlers,

@@ -15,6 +15,7 @@ import {
   TransactionNotPending
 } from "../../schema/Errors.ts"
 import { TxIdOut, WalletIdOut } from "../../schema/Ids.ts"
+import { CryptoTxInserts } from "../../sql/rows/CryptoRows.ts"
 import { LedgerOperationSchema } from "../../sql/rows/OperationSchema.ts"
 
 /** What every operator posting names: its transaction, its idempotency key and body hash, the money. */
@@ -54,7 +55,9 @@ export const ReserveTransfer = Rpc.make("ReserveTransfer", {
     /** A swap's target leg (its fee is in currencyTo and is not reserved from the source). */
     exchange: Schema.optional(Schema.Struct({ currencyTo: Schema.String, amountTo: Schema.BigIntFromString })),
     /** Free funds the reservation may not use (ChargeBackDays protection of a swap). */
-    withheld: Schema.optional(Schema.BigIntFromString)
+    withheld: Schema.optional(Schema.BigIntFromString),
+    /** A withdrawal's on-chain record (C15), created in the same commit (stage AwaitingConfirmation). */
+    crypto: Schema.optional(CryptoTxInserts.schema)
   },
   success: Schema.Struct({ idUpdate: Schema.String }),
   error: Schema.Union([BalanceNotEnough, NonceExists])
@@ -67,8 +70,12 @@ export const ConfirmTransfer = Rpc.make("ConfirmTransfer", {
     /** Whatever the caller sent; the actor uses the one its confirmation channel expects. */
     code: Schema.NullOr(Schema.String),
     signatureBase64: Schema.NullOr(Schema.String),
-    /** What the caller confirms: a transfer's step two cannot settle a swap (which skips its rate check), nor the reverse. */
-    kind: Schema.Literals(["transfer", "swap"])
+    /**
+     * What the caller confirms: a transfer's step two cannot settle a swap (which skips its rate
+     * check) or queue a withdrawal, nor the reverse. A withdrawal's step two moves no money: it
+     * queues the Outcome for the signer (txState 1 → 3, stage Queued).
+     */
+    kind: Schema.Literals(["transfer", "swap", "withdraw"])
   },
   success: Schema.Struct({ idUpdate: Schema.String, fee: Schema.BigIntFromString, currency: Schema.String }),
   error: Schema.Union([TransactionNotPending, ConfirmationFailed, ConfirmationExpired])

@@ -2,9 +2,12 @@
  * The wallet actor's two-step transfer messages: reserve (step one), confirm (step two: check the
  * proof, settle), cancel (sender, expiry, exhausted attempts). The actor that holds the reservation
  * is the one that settles or releases it; every state change is a conditional transition in SQL.
+ * A withdrawal (C15 Outcome) takes the same path: its on-chain record is created with step one and
+ * leaves AwaitingConfirmation with its transaction (Queued on step two, Canceled on release).
  */
 import { Effect } from "effect"
-import { SystemWallet } from "../../sql/Ledger.ts"
+import { type KindRows, rowsOf, SystemWallet } from "../../sql/Ledger.ts"
+import { CryptoTxInserts, CryptoTxUpdates, Stage } from "../../sql/rows/CryptoRows.ts"
 import { findPendingWithConfirmation, signingKeysOf, spendAttempt } from "../../sql/TransferRepo.ts"
 import {
   BalanceNotEnough,
@@ -14,7 +17,7 @@ import {
   TransactionNotPending
 } from "../../schema/Errors.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
-import { TxState } from "../../schema/Transfer.ts"
+import { TxState, TxType } from "../../schema/Transfer.ts"
 import type { Db } from "../../src/platform/db/Sql.ts"
 import { codeMatches, signatureMatches } from "../../src/platform/SecondFactor.ts"
 import { releaseTransfer, reserveTransfer, settleSwap, settleTransfer } from "./Engine.ts"
@@ -42,8 +45,29 @@ export const makeTransferHandlers = (
 
   const commitApplied = commits.commit
 
+  type PendingTx = NonNullable<Effect.Success<ReturnType<typeof loadPending>>>["tx"]
+
+  /** What a pending transaction's step two must say it confirms. */
+  const kindOf = (tx: PendingTx) =>
+    tx.currencyTo !== null ? "swap" : tx.typeTx === TxType.Outcome ? "withdraw" : "transfer"
+
+  /** A withdrawal's on-chain record leaves AwaitingConfirmation with its transaction (C15's one rule). */
+  const cryptoStep = (tx: PendingTx, stage: Stage, queueTick: boolean): ReadonlyArray<KindRows> =>
+    tx.typeTx !== TxType.Outcome
+      ? []
+      : [
+          rowsOf(CryptoTxUpdates, [
+            {
+              txId: tx.id,
+              fromStages: [Stage.AwaitingConfirmation],
+              stage,
+              patch: queueTick ? { queueTick: true } : {}
+            }
+          ])
+        ]
+
   /** Releases a pending reservation back to free (cancel, expiry, attempts used up). */
-  const release = (tx: NonNullable<Effect.Success<ReturnType<typeof loadPending>>>["tx"], reason: string) => {
+  const release = (tx: PendingTx, reason: string) => {
     // A swap's fee is in its target currency and was never reserved.
     const amount = tx.amount,
       fee = tx.currencyTo === null ? tx.fee : 0n
@@ -52,6 +76,7 @@ export const makeTransferHandlers = (
         transition: { id: tx.id, from: TxState.Created, to: TxState.Canceled },
         postings: releaseTransfer(walletId, tx.currency, amount, fee),
         dropConfirmation: true,
+        rows: cryptoStep(tx, Stage.Canceled, false),
         events: [{ kind: "TransferCanceled", walletId, payload: { txId: String(tx.id), reason } }]
       },
       tx.currency
@@ -114,6 +139,7 @@ export const makeTransferHandlers = (
             ...(swap === undefined ? {} : { currencyTo: swap.currencyTo, amountTo: swap.amountTo })
           },
           postings: decision.postings,
+          ...(payload.crypto === undefined ? {} : { rows: [rowsOf(CryptoTxInserts, [payload.crypto])] }),
           confirmation: {
             txId,
             walletId,
@@ -150,8 +176,7 @@ export const makeTransferHandlers = (
     payload: Payload<typeof ConfirmTransfer>
   }) {
     const pending = yield* loadPending(payload.txId)
-    if (pending === undefined || (pending.tx.currencyTo !== null) !== (payload.kind === "swap"))
-      return yield* notPending(payload.txId)
+    if (pending === undefined || kindOf(pending.tx) !== payload.kind) return yield* notPending(payload.txId)
     const { tx, confirmation } = pending
     if (confirmation.expiresAt.getTime() <= Date.now()) {
       yield* release(tx, "expired")
@@ -174,6 +199,19 @@ export const makeTransferHandlers = (
       return yield* new ConfirmationExpired({
         message: "confirmationCode: no attempts left; the reservation was released"
       })
+    }
+    if (payload.kind === "withdraw") {
+      // Queued for the signer: no money moves until its out item is final (or it fails or is cancelled).
+      const idUpdate = yield* commitApplied(
+        {
+          transition: { id: tx.id, from: TxState.Created, to: TxState.Created | TxState.Confirmed },
+          postings: [],
+          dropConfirmation: true,
+          rows: cryptoStep(tx, Stage.Queued, true)
+        },
+        tx.currency
+      ).pipe(Effect.catch(() => Effect.fail(notPending(payload.txId))))
+      return { idUpdate: String(idUpdate), fee: tx.fee, currency: tx.currency }
     }
     const amount = tx.amount,
       fee = tx.fee

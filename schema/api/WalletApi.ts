@@ -20,6 +20,7 @@ import {
   WrongSide
 } from "../Errors.ts"
 
+import { WithdrawalHandedOff } from "../CryptoErrors.ts"
 import { SessionAuth } from "../Security.ts"
 import {
   ConfirmQuery,
@@ -80,12 +81,12 @@ export class WalletApi extends HttpApiGroup.make("wallet")
     HttpApiEndpoint.post("cancel_tx", "/cancel_tx", {
       query: TxIdQuery,
       success: Envelope(Schema.Struct({ txId: Schema.String, idUpdate: Schema.String })),
-      error: CodeErrors
+      error: [...CodeErrors, WithdrawalHandedOff]
     }),
     HttpApiEndpoint.post("cancel_withdraw", "/cancel_withdraw", {
       query: { id: TxId },
       success: Envelope(Schema.Struct({ txId: Schema.String, idUpdate: Schema.String })),
-      error: [TransactionNotFound]
+      error: [TransactionNotFound, TransactionNotPending, WithdrawalHandedOff, RateLimited]
     }).annotateMerge(
       OpenApi.annotations({
         description: "Obsolete alias of cancel_tx for Outcome (withdrawal) transactions only.",

@@ -4,11 +4,12 @@ import { Api } from "../../../schema/Api.ts"
 import { ok, okCursor } from "../../../schema/Envelope.ts"
 import { InvalidRequest, TransactionNotFound } from "../../../schema/Errors.ts"
 import { CurrentSession } from "../../../schema/Security.ts"
-import { historyLimitMax, TxType } from "../../../schema/Transfer.ts"
+import { historyLimitMax } from "../../../schema/Transfer.ts"
 import { Codes } from "../../services/Codes.ts"
 import { Journal } from "../../services/Journal.ts"
 import { Transfers } from "../../services/Transfers.ts"
 import { Wallets } from "../../services/Wallets.ts"
+import { Withdrawals } from "../../services/Withdrawals.ts"
 import { twoStep } from "./TwoStep.ts"
 
 /** Exactly one of `code` and `id` (SPEC error rule 1). */
@@ -25,6 +26,7 @@ export const WalletHandlers = HttpApiBuilder.group(
     const transfers = yield* Transfers
     const journal = yield* Journal
     const codes = yield* Codes
+    const withdrawals = yield* Withdrawals
     return handlers
       .handle("get_info", () => CurrentSession.use((s) => Effect.flatMap(wallets.withSiblings(s.walletId), ok)))
       .handle("update_settings", ({ payload }) =>
@@ -59,22 +61,14 @@ export const WalletHandlers = HttpApiBuilder.group(
             // to a caller not bound to it (C10) rather than the transfer path's 10082; else a pending transfer.
             if (query.code !== undefined || (yield* codes.isCode(query.id!)))
               return yield* ok(yield* codes.cancel(s.walletId, query))
+            if (yield* withdrawals.isCrypto(query.id!))
+              return yield* ok(yield* withdrawals.cancel(s.walletId, query.id!, false))
             return yield* ok(yield* transfers.cancel(s.walletId, query.id!))
           })
         )
       )
       .handle("cancel_withdraw", ({ query }) =>
-        CurrentSession.use((s) =>
-          Effect.flatMap(journal.txOfWallet(s.walletId, query.id), (tx) =>
-            tx.typeTx === TxType.Outcome
-              ? Effect.fail(
-                  new TransactionNotFound({
-                    message: "id: withdrawals are cancelled by the withdrawal service (not yet available)"
-                  })
-                )
-              : Effect.fail(new TransactionNotFound({ message: `id: ${query.id} is not a withdrawal` }))
-          )
-        )
+        CurrentSession.use((s) => Effect.flatMap(withdrawals.cancel(s.walletId, query.id, true), ok))
       )
       .handle("get_tx_info", ({ query }) =>
         CurrentSession.use((s) =>

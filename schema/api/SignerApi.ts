@@ -1,0 +1,40 @@
+/** The signer's queue, private `/private/v1/` (CONTRACT C15 "Withdrawals"). */
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { SendReportRefused } from "../CryptoErrors.ts"
+import { CursorEnvelope, Envelope } from "../Envelope.ts"
+import { InvalidRequest, RateLimited, TerminalNotFound, TransactionNotFound } from "../Errors.ts"
+import { ServiceAuth } from "../Security.ts"
+import { ListTxsToSendQuery, TxSendReportIn, TxSendReportOut, TxToSend } from "../Withdrawals.ts"
+
+export class SignerApi extends HttpApiGroup.make("signer")
+  .add(
+    HttpApiEndpoint.get("list_txs_to_send", "/list_txs_to_send", {
+      query: ListTxsToSendQuery,
+      success: [
+        CursorEnvelope(Schema.Array(TxToSend)),
+        CursorEnvelope(Schema.Array(TxToSend)).annotate({ identifier: "TxsToSendIdle" }).pipe(HttpApiSchema.status(202))
+      ],
+      error: [InvalidRequest, TerminalNotFound, RateLimited]
+    }).annotateMerge(
+      OpenApi.annotations({
+        description:
+          "Queued, HandedOff and Broadcast withdrawals and refunds by queue tick after `cursor` (exclusive). Each Queued item answered is HandedOff in the commit before the answer; read again from an earlier cursor, an item reappears until bound or failed. With `timeout` > 0 it long-polls: 200 with items, or 202 with none. The next cursor is in `cursor`."
+      })
+    ),
+    HttpApiEndpoint.post("tx_send_report", "/tx_send_report", {
+      payload: TxSendReportIn,
+      success: Envelope(TxSendReportOut),
+      error: [InvalidRequest, TransactionNotFound, SendReportRefused]
+    }).annotateMerge(
+      OpenApi.annotations({
+        description:
+          "The signer's report on a HandedOff or Broadcast item: broadcast records txHash (stage Broadcast); failed ends it (Failed) and returns the money."
+      })
+    )
+  )
+  .middleware(ServiceAuth)
+  .prefix("/private/v1")
+  .annotateMerge(
+    OpenApi.annotations({ title: "Signer", description: "Service credentials: `Authorization: Bearer <key>`" })
+  ) {}

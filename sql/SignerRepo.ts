@@ -1,0 +1,47 @@
+/**
+ * The signer's queue (CONTRACT C15 "Withdrawals"): Queued, HandedOff and Broadcast Outcomes and
+ * Refunds by queue tick, and the Queued count per terminal (monitoring's withdrawals_queued).
+ */
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import { decodeAll, Int, Int8, MinorUnits, Nullable, record, Text } from "./Decoding.ts"
+
+export const QueueItem = record({
+  txId: Int8,
+  typeTx: Int,
+  txState: Int,
+  stage: Text,
+  terminalId: Int8,
+  typeNetwork: Int,
+  typeContract: Int,
+  currency: Text,
+  decimals: Int,
+  addressContract: Nullable(Text),
+  toAddress: Text,
+  memo: Nullable(Text),
+  amount: MinorUnits,
+  sourceAddress: Nullable(Text),
+  sourceIndex: Nullable(Int),
+  queueTick: Int8
+})
+export type QueueItem = typeof QueueItem.Type
+const queueItems = decodeAll(QueueItem)
+
+/** Items to send after `cursor` (exclusive) in queue-tick order, of one terminal or all. */
+export const txsToSend = (terminalId: string | null, cursor: string, limit: number) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(
+      sql`SELECT c.tx_id, t.type_tx, t.tx_state, c.stage, c.terminal_id, r.type_network, r.type_contract, t.currency,
+          r.decimals, r.address_contract, c.to_address, c.memo, t.amount::text AS amount, c.source_address,
+          c.source_index, c.queue_tick
+        FROM crypto_txs c
+          JOIN transactions t ON t.id = c.tx_id
+          JOIN terminals r ON r.id = c.terminal_id
+        WHERE c.stage IN ('Queued', 'HandedOff', 'Broadcast') AND c.type_tx IN (2, 19)
+          AND c.queue_tick > ${cursor}
+          ${terminalId === null ? sql`` : sql`AND c.terminal_id = ${terminalId}`}
+        ORDER BY c.queue_tick
+        LIMIT ${limit}`,
+      queueItems
+    )
+  )

@@ -1,0 +1,156 @@
+/**
+ * The signer's queue (CONTRACT C15 "Withdrawals"): list_txs_to_send answers Queued, HandedOff and
+ * Broadcast withdrawals and deposit refunds by queue tick, handing each Queued one off in a commit
+ * that precedes the answer (so a cancel either wins before it or is refused with 10210 after), and
+ * long-polls (C8) when asked; tx_send_report records the signer's broadcast or failure. The
+ * `withdrawals_queued{terminal}` series are ScannerMetrics' (read from SQL at scrape time).
+ */
+import { Context, Effect, Layer } from "effect"
+import { WalletEntity } from "../../actors/wallet/Protocol.ts"
+import { Stage } from "../../sql/rows/CryptoRows.ts"
+import { findTerminal } from "../../sql/ReferenceRepo.ts"
+import { type QueueItem, txsToSend } from "../../sql/SignerRepo.ts"
+import { cryptoTxById } from "../../sql/WithdrawRepo.ts"
+import { SendReportRefused } from "../../schema/CryptoErrors.ts"
+import { RateLimited, TerminalNotFound, TransactionNotFound } from "../../schema/Errors.ts"
+import { fromMinorUnits } from "../../schema/Money.ts"
+import { TxType } from "../../schema/Transfer.ts"
+import type { TxSendReportIn, TxSendReportOut, TxToSend } from "../../schema/Withdrawals.ts"
+import { makeDb } from "../platform/db/Sql.ts"
+import { LedgerWriter } from "../platform/LedgerWriter.ts"
+import { endUnsent, handOff, restage } from "./CryptoTxOps.ts"
+import { Feeds, longPollMaxSeconds } from "./Feeds.ts"
+
+export interface ListRequest {
+  readonly terminalId: string | null
+  readonly cursor: string
+  readonly limit: number
+  /** Long-poll seconds; 0: answer at once. */
+  readonly timeoutSeconds: number
+}
+
+export interface ListAnswer {
+  readonly items: ReadonlyArray<TxToSend>
+  /** The next watermark: the last item's queue tick, else the request's cursor. */
+  readonly cursor: string
+  /** false: a long poll that ended idle (202). */
+  readonly found: boolean
+}
+
+const toItem = (row: QueueItem): TxToSend => ({
+  txId: String(row.txId) as TxToSend["txId"],
+  kind: row.typeTx === TxType.Refund ? "Refund" : "Withdrawal",
+  tokenNetwork: String(row.terminalId) as TxToSend["tokenNetwork"],
+  typeNetwork: row.typeNetwork,
+  typeContract: row.typeContract,
+  currency: row.currency,
+  addressContract: row.addressContract,
+  toAddress: row.toAddress,
+  memo: row.memo,
+  // A Refund's amount is already the Income's A less the network fee.
+  amount: fromMinorUnits(row.amount, row.decimals),
+  sourceAddress: row.sourceAddress,
+  sourceDerivationIndex: row.sourceIndex,
+  queueTick: String(row.queueTick)
+})
+
+export class SignerQueue extends Context.Service<
+  SignerQueue,
+  {
+    readonly list: (request: ListRequest) => Effect.Effect<ListAnswer, TerminalNotFound | RateLimited>
+    readonly report: (input: TxSendReportIn) => Effect.Effect<TxSendReportOut, TransactionNotFound | SendReportRefused>
+    /** Queued (not yet handed off) withdrawals and refunds per terminal id, read now. */
+  }
+>()("core/SignerQueue") {
+  static readonly layer = Layer.effect(
+    SignerQueue,
+    Effect.gen(function* () {
+      const db = yield* makeDb
+      const ledger = yield* LedgerWriter
+      const feeds = yield* Feeds
+      const walletActor = yield* WalletEntity.client
+
+      /**
+       * One page: read, hand the Queued items off (one operation each, committed together by the
+       * writer's group commit; one that lost to a cancel is refused alone and left out), answer.
+       */
+      const page = Effect.fnUntraced(function* (request: ListRequest) {
+        for (;;) {
+          const rows = yield* db(txsToSend(request.terminalId, request.cursor, request.limit))
+          const taken = yield* Effect.forEach(
+            rows,
+            (row) =>
+              row.stage !== Stage.Queued
+                ? Effect.succeed(true)
+                : ledger.commit(handOff({ ...row, id: row.txId, walletFrom: 0n, fee: 0n, incomeTxId: null })).pipe(
+                    Effect.as(true),
+                    Effect.catch(() => Effect.succeed(false))
+                  ),
+            { concurrency: "unbounded" }
+          )
+          const kept = rows.filter((_, i) => taken[i])
+          // Everything read was cancelled meanwhile: the next rows may be waiting behind them.
+          if (kept.length === 0 && rows.length > 0) continue
+          return kept
+        }
+      })
+
+      const list = Effect.fn("SignerQueue.list")(function* (request: ListRequest) {
+        if (request.terminalId !== null && (yield* db(findTerminal(request.terminalId))) === undefined)
+          return yield* new TerminalNotFound({ message: `tokenNetwork: no terminal ${request.terminalId}` })
+        const waitMs = Math.min(request.timeoutSeconds, longPollMaxSeconds) * 1000
+        const deadline = Date.now() + waitMs
+        for (;;) {
+          // The watermark before the read: a commit after it ends the wait at once.
+          const seen = yield* feeds.watermark()
+          const rows = yield* page(request)
+          if (rows.length > 0) {
+            const items = rows.map(toItem)
+            return { items, cursor: items[items.length - 1].queueTick, found: true }
+          }
+          const left = deadline - Date.now()
+          if (waitMs === 0 || left <= 0) return { items: [], cursor: request.cursor, found: waitMs === 0 }
+          yield* feeds.waitBeyond("journal", seen, left)
+        }
+      })
+
+      const report = Effect.fn("SignerQueue.report")(function* (input: TxSendReportIn) {
+        const tx = yield* db(cryptoTxById(input.txId))
+        if (tx === undefined || (tx.typeTx !== TxType.Outcome && tx.typeTx !== TxType.Refund))
+          return yield* new TransactionNotFound({ message: `txId: no withdrawal or refund ${input.txId}` })
+        const from = [Stage.HandedOff, Stage.Broadcast] as const
+        if (!(from as ReadonlyArray<string>).includes(tx.stage))
+          return yield* new SendReportRefused({
+            message: `txId: transaction ${input.txId} is ${tx.stage}, not HandedOff or Broadcast with no out item bound`
+          })
+        const message = input.message ?? null
+        const broadcast = input.result === "broadcast"
+        const operation = broadcast
+          ? restage(tx, from, Stage.Broadcast, {
+              ...(input.txHash === undefined || input.txHash === null ? {} : { txHash: input.txHash }),
+              ...(message === null ? {} : { message })
+            })
+          : endUnsent(tx, from, Stage.Failed, message === null ? {} : { message })
+        const idUpdate = yield* ledger
+          .commit(operation)
+          .pipe(
+            Effect.catch(() =>
+              Effect.fail(
+                new SendReportRefused({ message: `txId: transaction ${input.txId} changed meanwhile (bound or ended)` })
+              )
+            )
+          )
+        if (!broadcast) yield* walletActor(String(tx.walletFrom)).Reload().pipe(Effect.ignore)
+        const after = operation.transition!.to
+        return {
+          txId: input.txId as unknown as TxSendReportOut["txId"],
+          stage: broadcast ? Stage.Broadcast : Stage.Failed,
+          txState: after,
+          idUpdate: String(idUpdate)
+        }
+      })
+
+      return SignerQueue.of({ list, report })
+    })
+  )
+}
