@@ -195,8 +195,16 @@ describe("tx_send_report", () => {
 })
 
 describe("withdrawals_queued", () => {
-  it("counts Queued withdrawals per terminal on /metrics", async () => {
+  it("counts Queued withdrawals per terminal on /metrics (a terminal that had a push, C15)", async () => {
     await drained()
+    const pushed = await client.priv("POST", "tx_list_push", {
+      tokenNetwork: terminals.usdt,
+      height: 1,
+      hash: "metrics1",
+      parentHash: "metrics0",
+      items: []
+    })
+    assert.strictEqual(pushed.status, 200, JSON.stringify(pushed.body))
     const who = await party()
     const one = await queue(who, { amount: 1 })
     const read = async () => {
