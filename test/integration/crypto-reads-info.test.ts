@@ -30,7 +30,7 @@ beforeAll(async () => {
   fundTx = await client.fund(holder.id, "USDT", "3")
   world = cryptoWorld(holder.id, other.id)
   await plant(world.statements)
-}, 120_000)
+}, 240_000)
 
 describe("address_tx_info", () => {
   it("answers every field of an Income: decimals in the currency's units, confirmations from the tip", async () => {

@@ -55,7 +55,7 @@ beforeAll(async () => {
   fundTx = await client.fund(holder.id, "USDT", "10")
   world = cryptoWorld(holder.id, other.id)
   await plant(world.statements)
-}, 120_000)
+}, 240_000)
 
 describe("tokenNetwork on the rows of transactions on a crypto terminal", () => {
   it("the journal: each planted row names its terminal, the client row is unchanged", async () => {

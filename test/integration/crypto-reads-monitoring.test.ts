@@ -18,6 +18,8 @@ import {
 
 const { client, service, plant } = cryptoServiceForFile()
 
+// A plant restarts the embedded service (test/support/CryptoRows.ts): these tests get a hook's time.
+
 /** One Prometheus text scrape: `name{labels}` → value, and the TYPE of each family. */
 const scrape = async () => {
   const text = await (await fetch(service().monitoring + "/metrics")).text()
@@ -99,7 +101,7 @@ describe("scanner figures (C15)", () => {
       [erc20.id, 105],
       [trc20.id, 60]
     ])
-  })
+  }, 240_000)
 
   it("a later push (a reorg, a new tip) and a newly queued withdrawal show at the next scrape", async () => {
     const holder = await client.walletWithSession("830003")
@@ -129,5 +131,5 @@ describe("scanner figures (C15)", () => {
     assert.isBelow(series.get(`scanner_lag_seconds{terminal="${erc20.id}"}`)!, 30)
     // Scraping again counts nothing twice.
     assert.strictEqual((await scrape()).series.get(`scanner_reorgs_total{terminal="${erc20.id}"}`), 3)
-  })
+  }, 240_000)
 })

@@ -7,6 +7,7 @@
  * Reaching the service's database: against a real server, a connection of our own; embedded
  * (PGlite in the service process, one connection), the service is stopped keeping its data, the
  * directory opened here, and the service started again on it (sessions are rows, so they survive).
+ * A stop and a start take up to 110 s on a loaded machine, so a hook or test that plants allows 240 s.
  */
 import { PGlite } from "@electric-sql/pglite"
 import { afterAll, afterEach, beforeAll } from "@effect/vitest"
