@@ -124,7 +124,7 @@ export const ActorPlatform = Layer.mergeAll(FaultyLedger, LedgerAudit.layer).pip
   Layer.provideMerge(Layer.mergeAll(Currencies.layer, Metrics.layer)),
   Layer.provideMerge(MigratedDatabase),
   Layer.provide(Layer.sync(Metric.MetricRegistry, () => new Map())),
-  Layer.provide(TestConfig)
+  Layer.provideMerge(TestConfig)
 )
 
 /** The ledger audit (CONTRACT C6) straight from the service: Σ 0 per currency, no negative user bucket, no orphans. */
