@@ -33,36 +33,8 @@ export const walletAddressByKey = (walletId: string, typeNetwork: number, addres
     )
   )
 
-/** A crypto transaction (Income, Outcome, Refund) with its on-chain record. */
-export const CryptoTx = record({
-  id: Int8,
-  typeTx: Int,
-  txState: Int,
-  walletFrom: Int8,
-  walletTo: Int8,
-  currency: Text,
-  amount: MinorUnits,
-  fee: MinorUnits,
-  terminalId: Int8,
-  stage: Text,
-  networkFee: MinorUnits,
-  incomeTxId: Nullable(Int8),
-  hasConfirmation: Int
-})
-export type CryptoTx = typeof CryptoTx.Type
-const firstCryptoTx = decodeFirst(CryptoTx)
-
-export const cryptoTxById = (id: string | bigint) =>
-  SqlClient.SqlClient.use((sql) =>
-    Effect.map(
-      sql`SELECT t.id, t.type_tx, t.tx_state, t.wallet_from, t.wallet_to, t.currency, t.amount::text AS amount,
-          t.fee::text AS fee, c.terminal_id, c.stage, c.network_fee::text AS network_fee, c.income_tx_id,
-          (SELECT count(*) FROM confirmations f WHERE f.tx_id = t.id)::integer AS has_confirmation
-        FROM transactions t JOIN crypto_txs c ON c.tx_id = t.id
-        WHERE t.id = ${id}`,
-      firstCryptoTx
-    )
-  )
+/** A crypto transaction with its on-chain record: the chain actor's record (sql/ChainRepo.ts). */
+export { type CryptoTx, cryptoTxById } from "./ChainRepo.ts"
 
 /** Whether a transaction has an on-chain record (cancel_tx routes it to the withdrawal path). */
 export const isCryptoTx = (id: string) =>

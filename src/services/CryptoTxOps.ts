@@ -10,7 +10,7 @@ import { TxState, TxType } from "../../schema/Transfer.ts"
 
 /** What an operation needs of the transaction it changes. */
 export interface QueuedTx {
-  readonly id: bigint
+  readonly txId: bigint
   readonly typeTx: number
   readonly txState: number
   readonly walletFrom: bigint
@@ -39,9 +39,9 @@ export const restage = (
   stage: Stage,
   patch: CryptoTxPatch = {}
 ): LedgerOperation => ({
-  transition: { id: tx.id, from: tx.txState, to: tx.txState },
+  transition: { id: tx.txId, from: tx.txState, to: tx.txState },
   postings: [],
-  rows: stageChange(tx.id, fromStages, stage, patch)
+  rows: stageChange(tx.txId, fromStages, stage, patch)
 })
 
 /** The signer took a Queued item. */
@@ -61,9 +61,9 @@ export const endUnsent = (
   const total = tx.amount + tx.fee
   const refund = tx.typeTx === TxType.Refund
   const base: LedgerOperation = {
-    transition: { id: tx.id, from: tx.txState, to: TxState.Canceled },
+    transition: { id: tx.txId, from: tx.txState, to: TxState.Canceled },
     postings: move(tx.walletFrom, tx.currency, Bucket.lockOut, refund ? Bucket.lockIn : Bucket.free, total),
-    rows: stageChange(tx.id, fromStages, stage, patch)
+    rows: stageChange(tx.txId, fromStages, stage, patch)
   }
   if (!refund || tx.incomeTxId === null) return base
   const incomeState = TxState.Created | TxState.Confirmed

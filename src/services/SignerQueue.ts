@@ -82,7 +82,7 @@ export class SignerQueue extends Context.Service<
             (row) =>
               row.stage !== Stage.Queued
                 ? Effect.succeed(true)
-                : ledger.commit(handOff({ ...row, id: row.txId, walletFrom: 0n, fee: 0n, incomeTxId: null })).pipe(
+                : ledger.commit(handOff({ ...row, walletFrom: 0n, fee: 0n, incomeTxId: null })).pipe(
                     Effect.as(true),
                     Effect.catch(() => Effect.succeed(false))
                   ),

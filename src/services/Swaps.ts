@@ -46,6 +46,7 @@ import { delivered } from "../platform/Delivery.ts"
 import { ExchangeOrders } from "./ExchangeOrders.ts"
 import { Rates } from "./Rates.ts"
 import { quoteFee, ruleFor, Tariffs } from "../platform/Tariffs.ts"
+import { confirmThrough, requireProof } from "./SecondStep.ts"
 
 export type SwapError =
   | BalanceNotEnough
@@ -231,11 +232,7 @@ export class Swaps extends Context.Service<
         code: string | undefined,
         signResult: string | undefined
       ) {
-        if (code === undefined && signResult === undefined) {
-          return yield* new InvalidRequest({
-            message: "confirmationCode: required with confirmationTimetick (or the X-SignResult header)"
-          })
-        }
+        yield* requireProof(code, signResult)
         const tx = yield* db(txById(txId))
         if (tx === undefined || String(tx.walletFrom) !== sender.walletId || tx.currencyTo === null) {
           return yield* new TransactionNotPending({
@@ -256,14 +253,7 @@ export class Swaps extends Context.Service<
               "confirmationTimetick: the rate moved beyond the tolerance since step one; the reservation was released"
           })
         }
-        const settled = yield* walletActor(sender.walletId)
-          .ConfirmTransfer({
-            txId: asTxId(txId),
-            code: code ?? null,
-            signatureBase64: signResult !== undefined && signResult.length > 0 ? signResult : null,
-            kind: "swap"
-          })
-          .pipe(delivered)
+        const settled = yield* confirmThrough(walletActor, sender.walletId, txId, code, signResult, "swap")
         return {
           txId: txId as CreateTransactOut["txId"],
           fee: Number(fromMinorUnits(settled.fee, to.decimals)),

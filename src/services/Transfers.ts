@@ -36,6 +36,7 @@ import { TimeTicks } from "../platform/TimeTicks.ts"
 import { Currencies } from "../platform/Currencies.ts"
 import { Recipients } from "./Recipients.ts"
 import { Tariffs } from "../platform/Tariffs.ts"
+import { confirmThrough, requireProof } from "./SecondStep.ts"
 
 export const sweepIntervalMs = 1_000
 export const sweepBatchMax = 500
@@ -151,19 +152,8 @@ export class Transfers extends Context.Service<
         code: string | undefined,
         signResult: string | undefined
       ) {
-        if (code === undefined && signResult === undefined) {
-          return yield* new InvalidRequest({
-            message: "confirmationCode: required with confirmationTimetick (or the X-SignResult header)"
-          })
-        }
-        const settled = yield* walletActor(sender.walletId)
-          .ConfirmTransfer({
-            txId: asTxId(txId),
-            code: code ?? null,
-            signatureBase64: signResult !== undefined && signResult.length > 0 ? signResult : null,
-            kind: "transfer"
-          })
-          .pipe(delivered)
+        yield* requireProof(code, signResult)
+        const settled = yield* confirmThrough(walletActor, sender.walletId, txId, code, signResult, "transfer")
         const currency = currencies.find(settled.currency)
         return {
           txId: txId as CreateTransactOut["txId"],

@@ -49,6 +49,7 @@ import { Tariffs } from "../platform/Tariffs.ts"
 import { TimeTicks } from "../platform/TimeTicks.ts"
 import { endUnsent } from "./CryptoTxOps.ts"
 import type { Sender } from "./Transfers.ts"
+import { confirmThrough, requireProof } from "./SecondStep.ts"
 
 /** C15: sourceTransferSupported exactly on Ethereum and BnbSmartChain with Base, ERC20, BEP20 or EVM. */
 export const sourceTransferSupported = (typeNetwork: number, typeContract: number): boolean =>
@@ -257,19 +258,8 @@ export class Withdrawals extends Context.Service<
         code: string | undefined,
         signResult: string | undefined
       ) {
-        if (code === undefined && signResult === undefined) {
-          return yield* new InvalidRequest({
-            message: "confirmationCode: required with confirmationTimetick (or the X-SignResult header)"
-          })
-        }
-        const settled = yield* walletActor(sender.walletId)
-          .ConfirmTransfer({
-            txId: asTxId(txId),
-            code: code ?? null,
-            signatureBase64: signResult !== undefined && signResult.length > 0 ? signResult : null,
-            kind: "withdraw"
-          })
-          .pipe(delivered)
+        yield* requireProof(code, signResult)
+        const settled = yield* confirmThrough(walletActor, sender.walletId, txId, code, signResult, "withdraw")
         const tx = yield* db(cryptoTxById(txId))
         const terminal = tx === undefined ? undefined : yield* db(findTerminal(String(tx.terminalId)))
         const decimals = terminal?.decimals ?? 0

@@ -117,7 +117,7 @@ const incomeWithRefund = Effect.fnUntraced(function* () {
     ]
   })
   const refund: QueuedTx = {
-    id: refundId,
+    txId: refundId,
     typeTx: TxType.Refund,
     txState: 3,
     walletFrom: wallet,

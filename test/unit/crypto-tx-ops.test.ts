@@ -15,7 +15,7 @@ import { TxState, TxType } from "../../schema/Transfer.ts"
 import { endUnsent, handOff, type QueuedTx, restage } from "../../src/services/CryptoTxOps.ts"
 
 const outcome: QueuedTx = {
-  id: 100n,
+  txId: 100n,
   typeTx: TxType.Outcome,
   txState: 3,
   walletFrom: 7n,
@@ -26,7 +26,7 @@ const outcome: QueuedTx = {
 }
 const refund: QueuedTx = {
   ...outcome,
-  id: 200n,
+  txId: 200n,
   typeTx: TxType.Refund,
   amount: 9_000_000n,
   fee: 1_000_000n,
