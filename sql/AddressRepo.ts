@@ -246,28 +246,45 @@ export const watchList = (
     )
   )
 
-const owner = decodeFirst(record({ walletId: Int8, purpose: Int }))
+/** A deposit record as the chain actor attributes with it. */
+export const DepositAddress = record({
+  addressKey: Text,
+  memo: Nullable(Text),
+  terminalId: Nullable(Int8),
+  walletId: Int8,
+  purpose: Int
+})
+export type DepositAddress = typeof DepositAddress.Type
+
+/** The deposit records of a network whose address key is one of `keys`, derived and memo ones: one read per block. */
+export const depositAddresses = (typeNetwork: number, keys: ReadonlyArray<string>) =>
+  SqlClient.SqlClient.use((sql) =>
+    keys.length === 0
+      ? Effect.succeed([] as ReadonlyArray<DepositAddress>)
+      : Effect.map(
+          sql`SELECT address_key, memo, terminal_id, wallet_id, purpose FROM crypto_addresses
+            WHERE type_network = ${typeNetwork} AND address_key = ANY(${textArray(keys)}::text[])`,
+          decodeAll(DepositAddress)
+        )
+  )
 
 /**
- * Who an in item of a terminal pays (the chain actor's attribution): on a derived network the owner of
- * the derived address whose key is `toKey`; on a memo network (`memo` given) the owner of the
- * terminal's memo record with that address key and memo. Undefined: unattributed.
+ * Who an in item of a terminal pays, among the records `depositAddresses` read: on a derived network
+ * the owner of the derived address whose key is `toKey`; on a memo network the owner of the
+ * terminal's memo record with that address key and the item's memo. Undefined: unattributed.
  */
-export const findDepositOwner = (
+export const depositOwnerAmong = (
+  records: ReadonlyArray<DepositAddress>,
   typeNetwork: number,
-  terminalId: string | bigint,
+  terminalId: bigint,
   toKey: string,
   memo: string | null
-) =>
-  SqlClient.SqlClient.use((sql) => {
-    const memoNetwork = typeNetwork === NetworkType.Solana || typeNetwork === NetworkType.Ton
-    if (memoNetwork && (memo === null || memo === "")) return Effect.succeed(undefined)
-    return Effect.map(
-      memoNetwork
-        ? sql`SELECT wallet_id, purpose FROM crypto_addresses
-          WHERE terminal_id = ${terminalId} AND address_key = ${toKey} AND memo = ${memo}`
-        : sql`SELECT wallet_id, purpose FROM crypto_addresses
-          WHERE type_network = ${typeNetwork} AND address_key = ${toKey} AND derivation_index IS NOT NULL`,
-      owner
-    )
-  })
+): DepositAddress | undefined => {
+  const memoNetwork = typeNetwork === NetworkType.Solana || typeNetwork === NetworkType.Ton
+  if (memoNetwork && (memo === null || memo === "")) return undefined
+  return records.find((r) =>
+    memoNetwork
+      ? r.terminalId === terminalId && r.addressKey === toKey && r.memo === memo
+      : r.terminalId === null && r.addressKey === toKey
+  )
+}

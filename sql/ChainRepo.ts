@@ -126,26 +126,6 @@ export const finalCandidates = (terminalId: bigint, height: bigint) =>
     )
   )
 
-export const DepositAddress = record({
-  addressKey: Text,
-  memo: Nullable(Text),
-  terminalId: Nullable(Int8),
-  walletId: Int8
-})
-export type DepositAddress = typeof DepositAddress.Type
-
-/** The deposit records of a network whose address is one of these keys (derived, or memo records). */
-export const depositAddresses = (typeNetwork: number, keys: ReadonlyArray<string>) =>
-  SqlClient.SqlClient.use((sql) =>
-    keys.length === 0
-      ? Effect.succeed([] as ReadonlyArray<DepositAddress>)
-      : Effect.map(
-          sql`SELECT address_key, memo, terminal_id, wallet_id FROM crypto_addresses
-            WHERE type_network = ${typeNetwork} AND address_key = ANY(${textArray(keys)}::text[])`,
-          decodeAll(DepositAddress)
-        )
-  )
-
 const WalletGroup = record({ id: Int8, walletGroup: Int })
 
 export const walletGroupsOf = (ids: ReadonlyArray<bigint>) =>

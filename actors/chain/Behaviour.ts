@@ -10,7 +10,6 @@ import {
   cryptoTxById,
   cryptoTxsById,
   type CryptoTx,
-  depositAddresses,
   finalCandidates,
   headersOf,
   itemsByKeys,
@@ -18,6 +17,7 @@ import {
   storedTipOf,
   walletGroupsOf
 } from "../../sql/ChainRepo.ts"
+import { depositAddresses, depositOwnerAmong } from "../../sql/AddressRepo.ts"
 import { type LedgerOperation, StateConflict, SystemWallet } from "../../sql/Ledger.ts"
 import { findTerminal } from "../../sql/ReferenceRepo.ts"
 import { Stage } from "../../sql/rows/CryptoRows.ts"
@@ -36,7 +36,7 @@ import { networkFeeMinor } from "../../schema/Money.ts"
 import { TerminalFlag } from "../../schema/Reference.ts"
 import { TxState } from "../../schema/Transfer.ts"
 import { limits } from "../../src/platform/Config.ts"
-import { addressKey, isMemoNetwork } from "../../src/platform/crypto/Addresses.ts"
+import { addressKey } from "../../src/platform/crypto/Addresses.ts"
 import { Currencies } from "../../src/platform/Currencies.ts"
 import { makeDb } from "../../src/platform/db/Sql.ts"
 import { LedgerWriter } from "../../src/platform/LedgerWriter.ts"
@@ -166,13 +166,8 @@ export const ChainEntityLayer = ChainEntity.toLayer(
 
         const inItems = items.filter((i) => i.direction === "in")
         const owners = yield* db(depositAddresses(terminal.typeNetwork, [...new Set(inItems.map((i) => i.toKey))]))
-        const memoNetwork = isMemoNetwork(terminal.typeNetwork)
         const ownerOf = (item: (typeof items)[number]) =>
-          owners.find((o) =>
-            memoNetwork
-              ? o.terminalId === terminalId && o.addressKey === item.toKey && o.memo !== null && o.memo === item.memo
-              : o.terminalId === null && o.addressKey === item.toKey
-          )?.walletId
+          depositOwnerAmong(owners, terminal.typeNetwork, terminalId, item.toKey, item.memo)?.walletId
         const holders = [
           ...new Set([...owners.map((o) => o.walletId), ...[...loaded.values()].map((tx) => tx.walletTo)])
         ]

@@ -4,12 +4,12 @@
  * actor that writes them is another feature), then each derived record's 13 fields are checked:
  * Σ in − Σ out of the address on the terminal and on its native (Base) terminal, orphaned items
  * excluded, the last tick, enum names, native fields null without a Base terminal, memo records
- * and non-crypto terminals. Also sql/AddressRepo.ts's findDepositOwner and technicalAmountOf.
+ * and non-crypto terminals. Also sql/AddressRepo.ts's depositAddresses/depositOwnerAmong and technicalAmountOf.
  */
 import { afterAll, afterEach, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
-import { findDepositOwner, technicalAmountOf } from "../../sql/AddressRepo.ts"
+import { depositAddresses, depositOwnerAmong, technicalAmountOf } from "../../sql/AddressRepo.ts"
 import { cryptoHelpers, onServiceDatabase, SOLANA_HOT, xpubEnv } from "../support/CryptoAddresses.ts"
 import { makeClient } from "../support/Client.ts"
 import { type RunningService, startService } from "../support/Service.ts"
@@ -106,14 +106,19 @@ describe("technicalState (C15, SPEC Address record)", () => {
           item(t.sol, 12, 0, SOLANA_HOT, 4_000_000n, 850, { memo: e.memo })
         ]
         for (const row of rows) yield* sql.unsafe(row)
+        const owner = (typeNetwork: number, terminal: string, key: string, memo: string | null) =>
+          Effect.map(depositAddresses(typeNetwork, [key]), (records) => {
+            const found = depositOwnerAmong(records, typeNetwork, BigInt(terminal), key, memo)
+            return found === undefined ? undefined : { walletId: found.walletId, purpose: found.purpose }
+          })
         return {
-          ownerA: yield* findDepositOwner(2, t.eth, aKey, null),
-          ownerAOnUsdt: yield* findDepositOwner(2, t.usdt, aKey, null),
-          ownerUnknown: yield* findDepositOwner(2, t.eth, "0x1111111111111111111111111111111111111111", null),
-          ownerC: yield* findDepositOwner(1, t.btc, c.address, null),
-          ownerMemo: yield* findDepositOwner(5, t.sol, SOLANA_HOT, e.memo),
-          ownerWrongMemo: yield* findDepositOwner(5, t.sol, SOLANA_HOT, "999999999"),
-          ownerNoMemo: yield* findDepositOwner(5, t.sol, SOLANA_HOT, null),
+          ownerA: yield* owner(2, t.eth, aKey, null),
+          ownerAOnUsdt: yield* owner(2, t.usdt, aKey, null),
+          ownerUnknown: yield* owner(2, t.eth, "0x1111111111111111111111111111111111111111", null),
+          ownerC: yield* owner(1, t.btc, c.address, null),
+          ownerMemo: yield* owner(5, t.sol, SOLANA_HOT, e.memo),
+          ownerWrongMemo: yield* owner(5, t.sol, SOLANA_HOT, "999999999"),
+          ownerNoMemo: yield* owner(5, t.sol, SOLANA_HOT, null),
           amountEth: yield* technicalAmountOf(t.eth, aKey),
           amountUsdt: yield* technicalAmountOf(t.usdt, aKey),
           amountNone: yield* technicalAmountOf(t.eth, b.address.toLowerCase())
