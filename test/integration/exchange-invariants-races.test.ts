@@ -11,7 +11,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { Reply } from "../support/Client.ts"
 import { assertFillsAddUp, assertNotCrossed, errorCode, exchangeReads, levelText } from "../support/ExchangeReads.ts"
-import { exchangeInvariantsFile, roomHelpers } from "../support/ExchangeStream.ts"
+import { exchangeInvariantsFile, roomHelpers } from "../support/ExchangeInvariants.ts"
 
 const { client } = exchangeInvariantsFile()
 const { readBook, readOrders, readFills, readBalances } = exchangeReads(() => client)

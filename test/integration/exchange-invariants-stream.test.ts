@@ -18,7 +18,7 @@
  * once per order on its first fill, rounded up, capped at the gross). Orders come from random amounts
  * in both orientations (ratios no decimal tick represents), some mirror a resting order's exact ratio
  * from the other side (they must trade), and wallets meet their own orders (self-trade prevention).
- * The stream itself is test/support/ExchangeStream.ts.
+ * The stream itself is test/support/ExchangeStream.ts, its checks test/support/ExchangeStreamChecks.ts.
  *
  * After EVERY step it asserts:
  *  (a) the book (get_trade_info) is never crossed and equals the model's levels (price, amount, total);
@@ -40,7 +40,8 @@
  * exchange-invariants-races.test.ts.
  */
 import { describe, it } from "@effect/vitest"
-import { exchangeInvariantsFile, type Regime, streamRunner } from "../support/ExchangeStream.ts"
+import { exchangeInvariantsFile } from "../support/ExchangeInvariants.ts"
+import { type Regime, streamRunner } from "../support/ExchangeStream.ts"
 
 const seed = Number(process.env.EXCHANGE_SEED ?? 20_261_123)
 const steps = Number(process.env.EXCHANGE_STEPS ?? 320)

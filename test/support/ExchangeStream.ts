@@ -1,29 +1,13 @@
 /**
  * The seeded stream of the exchange-invariants test (test/integration/exchange-invariants-stream):
  * the wallets, the regime of a stream, and the stream itself against the order model of
- * ExchangeStreamModel.ts, with every check after every step; and the service of the exchange-invariants
- * files with their Exchange tariffs.
+ * ExchangeStreamModel.ts, with every check of ExchangeStreamChecks.ts after every step.
  */
 import { assert } from "@effect/vitest"
 import type { TestClient } from "./Client.ts"
-import { serviceForFile } from "./Fixtures.ts"
-import {
-  assertFillsAddUp,
-  assertNotCrossed,
-  bookFromOrders,
-  ceilDiv,
-  cost,
-  currencies,
-  decimals,
-  errorCode,
-  exchangeReads,
-  levelText,
-  SAT,
-  shownPrice,
-  toMinor,
-  toText,
-  within
-} from "./ExchangeReads.ts"
+import { roomHelpers, type Wallet } from "./ExchangeInvariants.ts"
+import { ceilDiv, cost, errorCode, exchangeReads, SAT, shownPrice, toMinor, toText, within } from "./ExchangeReads.ts"
+import { streamChecks } from "./ExchangeStreamChecks.ts"
 import {
   assertOrderMatches,
   fromOf,
@@ -37,30 +21,8 @@ import {
 import { seeded } from "../unit/Random.ts"
 
 const fullCheckEvery = 10
-
-/**
- * Starts the exchange-invariants file's service (no ledger audit after each test, as before the split:
- * the stream checks it itself) with the Exchange tariffs of ExchangeStreamModel.ts.
- */
-export const exchangeInvariantsFile = () =>
-  serviceForFile({
-    audit: false,
-    setup: async (client) => {
-      const reply = await client.priv("POST", "set_tariffs", [
-        { txClass: "Exchange", currency: "USDT", feeFixed: "0.01", feePercent: "0.1" },
-        { txClass: "Exchange", currency: "BTC", feeFixed: "0", feePercent: "0.25" }
-      ])
-      assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-    }
-  })
-
 // ---------------------------------------------------------------------------------------------
 // The stream
-
-export interface Wallet {
-  readonly id: string
-  readonly sid: string
-}
 
 export interface Regime {
   readonly name: string
@@ -74,41 +36,9 @@ export interface Regime {
   readonly privateRoom: boolean
 }
 
-/**
- * Private BTC/USDT rooms of the file's client: a new wallet with a session, a room of an owner that
- * its members join by the share code, and create_order with a fresh client nonce (bounded by `within`).
- */
-export const roomHelpers = (client: TestClient) => {
-  let extraWallets = 0
-  const wallet = (): Promise<Wallet> => client.walletWithSession(String(649_000 + extraWallets++))
-  let extraNonce = 1_000_000
-  const privateRoom = async (owner: Wallet, members: ReadonlyArray<Wallet>): Promise<string> => {
-    const created = await client.call("POST", "/core/v1/market/create_room", {
-      sid: owner.sid,
-      body: { currency1: "BTC", currency2: "USDT" }
-    })
-    assert.strictEqual(created.status, 200, JSON.stringify(created.body))
-    for (const member of members) {
-      const joined = await client.call(
-        "POST",
-        `/core/v1/apply_code?code=${created.body.result.shareCode}&client_nonce=${extraNonce++}`,
-        { sid: member.sid }
-      )
-      assert.strictEqual(joined.status, 200, JSON.stringify(joined.body))
-    }
-    return created.body.result.roomKey
-  }
-  const create = (w: Wallet, body: Record<string, unknown>, what = "create_order") =>
-    within(
-      client.call("POST", "/core/v1/market/create_order", { sid: w.sid, body: { clientNonce: extraNonce++, ...body } }),
-      what
-    )
-  return { wallet, privateRoom, create }
-}
-
 /** The stream runner of the file's client. */
 export const streamRunner = (client: TestClient) => {
-  const { readBook, readOrders, readFills, readBalances } = exchangeReads(() => client)
+  const { readOrders, readFills } = exchangeReads(() => client)
   const { privateRoom } = roomHelpers(client)
 
   const makeWallets = async (base: number, btc: bigint, usdt: bigint, model?: Model): Promise<Array<Wallet>> => {
@@ -357,101 +287,7 @@ export const streamRunner = (client: TestClient) => {
         return placeOrder(limitInput(wallet, side, "post", MID + away * GRID * BigInt(random.int(-4, 10))), where)
       return placeOrder(marketInput(wallet, side), where)
     }
-
-    const checkEveryStep = async (where: string) => {
-      // (a) the book: never crossed, and exactly the model's levels.
-      const book = await readBook(wallets[0].sid, roomKey)
-      assertNotCrossed(book, where)
-      assert.strictEqual(levelText(book.asks), levelText(model.levels("sell").slice(0, 100)), `${where}: asks`)
-      assert.strictEqual(levelText(book.bids), levelText(model.levels("buy").slice(0, 100)), `${where}: bids`)
-      // (b) the ledger.
-      await client.assertLedgerSound(where)
-      const totals = { BTC: 0n, USDT: 0n }
-      for (const [i, w] of wallets.entries()) {
-        const [balances, active] = await Promise.all([readBalances(w.sid), readOrders(w.sid, "&ord_states=Active")])
-        // (c) lockOrders = Σ locked of the wallet's Active orders, per currency; the Active set is the model's.
-        for (const c of currencies) {
-          const locked = active
-            .filter((o) => o.fromCurrency === c)
-            .reduce((s, o) => s + toMinor(o.locked, decimals[c]), 0n)
-          assert.strictEqual(
-            balances[c].lock,
-            locked,
-            `${where}: wallet ${i} ${c} lockOrders = Σ locked of Active orders`
-          )
-          totals[c] += balances[c].free + balances[c].lock
-        }
-        for (const o of active) assert.strictEqual(o.state, "Active", `${where}: ord_states=Active filter`)
-        assert.deepStrictEqual(
-          active.map((o) => o.id).sort(),
-          model
-            .activeOf(i)
-            .map((o) => o.id)
-            .sort(),
-          `${where}: wallet ${i} Active orders`
-        )
-        // (d) balances are the model's.
-        assert.deepStrictEqual(balances, model.balances[i], `${where}: wallet ${i} balances`)
-      }
-      // (d) conservation in aggregate: what users hold plus the fees collected is what was funded.
-      for (const c of currencies)
-        assert.strictEqual(totals[c] + model.fees[c], model.funded[c], `${where}: Σ ${c} users + fees = funded`)
-    }
-
-    const checkEverything = async (where: string) => {
-      const activeWithFills: Array<any> = []
-      const fees = { BTC: 0n, USDT: 0n }
-      let takerFills = 0,
-        makerFills = 0,
-        takerAmount = 0n,
-        makerAmount = 0n
-      for (const [i, w] of wallets.entries()) {
-        const orders = await readOrders(w.sid)
-        assert.deepStrictEqual(
-          orders.map((o) => o.id).sort(),
-          [...model.orders.values()]
-            .filter((o) => o.wallet === i)
-            .map((o) => o.id)
-            .sort(),
-          `${where}: wallet ${i} orders (a refusal other than 10090 creates none)`
-        )
-        for (const o of orders) assertOrderMatches(o, model.orders.get(o.id)!, where)
-        // Per wallet, from the service's own figures: free + lockOrders = funded − Σ given + Σ received.
-        const balances = await readBalances(w.sid)
-        for (const c of currencies) {
-          const given = orders
-            .filter((o) => o.fromCurrency === c)
-            .reduce((s, o) => s + toMinor(o.given, decimals[c]), 0n)
-          const received = orders
-            .filter((o) => o.toCurrency === c)
-            .reduce((s, o) => s + toMinor(o.received, decimals[c]), 0n)
-          fees[c] += orders.filter((o) => o.toCurrency === c).reduce((s, o) => s + toMinor(o.fee, decimals[c]), 0n)
-          assert.strictEqual(
-            balances[c].free + balances[c].lock,
-            fundedEach[c] - given + received,
-            `${where}: wallet ${i} ${c} conservation`
-          )
-        }
-        for (const info of await readFills(
-          w.sid,
-          orders.map((o) => o.id)
-        )) {
-          assertFillsAddUp(info, where)
-          for (const f of info.fills) {
-            if (f.role === "taker") (takerFills++, (takerAmount += toMinor(f.amount, 8)))
-            else (makerFills++, (makerAmount += toMinor(f.amount, 8)))
-          }
-          if (info.state === "Active") activeWithFills.push(info)
-        }
-      }
-      assert.strictEqual(takerFills, makerFills, `${where}: every trade once as taker, once as maker`)
-      assert.strictEqual(takerAmount, makerAmount, `${where}: Σ taker fills = Σ maker fills`)
-      assert.deepStrictEqual(fees, model.fees, `${where}: Σ order fees = the model's`)
-      const derived = bookFromOrders(activeWithFills)
-      const book = await readBook(wallets[0].sid, roomKey)
-      assert.strictEqual(levelText(book.asks), levelText(derived.asks.slice(0, 100)), `${where}: asks = Active sells`)
-      assert.strictEqual(levelText(book.bids), levelText(derived.bids.slice(0, 100)), `${where}: bids = Active buys`)
-    }
+    const { checkEveryStep, checkEverything } = streamChecks(client, wallets, roomKey, model, fundedEach)
 
     const started = Date.now()
     const deepest = { buy: 0, sell: 0 }
