@@ -9,22 +9,7 @@
 export type StateName =
   "Created" | "Started" | "Processing" | "Paid" | "PartiallyRefunded" | "Refunded" | "Expired" | "Canceled" | "Failed"
 
-export const codeOfState: Record<StateName, number> = {
-  Created: 1,
-  Started: 2,
-  Processing: 3,
-  Paid: 8,
-  PartiallyRefunded: 9,
-  Refunded: 10,
-  Expired: 16,
-  Canceled: 17,
-  Failed: 18
-}
-
 export type Method = "InternalPayment" | "CardAcquiring" | "CryptoTransfer"
-export type BucketName = "free" | "lockOut" | "lockIn"
-export const bucketIndex: Record<BucketName, number> = { free: 0, lockOut: 1, lockIn: 2 }
-
 export const TREASURY = -1n
 export const FEES = -2n
 export const BROKER = -3n
@@ -61,28 +46,12 @@ export interface ModelOrder {
   fin: bigint
 }
 
+import { type BucketName, Ledger } from "./PaymentLedger.ts"
+
+export { Ledger }
+
 export type ModelResult =
   { readonly ok: true; readonly replayed?: boolean } | { readonly ok: false; readonly rule: string }
-
-/** Balances per (wallet, currency, bucket); every change is a transfer between two accounts. */
-export class Ledger {
-  readonly balances = new Map<string, bigint>()
-  static key = (wallet: bigint, cur: string, bucket: BucketName) => `${wallet}|${cur}|${bucketIndex[bucket]}`
-  get(wallet: bigint, cur: string, bucket: BucketName = "free"): bigint {
-    return this.balances.get(Ledger.key(wallet, cur, bucket)) ?? 0n
-  }
-  move(from: [bigint, string, BucketName], to: [bigint, string, BucketName], amount: bigint) {
-    if (amount === 0n) return
-    const a = Ledger.key(...from),
-      b = Ledger.key(...to)
-    this.balances.set(a, (this.balances.get(a) ?? 0n) - amount)
-    this.balances.set(b, (this.balances.get(b) ?? 0n) + amount)
-  }
-  /** Non-zero accounts, sorted, for comparison. */
-  snapshot(): Array<[string, bigint]> {
-    return [...this.balances.entries()].filter(([, v]) => v !== 0n).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-  }
-}
 
 type Guard = readonly [rule: string, refuses: () => boolean]
 
