@@ -6,7 +6,6 @@ import { Bucket, type Posting, SystemWallet } from "../../sql/Ledger.ts"
 import {
   type Decision,
   destinationOf,
-  isPaidLike,
   maxRefundsPerOrder,
   ok,
   type OrderState,
@@ -55,7 +54,8 @@ export const refund = (
     readonly hasRefundAddress: boolean
   }
 ): Decision => {
-  if (s.kind !== "PaymentOrder" || !isPaidLike(s) || s.terminal === null) return reject("NotRefundable")
+  const refundable = s.stateCode === OrderStateCode.Paid || s.stateCode === OrderStateCode.PartiallyRefunded
+  if (s.kind !== "PaymentOrder" || !refundable || s.terminal === null) return reject("NotRefundable")
   if (s.refundCount >= maxRefundsPerOrder) return reject("TooManyRefunds")
   const destination = destinationOf(s.terminal.method)
   if (destination === "Crypto" && !input.hasRefundAddress) return reject("RefundAddressRequired")

@@ -354,7 +354,7 @@ export class PaymentModel {
     const a = amount ?? left()
     return this.run(
       [
-        ["NotRefundable", () => o.kind !== "PaymentOrder" || !PAID.includes(o.st)],
+        ["NotRefundable", () => o.kind !== "PaymentOrder" || !["Paid", "PartiallyRefunded"].includes(o.st)],
         ["TooManyRefunds", () => o.count >= 100],
         ["RefundAddressRequired", () => o.term!.method === "CryptoTransfer" && !hasAddress],
         ["InvalidAmount", () => amount !== null && amount <= 0n],
