@@ -10,22 +10,27 @@
  * - an entity message whose payload carries DeliverAt (a payment order's expiry),
  * - a workflow that sleeps on DurableClock between two activities (an investment's maturity),
  * - a ClusterCron job that fires every two seconds, once per tick (reconciliation).
+ * With DATABASE_URL (real PostgreSQL) a fourth case runs two runners at once on one database
+ * (SqlRunnerStorage shard locks, no runner transport): the cron runs once per tick in the cluster and
+ * expiries sent by one runner are delivered once, by whichever runner owns each shard.
  * The runtimes keep real time: the storage poll is 500 ms, so a due message waits at most that.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Cron, DateTime, Effect, Layer, Option, PrimaryKey, Redacted, Schema } from "effect"
+import { Context, Cron, DateTime, Effect, Layer, Option, PrimaryKey, Redacted, Schema } from "effect"
 import {
   ClusterCron,
   ClusterSchema,
   ClusterWorkflowEngine,
   DeliverAt,
   Entity,
+  RunnerAddress,
   RunnerHealth,
   Runners,
   RunnerStorage,
   Sharding,
   ShardingConfig,
-  SqlMessageStorage
+  SqlMessageStorage,
+  SqlRunnerStorage
 } from "effect/cluster"
 import { Digest } from "effect/crypto"
 import { Rpc } from "effect/rpc"
@@ -101,6 +106,28 @@ const clusterOn = (place: Place) =>
     Layer.provide(configFor(place))
   )
 
+/**
+ * One of several runners in one cluster (real PostgreSQL only): shard locks and the runner list in
+ * SqlRunnerStorage (advisory locks on a reserved connection), messages in SqlMessageStorage, and no
+ * runner-to-runner transport (Runners.layerNoop): persisted messages reach the shard's owner
+ * through its storage poll.
+ */
+const runnerOn = (place: Place, port: number) =>
+  Sharding.layer.pipe(
+    Layer.provideMerge(Runners.layerNoop),
+    Layer.provideMerge(SqlMessageStorage.layer),
+    Layer.provide([Layer.orDie(SqlRunnerStorage.layer), RunnerHealth.layerNoop, Digest.layerWebCrypto]),
+    Layer.provide(
+      ShardingConfig.layer({
+        runnerAddress: Option.some(RunnerAddress.make("127.0.0.1", port)),
+        entityMessagePollInterval: "500 millis",
+        simulateRemoteSerialization: false
+      })
+    ),
+    Layer.provideMerge(MigratedDatabase),
+    Layer.provide(configFor(place))
+  )
+
 /** Runs `program` on a runtime of `features` over the cluster on `place`, then shuts it all down. */
 const runtime = <A, E>(
   place: Place,
@@ -117,6 +144,9 @@ const waitUntil = (done: () => boolean, seconds: number) =>
 
 /** Which runtime of the case is alive (1 before the restart, 2 after). */
 let generation = 0
+
+/** The runner that did the work (two-runner case); the fiber's own service, so each runner tags its runs. */
+class RunnerName extends Context.Service<RunnerName, string>()("spike/RunnerName") {}
 
 // ---------------------------------------------------------------------------------------------
 // 1. DeliverAt: a persisted entity message held in storage until its time
@@ -139,15 +169,21 @@ const OrderTimer = Entity.make("SpikeOrderTimer", [
   Rpc.make("Expire", { payload: ExpireOrder }).annotate(ClusterSchema.Persisted, true)
 ])
 
-const expired: Array<{ readonly orderId: string; readonly at: number; readonly generation: number }> = []
+const expired: Array<{
+  readonly orderId: string
+  readonly at: number
+  readonly generation: number
+  readonly runner?: string | undefined
+}> = []
 
 const OrderTimerLayer = OrderTimer.toLayer(
-  Effect.succeed(
-    OrderTimer.of({
+  Effect.gen(function* () {
+    const runner = Option.getOrUndefined(yield* Effect.serviceOption(RunnerName))
+    return OrderTimer.of({
       Expire: ({ payload }) =>
-        Effect.sync(() => void expired.push({ orderId: payload.orderId, at: Date.now(), generation }))
+        Effect.sync(() => void expired.push({ orderId: payload.orderId, at: Date.now(), generation, runner }))
     })
-  )
+  })
 )
 
 // ---------------------------------------------------------------------------------------------
@@ -182,14 +218,15 @@ const MaturityLayer = Maturity.toLayer((payload) =>
 // 3. ClusterCron: a job every two seconds
 // ---------------------------------------------------------------------------------------------
 
-const ticks: Array<{ readonly scheduled: number; readonly generation: number }> = []
+const ticks: Array<{ readonly scheduled: number; readonly generation: number; readonly runner?: string }> = []
 
 const ReconcileCron = ClusterCron.make({
   name: "SpikeReconcile",
   cron: Cron.parseUnsafe("*/2 * * * * *"),
   execute: Effect.gen(function* () {
     const scheduled = yield* ClusterCron.CurrentScheduledTime
-    ticks.push({ scheduled: scheduled.epochMilliseconds, generation })
+    const runner = yield* Effect.serviceOption(RunnerName)
+    ticks.push({ scheduled: scheduled.epochMilliseconds, generation, runner: Option.getOrUndefined(runner) })
   })
 })
 
@@ -324,6 +361,54 @@ describe("durable timers on effect/cluster with SqlMessageStorage", () => {
           assert.isAtLeast(ticks.length - before, 1, JSON.stringify(ticks))
           assert.strictEqual(new Set(times).size, times.length, "one run per scheduled time")
           for (const t of times) assert.strictEqual(t % 2000, 0)
+        })
+      ),
+    60_000
+  )
+
+  it.live.skipIf(!usingRealPostgres())(
+    "two runners on one PostgreSQL: the cron runs once per tick in the cluster, an expiry sent by one is delivered once",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const place = yield* newPlace
+          ticks.length = 0
+          expired.length = 0
+          generation = 3
+          const runnerA = runnerOn(place, 50001)
+          const runnerB = runnerOn(place, 50002)
+          const features = (name: string) =>
+            Layer.mergeAll(ReconcileCron, OrderTimerLayer).pipe(Layer.provide(Layer.succeed(RunnerName)(name)))
+          const dueAt = Date.now() + 4_000
+          const orders = Array.from({ length: 16 }, (_, i) => `o-${i}`)
+          const work = (name: string, runner: typeof runnerA) =>
+            Effect.gen(function* () {
+              if (name === "A") {
+                for (const orderId of orders) {
+                  const client = (yield* OrderTimer.client)(orderId)
+                  yield* client.Expire(new ExpireOrder({ orderId, dueAt: DateTime.makeUnsafe(dueAt) }), {
+                    discard: true
+                  })
+                }
+              }
+              yield* Effect.sleep("9 seconds")
+            }).pipe(Effect.provide(Layer.provideMerge(features(name), runner)))
+          yield* Effect.all([work("A", runnerA), Effect.delay(work("B", runnerB), "300 millis")], {
+            concurrency: "unbounded"
+          })
+          const times = ticks.map((t) => t.scheduled)
+          assert.isAtLeast(ticks.length, 2, JSON.stringify(ticks))
+          assert.strictEqual(new Set(times).size, times.length, "one run per scheduled time: " + JSON.stringify(ticks))
+          assert.sameMembers(
+            expired.map((e) => e.orderId),
+            orders
+          )
+          for (const e of expired) assert.isAtLeast(e.at, dueAt)
+          assert.sameMembers(
+            [...new Set(expired.map((e) => e.runner))],
+            ["A", "B"],
+            "the expiries sent by A are delivered by the owner of each shard, B included"
+          )
         })
       ),
     60_000
