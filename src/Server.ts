@@ -9,6 +9,7 @@ import { HttpRouter } from "effect/http"
 import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
 import { ChainEntityLayer } from "../actors/chain/Behaviour.ts"
 import { CodeEntityLayer } from "../actors/code/Behaviour.ts"
+import { PaymentOrderEntityLayer } from "../actors/payment/Behaviour.ts"
 import { RoomEntityLayer } from "../actors/room/Behaviour.ts"
 import { WalletEntityLayer } from "../actors/wallet/Behaviour.ts"
 import { Api } from "../schema/Api.ts"
@@ -115,6 +116,7 @@ const Lookups = Layer.mergeAll(Recipients.layer, Journal.layer, Feeds.layer, Sca
 const Actors = Layer.mergeAll(
   WalletEntityLayer,
   CodeEntityLayer,
+  PaymentOrderEntityLayer,
   RoomEntityLayer,
   ChainEntityLayer,
   Rooms.layer,
