@@ -44,20 +44,7 @@ import {
   start,
   type TerminalOffer
 } from "./Engine.ts"
-import { type OfferData, PaymentOrderEntity } from "./Protocol.ts"
-
-export type OrderError =
-  | PaymentOrderNotFound
-  | PaymentOrderExpired
-  | PaymentOrderNotPayable
-  | TerminalNotAvailable
-  | TerminalLocked
-  | NoPaymentInProgress
-  | WrongOrderKind
-  | PaymentPending
-  | SameAccounts
-  | BalanceNotEnough
-  | RateLimited
+import { type OfferData, type OrderError, PaymentOrderEntity } from "./Protocol.ts"
 
 const rejection = (rule: Rule): OrderError => {
   switch (rule) {

@@ -28,6 +28,8 @@ export const OrderErrors = Schema.Union([
   RateLimited
 ])
 
+export type OrderError = typeof OrderErrors.Type
+
 /** A terminal as the service quoted it for this order (actors/payment/Order.ts TerminalOffer). */
 export const OfferSchema = Schema.Struct({
   terminalId: Schema.BigIntFromString,
