@@ -343,7 +343,8 @@ export class PaymentOrders extends Context.Service<
         payInternal: (code, payer) =>
           Effect.gen(function* () {
             const row = yield* byCode(code)
-            const offer = yield* offerFor(row, row.terminalId === null ? undefined : String(row.terminalId))
+            // pay_internal always pays on the internal terminal; one locked elsewhere answers 10304 (engine).
+            const offer = yield* offerFor(row, undefined)
             const answer = yield* delivered(actor(String(row.txId)).PayInternal({ payer: BigInt(payer), offer }))
             return { ...toInfo(yield* reread(row.txId)), replayed: answer.replayed }
           })
