@@ -6,7 +6,7 @@ import { GeneralApi } from "./api/GeneralApi.ts"
 import { InvestApi } from "./api/InvestApi.ts"
 import { MarketApi } from "./api/MarketApi.ts"
 import { PartnerInfoApi } from "./api/PartnerInfoApi.ts"
-import { PaymentApi } from "./api/PaymentApi.ts"
+import { PaymentApi, PaymentSessionApi } from "./api/PaymentApi.ts"
 import { PayordersApi } from "./api/PayordersApi.ts"
 import { PrivateApi } from "./api/PrivateApi.ts"
 import { PrivateLedgerApi } from "./api/PrivateLedgerApi.ts"
@@ -27,6 +27,7 @@ export class Api extends HttpApi.make("core")
   .add(InvestApi)
   .add(PayordersApi)
   .add(PaymentApi)
+  .add(PaymentSessionApi)
   .add(PrivateApi)
   .add(PrivateLedgerApi)
   .add(ScannerApi)

@@ -3,7 +3,7 @@
  * RefundOut, the payment gate's OrderInfoOut (with its address and acquiring parts) and the additions
  * to TerminalOut for an order (`requiresAuth`, fee and bound fields, `available`, `quote`). Amounts,
  * `rate` and `spreadPct` are canonical decimal strings; TerminalOut's fee and bound fields stay JSON
- * numbers. No endpoint uses these yet (issue #14).
+ * numbers. PaymentOrderOut, PutOrderOut and OrderInfoOut are served (docs/PAYMENTS.md); the rest wait for issue #14.
  */
 import { Schema } from "effect"
 import { AppIdOut, Int64String, TerminalId, TerminalIdOut, TxIdOut, WalletIdOut } from "./Ids.ts"

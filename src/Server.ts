@@ -9,6 +9,7 @@ import { HttpRouter } from "effect/http"
 import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
 import { ChainEntityLayer } from "../actors/chain/Behaviour.ts"
 import { CodeEntityLayer } from "../actors/code/Behaviour.ts"
+import { PaymentOrderEntityLayer } from "../actors/payment/Behaviour.ts"
 import { RoomEntityLayer } from "../actors/room/Behaviour.ts"
 import { WalletEntityLayer } from "../actors/wallet/Behaviour.ts"
 import { Api } from "../schema/Api.ts"
@@ -19,7 +20,12 @@ import { EnvelopeLayer } from "./http/EnvelopeMiddleware.ts"
 import { makePublicServer } from "./http/NodeServer.ts"
 import { AddressHandlers, PrivateAddressHandlers } from "./http/handlers/AddressHandlers.ts"
 import { GeneralHandlers } from "./http/handlers/GeneralHandlers.ts"
-import { InvestHandlers, PaymentHandlers, PayordersHandlers } from "./http/handlers/AreaHandlers.ts"
+import {
+  InvestHandlers,
+  PaymentHandlers,
+  PaymentSessionHandlers,
+  PayordersHandlers
+} from "./http/handlers/AreaHandlers.ts"
 import { MarketHandlers } from "./http/handlers/MarketHandlers.ts"
 import { PrivateHandlers } from "./http/handlers/PrivateHandlers.ts"
 import { PrivateLedgerHandlers } from "./http/handlers/PrivateLedgerHandlers.ts"
@@ -37,6 +43,7 @@ import { Credentials } from "./services/Credentials.ts"
 import { Currencies } from "./platform/Currencies.ts"
 import { Chains } from "./services/Chains.ts"
 import { Codes } from "./services/Codes.ts"
+import { PaymentOrders } from "./services/PaymentOrders.ts"
 import { ExchangeOrders } from "./services/ExchangeOrders.ts"
 import { MarketData } from "./services/MarketData.ts"
 import { Rooms } from "./services/Rooms.ts"
@@ -115,6 +122,7 @@ const Lookups = Layer.mergeAll(Recipients.layer, Journal.layer, Feeds.layer, Sca
 const Actors = Layer.mergeAll(
   WalletEntityLayer,
   CodeEntityLayer,
+  PaymentOrderEntityLayer,
   RoomEntityLayer,
   ChainEntityLayer,
   Rooms.layer,
@@ -141,6 +149,9 @@ const Services = Layer.mergeAll(
   SignerQueue.layer
 ).pipe(Layer.provideMerge(Actors))
 
+/** Services over the others (payment orders read terminals). */
+const Gateway = PaymentOrders.layer.pipe(Layer.provideMerge(Services))
+
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" }).pipe(
   Layer.provide([
     PublicHandlers,
@@ -151,6 +162,7 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" 
     InvestHandlers,
     PayordersHandlers,
     PaymentHandlers,
+    PaymentSessionHandlers,
     PrivateHandlers,
     PrivateLedgerHandlers,
     ScannerHandlers,
@@ -178,6 +190,6 @@ const PublicServer = Layer.unwrap(
 )
 
 export const AppLayer = Layer.mergeAll(PublicServer, MonitoringServer).pipe(
-  Layer.provide(Services),
+  Layer.provide(Gateway),
   Layer.provide(AppConfigService.fromEnv)
 )

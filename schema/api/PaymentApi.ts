@@ -2,7 +2,10 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Envelope } from "../Envelope.ts"
-import { TerminalIdOut } from "../Ids.ts"
+import { TerminalId, TerminalIdOut } from "../Ids.ts"
+import { OrderInfoOut } from "../Payments.ts"
+import { SessionAuth } from "../Security.ts"
+import { OrderActionErrors } from "./PayordersApi.ts"
 
 export const TerminalOut = Schema.Struct({
   id: TerminalIdOut,
@@ -20,6 +23,12 @@ export const TerminalOut = Schema.Struct({
 }).annotate({ identifier: "TerminalOut" })
 export type TerminalOut = typeof TerminalOut.Type
 
+const gateQuery = { code: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(200)) }
+const StartIn = Schema.Struct({ tokenNetworkId: TerminalId })
+export const PayInternalOut = Schema.Struct({ ...OrderInfoOut.fields, replayed: Schema.Boolean }).annotate({
+  identifier: "PayInternalOut"
+})
+
 export class PaymentApi extends HttpApiGroup.make("payment")
   .add(
     HttpApiEndpoint.get("get_terminals", "/get_terminals", {
@@ -31,7 +40,46 @@ export class PaymentApi extends HttpApiGroup.make("payment")
       success: Envelope(Schema.Array(TerminalOut))
     })
   )
+  .add(
+    HttpApiEndpoint.get("get_order_info", "/get_order_info", {
+      query: gateQuery,
+      success: Envelope(OrderInfoOut),
+      error: [...OrderActionErrors]
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("order_start", "/order_start", {
+      query: gateQuery,
+      payload: StartIn,
+      success: Envelope(OrderInfoOut),
+      error: [...OrderActionErrors]
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("payment_order_start", "/payment_order_start", {
+      query: gateQuery,
+      payload: StartIn,
+      success: Envelope(OrderInfoOut),
+      error: [...OrderActionErrors]
+    })
+  )
   .prefix("/payment/v1")
   .annotateMerge(
     OpenApi.annotations({ title: "Payment gate", description: "Public payment gate, addressed by order code" })
+  ) {}
+
+/** The gate's one action that needs the payer's session (`sid`): pay from the wallet's free balance. */
+export class PaymentSessionApi extends HttpApiGroup.make("paymentSession")
+  .add(
+    HttpApiEndpoint.post("pay_internal", "/pay_internal", {
+      query: gateQuery,
+      payload: Schema.Struct({}),
+      success: Envelope(PayInternalOut),
+      error: [...OrderActionErrors]
+    })
+  )
+  .middleware(SessionAuth)
+  .prefix("/payment/v1")
+  .annotateMerge(
+    OpenApi.annotations({ title: "Payment gate (payer)", description: "Cookie `sid` of the paying wallet" })
   ) {}

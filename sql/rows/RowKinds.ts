@@ -6,6 +6,7 @@ import type { RowKind } from "../Ledger.ts"
 import { CodeBindings, CodeInserts } from "./CodeRows.ts"
 import { ChainHeads, ChainItems, CryptoTxInserts, CryptoTxUpdates } from "./CryptoRows.ts"
 import { OrderInserts, OrderUpdates, Trades } from "./ExchangeRows.ts"
+import { PaymentOrderInserts, PaymentOrderUpdates } from "./PaymentRows.ts"
 
 const all: ReadonlyArray<RowKind<any>> = [
   CodeInserts,
@@ -16,7 +17,9 @@ const all: ReadonlyArray<RowKind<any>> = [
   ChainHeads,
   ChainItems,
   CryptoTxInserts,
-  CryptoTxUpdates
+  CryptoTxUpdates,
+  PaymentOrderInserts,
+  PaymentOrderUpdates
 ]
 
 const byName = new Map(all.map((kind) => [kind.name, kind]))

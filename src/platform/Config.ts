@@ -21,6 +21,9 @@ export interface AppConfig {
   readonly maxActiveOrdersPerWallet: number
   readonly chargebackDays: number
   readonly swapDriftPct: string
+  /** CONTRACT C16: the base of an order's payUrl, and an order's default lifetime. */
+  readonly publicBaseUrl: string
+  readonly paymentOrderTtlSeconds: number
 }
 
 export class AppConfigService extends Context.Service<AppConfigService, AppConfig>()("core/Config") {
@@ -51,7 +54,9 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
         codeTtlSeconds: yield* Config.Int("CODE_TTL_SECONDS").pipe(Config.withDefault(86_400)),
         maxActiveOrdersPerWallet: yield* Config.Int("MAX_ACTIVE_ORDERS_PER_WALLET").pipe(Config.withDefault(50)),
         chargebackDays: yield* Config.Int("CHARGEBACK_DAYS").pipe(Config.withDefault(0)),
-        swapDriftPct: yield* Config.String("SWAP_DRIFT_PCT").pipe(Config.withDefault("0.5"))
+        swapDriftPct: yield* Config.String("SWAP_DRIFT_PCT").pipe(Config.withDefault("0.5")),
+        publicBaseUrl: yield* Config.String("PUBLIC_BASE_URL").pipe(Config.withDefault("http://127.0.0.1:8080")),
+        paymentOrderTtlSeconds: yield* Config.Int("PAYMENT_ORDER_TTL_SECONDS").pipe(Config.withDefault(86_400))
       })
     })
   )

@@ -43,7 +43,9 @@ const TestConfig = Layer.effect(
         codeTtlSeconds: 86_400,
         maxActiveOrdersPerWallet: 50,
         chargebackDays: 0,
-        swapDriftPct: "0.5"
+        swapDriftPct: "0.5",
+        publicBaseUrl: "http://127.0.0.1:8080",
+        paymentOrderTtlSeconds: 86_400
       })
     }),
     (config) =>

@@ -13,6 +13,7 @@ import { Tariffs } from "../../platform/Tariffs.ts"
 import { Terminals } from "../../services/Terminals.ts"
 import { Investments } from "../../services/Investments.ts"
 import { MerchantFeed } from "../../services/MerchantFeed.ts"
+import { PaymentOrders } from "../../services/PaymentOrders.ts"
 import { rateOut } from "./PrivateHandlers.ts"
 
 const DAY_MS = 86_400_000
@@ -52,11 +53,22 @@ export const PayordersHandlers = HttpApiBuilder.group(
   "payorders",
   Effect.fn(function* (handlers) {
     const feed = yield* MerchantFeed
-    return handlers.handle("get_app_payments", ({ query }) =>
-      CurrentApp.use((app) =>
-        Effect.flatMap(feed.page(app.appId, query.cursor), (page) => okCursor(page.rows, page.cursor))
+    const orders = yield* PaymentOrders
+    return handlers
+      .handle("get_app_payments", ({ query }) =>
+        CurrentApp.use((app) =>
+          Effect.flatMap(feed.page(app.appId, query.cursor), (page) => okCursor(page.rows, page.cursor))
+        )
       )
-    )
+      .handle("put_payment_order", ({ payload }) =>
+        CurrentApp.use((app) => Effect.flatMap(orders.put(app, payload), ok))
+      )
+      .handle("get_app_payment", ({ query }) =>
+        CurrentApp.use((app) => Effect.flatMap(orders.get(app.appId, { code: query.code, id: query.id }), ok))
+      )
+      .handle("cancel_payment_order", ({ query }) =>
+        CurrentApp.use((app) => Effect.flatMap(orders.cancel(app.appId, { code: query.code, id: query.id }), ok))
+      )
   })
 )
 
@@ -67,37 +79,57 @@ export const PaymentHandlers = HttpApiBuilder.group(
     const terminals = yield* Terminals
     const tariffs = yield* Tariffs
     const currencies = yield* Currencies
-    return handlers.handle("get_terminals", ({ query }) =>
-      Effect.gen(function* () {
-        const rows = (yield* terminals.all()).filter(
-          (row) => !row.builtIn && (row.flags & TerminalFlag.Hidden) === 0 && (row.flags & TerminalFlag.Deposit) !== 0
-        )
-        const rules = yield* tariffs.list()
-        return yield* ok(
-          rows.map((row) => {
-            const rule = rules.find(
-              (r) => r.txClass === "Payment" && r.currency === row.currency && r.walletGroup === null
-            )
-            const decimals = currencies.find(row.currency ?? "")?.decimals ?? 0
-            const num = (text: string | null) =>
-              text === null ? null : Number(new BigNumber(text).decimalPlaces(decimals).toFixed())
-            return {
-              id: String(row.id) as any,
-              displayName: row.displayName ?? row.currency ?? "",
-              iconCode: row.iconCode,
-              currency: row.currency ?? "",
-              typeNetwork: row.typeNetwork,
-              feeFixed: num(rule?.feeFixed ?? "0") ?? 0,
-              feePercent: Number(rule?.feePercent ?? 0),
-              minAmount: num(rule?.minAmount ?? null),
-              maxAmount: num(rule?.maxAmount ?? null),
-              available: true,
-              sameAsOrderCurrency: query.currency !== undefined && query.currency === row.currency,
-              requiresAuth: false
-            }
-          })
-        )
-      })
+    const orders = yield* PaymentOrders
+    return handlers
+      .handle("get_order_info", ({ query }) => Effect.flatMap(orders.info(query.code), ok))
+      .handle("order_start", ({ query, payload }) =>
+        Effect.flatMap(orders.start(query.code, String(payload.tokenNetworkId)), ok)
+      )
+      .handle("payment_order_start", ({ query, payload }) =>
+        Effect.flatMap(orders.start(query.code, String(payload.tokenNetworkId)), ok)
+      )
+      .handle("get_terminals", ({ query }) =>
+        Effect.gen(function* () {
+          const rows = (yield* terminals.all()).filter(
+            (row) => !row.builtIn && (row.flags & TerminalFlag.Hidden) === 0 && (row.flags & TerminalFlag.Deposit) !== 0
+          )
+          const rules = yield* tariffs.list()
+          return yield* ok(
+            rows.map((row) => {
+              const rule = rules.find(
+                (r) => r.txClass === "Payment" && r.currency === row.currency && r.walletGroup === null
+              )
+              const decimals = currencies.find(row.currency ?? "")?.decimals ?? 0
+              const num = (text: string | null) =>
+                text === null ? null : Number(new BigNumber(text).decimalPlaces(decimals).toFixed())
+              return {
+                id: String(row.id) as any,
+                displayName: row.displayName ?? row.currency ?? "",
+                iconCode: row.iconCode,
+                currency: row.currency ?? "",
+                typeNetwork: row.typeNetwork,
+                feeFixed: num(rule?.feeFixed ?? "0") ?? 0,
+                feePercent: Number(rule?.feePercent ?? 0),
+                minAmount: num(rule?.minAmount ?? null),
+                maxAmount: num(rule?.maxAmount ?? null),
+                available: true,
+                sameAsOrderCurrency: query.currency !== undefined && query.currency === row.currency,
+                requiresAuth: false
+              }
+            })
+          )
+        })
+      )
+  })
+)
+
+export const PaymentSessionHandlers = HttpApiBuilder.group(
+  Api,
+  "paymentSession",
+  Effect.fn(function* (handlers) {
+    const orders = yield* PaymentOrders
+    return handlers.handle("pay_internal", ({ query }) =>
+      CurrentSession.use((session) => Effect.flatMap(orders.payInternal(query.code, session.walletId), ok))
     )
   })
 )

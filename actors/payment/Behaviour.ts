@@ -1,0 +1,284 @@
+/**
+ * The payment order actor wraps the pure engine (Engine.ts) with persistence: it loads the order's row
+ * as an OrderState, asks the engine, and commits the decision as one ledger operation — the order
+ * transaction's transition, the payment_order_update row (conditional on the state it leaves, so a
+ * commit from another process that lost the race fails with LC409) and the engine's postings. A
+ * decision that takes a wallet's free balance (`debits`, pay_internal) goes through that wallet's actor
+ * (`CommitWithDebit`), which alone debits free. The actor serialises one order's messages.
+ *
+ * Expiry happens on action (C16): an action on an order past expiresAt commits Expired first, then
+ * answers 10301. No durable timer yet (docs/PAYMENTS.md).
+ */
+import { Effect } from "effect"
+import { Entity } from "effect/cluster"
+import { type LedgerOperation, rowsOf } from "../../sql/Ledger.ts"
+import { paymentOrderByTx, type PaymentOrderRow } from "../../sql/PaymentOrderRepo.ts"
+import { PaymentOrderInserts, PaymentOrderUpdates } from "../../sql/rows/PaymentRows.ts"
+import { balanceIn } from "../../sql/LedgerRepo.ts"
+import { BalanceNotEnough, NonceExists, RateLimited, SameAccounts } from "../../schema/Errors.ts"
+import {
+  NoPaymentInProgress,
+  PaymentOrderExpired,
+  PaymentOrderNotFound,
+  PaymentOrderNotPayable,
+  PaymentPending,
+  TerminalLocked,
+  TerminalNotAvailable,
+  WrongOrderKind
+} from "../../schema/PaymentErrors.ts"
+import { TxType } from "../../schema/Transfer.ts"
+import { limits } from "../../src/platform/Config.ts"
+import { makeDb } from "../../src/platform/db/Sql.ts"
+import { LedgerWriter } from "../../src/platform/LedgerWriter.ts"
+import { delivered } from "../../src/platform/Delivery.ts"
+import { WalletEntity } from "../wallet/Protocol.ts"
+import {
+  cancel,
+  type Decision,
+  expire,
+  type OrderState,
+  OrderStateCode,
+  payInternal,
+  type PaymentMethod,
+  type Rule,
+  start,
+  type TerminalOffer
+} from "./Engine.ts"
+import { type OfferData, type OrderError, PaymentOrderEntity } from "./Protocol.ts"
+
+const rejection = (rule: Rule): OrderError => {
+  switch (rule) {
+    case "Expired":
+      return new PaymentOrderExpired({ message: "code: the order expired" })
+    case "TerminalNotAvailable":
+      return new TerminalNotAvailable({ message: "tokenNetworkId: this terminal is not offered for the order" })
+    case "TerminalLocked":
+      return new TerminalLocked({ message: "tokenNetworkId: the order is locked on another terminal" })
+    case "NoPaymentInProgress":
+      return new NoPaymentInProgress({ message: "code: no payment in progress" })
+    case "WrongKind":
+      return new WrongOrderKind({ message: "code: this action does not apply to this kind of order" })
+    case "SameAccounts":
+      return new SameAccounts({ message: "sid: the merchant wallet cannot pay its own order" })
+    case "BalanceNotEnough":
+      return new BalanceNotEnough({ message: "sid: free balance does not cover totalToPay" })
+    case "PaymentPending":
+      return new PaymentPending({ message: "code: a payment is in flight" })
+    default:
+      return new PaymentOrderNotPayable({ message: "code: the order does not take this action in its state" })
+  }
+}
+
+/** The engine's record of a stored order. */
+export const stateOfRow = (row: PaymentOrderRow): OrderState => ({
+  kind: row.kind,
+  stateCode: row.stateCode as OrderStateCode,
+  txState: row.txState as 1 | 8 | 16,
+  currency: row.currency,
+  orderAmount: row.orderAmount,
+  payCurrency: row.payCurrency,
+  payAmount: row.payAmount,
+  fee: row.fee,
+  profitWallet: row.profitWallet,
+  merchantWallet: row.merchantWallet,
+  terminal:
+    row.terminalId === null
+      ? null
+      : {
+          terminalId: row.terminalId,
+          method: row.method as PaymentMethod,
+          rate: row.rate ?? "1",
+          spreadPct: row.spreadPct ?? "0"
+        },
+  expiresAt: row.expiresAt.getTime(),
+  paidAmount: row.paidAmount,
+  refundedAmount: row.refundedAmount,
+  pendingRefunds: 0n,
+  refundCount: 0,
+  payerWalletId: row.payerWalletId,
+  cardSessionPending: false,
+  incomeSeen: 0n,
+  incomeFinal: 0n
+})
+
+export const offerOf = (o: OfferData): TerminalOffer => ({
+  terminal: { terminalId: o.terminalId, method: o.method, rate: o.rate, spreadPct: o.spreadPct },
+  payCurrency: o.payCurrency,
+  payAmount: o.payAmount,
+  fee: o.fee,
+  profitWallet: o.profitWallet,
+  available: o.available
+})
+
+const changed = () => new PaymentOrderNotPayable({ message: "code: the order changed state meanwhile; read it again" })
+
+export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
+  Effect.gen(function* () {
+    const address = yield* Entity.CurrentAddress
+    const txId = BigInt(address.entityId)
+    const db = yield* makeDb
+    const ledger = yield* LedgerWriter
+    const walletActor = yield* WalletEntity.client
+
+    const load = Effect.gen(function* () {
+      const row = yield* db(paymentOrderByTx(txId))
+      if (row === undefined) return yield* new PaymentOrderNotFound({ message: "code: no such order" })
+      return row
+    })
+
+    /** Commits an Ok decision: the transition, the conditional row, the postings (through the debited wallet). */
+    const commit = (row: PaymentOrderRow, before: OrderState, decision: Decision): Effect.Effect<void, OrderError> =>
+      Effect.gen(function* () {
+        if (decision._tag === "Reject") return yield* rejection(decision.rule)
+        const after = decision.state
+        const paid = after.stateCode === OrderStateCode.Paid && before.stateCode !== OrderStateCode.Paid
+        const operation: LedgerOperation = {
+          transition: {
+            id: txId,
+            from: row.txState,
+            to: after.txState,
+            ...(paid && after.payerWalletId !== null && after.kind === "PaymentOrder"
+              ? { walletFrom: after.payerWalletId, fee: after.fee }
+              : {})
+          },
+          postings: decision.postings,
+          rows: [
+            rowsOf(PaymentOrderUpdates, [
+              {
+                txId,
+                fromState: before.stateCode,
+                stateCode: after.stateCode,
+                terminalId: after.terminal?.terminalId ?? null,
+                method: after.terminal?.method ?? null,
+                payCurrency: after.payCurrency,
+                payAmount: after.payAmount,
+                fee: after.fee,
+                profitWallet: after.profitWallet,
+                rate: after.terminal?.rate ?? null,
+                spreadPct: after.terminal?.spreadPct ?? null,
+                paidAmount: after.paidAmount,
+                refundedAmount: after.refundedAmount,
+                payerWalletId: after.payerWalletId
+              }
+            ])
+          ]
+        }
+        if (decision.debits !== null) {
+          const debit = decision.postings
+            .filter((p) => p.walletId === decision.debits && p.bucket === 0 && p.delta < 0n)
+            .reduce((sum, p) => sum - p.delta, 0n)
+          yield* delivered(
+            walletActor(String(decision.debits)).CommitWithDebit({
+              currency: after.payCurrency ?? after.currency,
+              debit,
+              operation
+            })
+          ).pipe(
+            Effect.catchTags({
+              NonceExists: (e) => Effect.die(e),
+              TransactionNotPending: () => Effect.fail(changed())
+            })
+          )
+        } else {
+          yield* ledger
+            .commit(operation)
+            .pipe(
+              Effect.catch((failure) =>
+                failure._tag === "StateConflict" ? Effect.fail(changed()) : Effect.die(failure)
+              )
+            )
+        }
+      })
+
+    /** Loads, decides and commits; an action on a due order commits Expired first and answers 10301. */
+    const act = (decide: (s: OrderState, now: number) => Decision) =>
+      Effect.gen(function* () {
+        const row = yield* load
+        const before = stateOfRow(row)
+        const now = Date.now()
+        const decision = decide(before, now)
+        if (decision._tag === "Reject" && decision.rule === "Expired" && before.stateCode !== OrderStateCode.Expired) {
+          const expiry = expire(before, now)
+          if (expiry._tag === "Ok") yield* Effect.ignore(commit(row, before, expiry))
+        }
+        if (decision._tag === "Ok" && decision.replayed === true) return { stateCode: before.stateCode, replayed: true }
+        yield* commit(row, before, decision)
+        return { stateCode: decision._tag === "Ok" ? decision.state.stateCode : before.stateCode, replayed: false }
+      })
+
+    return PaymentOrderEntity.of({
+      Create: Effect.fnUntraced(function* ({ payload }) {
+        const operation: LedgerOperation = {
+          tx: {
+            id: txId,
+            typeTx: TxType.PaymentOrder,
+            txState: 1,
+            walletFrom: payload.merchantWallet,
+            walletTo: payload.merchantWallet,
+            currency: payload.currency,
+            amount: payload.orderAmount,
+            fee: 0n,
+            tag: null,
+            appId: payload.appId,
+            externalId: null,
+            requestHash: null
+          },
+          postings: [],
+          rows: [
+            rowsOf(PaymentOrderInserts, [
+              {
+                txId,
+                appId: payload.appId,
+                externalId: payload.externalId,
+                requestHash: payload.requestHash,
+                kind: "PaymentOrder" as const,
+                codeHash: payload.codeHash,
+                code: payload.code,
+                merchantWallet: payload.merchantWallet,
+                stateCode: OrderStateCode.Created,
+                currency: payload.currency,
+                orderAmount: payload.orderAmount,
+                fee: 0n,
+                profitWallet: -2n,
+                expiresAt: payload.expiresAt,
+                description: payload.description,
+                returnUrlSuccess: payload.returnUrlSuccess,
+                returnUrlFail: payload.returnUrlFail,
+                webhookUrl: payload.webhookUrl
+              }
+            ])
+          ]
+        }
+        yield* ledger
+          .commit(operation)
+          .pipe(
+            Effect.catch((failure) =>
+              failure._tag === "Duplicate"
+                ? Effect.fail(new NonceExists({ message: "externalId: already used by this app" }))
+                : Effect.die(failure)
+            )
+          )
+      }),
+      Start: Effect.fnUntraced(function* ({ payload }) {
+        return yield* act((s, now) => start(s, offerOf(payload.offer), now))
+      }),
+      PayInternal: Effect.fnUntraced(function* ({ payload }) {
+        const offer = offerOf(payload.offer)
+        const payerFree = (yield* db(balanceIn(payload.payer, offer.payCurrency)))?.free ?? 0n
+        return yield* act((s, now) => payInternal(s, { payer: payload.payer, payerFree, offer, now }))
+      }),
+      Cancel: Effect.fnUntraced(function* () {
+        return yield* act((s, now) => cancel(s, now))
+      }),
+      Expire: Effect.fnUntraced(function* () {
+        const row = yield* load
+        const before = stateOfRow(row)
+        const expiry = expire(before, Date.now())
+        if (expiry._tag === "Reject") return { stateCode: before.stateCode, replayed: false }
+        yield* commit(row, before, expiry)
+        return { stateCode: expiry.state.stateCode, replayed: false }
+      })
+    })
+  }),
+  { maxIdleTime: `${limits.walletIdleSeconds} seconds`, mailboxCapacity: limits.walletMailboxMax }
+)

@@ -1,0 +1,90 @@
+/** The payment order actor's typed mailbox: one actor per order, keyed by the order's transaction id. */
+import { Schema } from "effect"
+import { Entity } from "effect/cluster"
+import { Rpc } from "effect/rpc"
+import { BalanceNotEnough, NonceExists, RateLimited, SameAccounts } from "../../schema/Errors.ts"
+import {
+  NoPaymentInProgress,
+  PaymentOrderExpired,
+  PaymentOrderNotFound,
+  PaymentOrderNotPayable,
+  PaymentPending,
+  TerminalLocked,
+  TerminalNotAvailable,
+  WrongOrderKind
+} from "../../schema/PaymentErrors.ts"
+
+export const OrderErrors = Schema.Union([
+  PaymentOrderNotFound,
+  PaymentOrderExpired,
+  PaymentOrderNotPayable,
+  TerminalNotAvailable,
+  TerminalLocked,
+  NoPaymentInProgress,
+  WrongOrderKind,
+  PaymentPending,
+  SameAccounts,
+  BalanceNotEnough,
+  RateLimited
+])
+
+export type OrderError = typeof OrderErrors.Type
+
+/** A terminal as the service quoted it for this order (actors/payment/Order.ts TerminalOffer). */
+export const OfferSchema = Schema.Struct({
+  terminalId: Schema.BigIntFromString,
+  method: Schema.Literals(["InternalPayment", "CardAcquiring", "CryptoTransfer"]),
+  rate: Schema.String,
+  spreadPct: Schema.String,
+  payCurrency: Schema.String,
+  payAmount: Schema.BigIntFromString,
+  fee: Schema.BigIntFromString,
+  profitWallet: Schema.BigIntFromString,
+  available: Schema.Boolean
+})
+export type OfferData = typeof OfferSchema.Type
+
+const Answer = Schema.Struct({ stateCode: Schema.Int, replayed: Schema.Boolean })
+
+/**
+ * Create the order (the entity id is its transaction id): the transaction (typeTx 20, app_id set) and
+ * its payment_orders row in one commit. The (app, externalId) unique index refuses a second order of the
+ * same external id: NonceExists, and the service reads the first one.
+ */
+export const Create = Rpc.make("Create", {
+  payload: {
+    appId: Schema.BigIntFromString,
+    externalId: Schema.String,
+    requestHash: Schema.String,
+    merchantWallet: Schema.BigIntFromString,
+    codeHash: Schema.Uint8ArrayFromHex,
+    code: Schema.NullOr(Schema.String),
+    currency: Schema.String,
+    orderAmount: Schema.BigIntFromString,
+    expiresAt: Schema.DateFromString,
+    description: Schema.NullOr(Schema.String),
+    returnUrlSuccess: Schema.NullOr(Schema.String),
+    returnUrlFail: Schema.NullOr(Schema.String),
+    webhookUrl: Schema.NullOr(Schema.String)
+  },
+  success: Schema.Void,
+  error: NonceExists
+})
+
+/** order_start: lock the offered terminal (Created → Started; same terminal again: unchanged). */
+export const Start = Rpc.make("Start", { payload: { offer: OfferSchema }, success: Answer, error: OrderErrors })
+
+/** pay_internal: the payer's free balance pays totalToPay through the payer's wallet actor. */
+export const PayInternal = Rpc.make("PayInternal", {
+  payload: { payer: Schema.BigIntFromString, offer: OfferSchema },
+  success: Answer,
+  error: OrderErrors
+})
+
+/** cancel_payment_order by the merchant. */
+export const Cancel = Rpc.make("Cancel", { payload: {}, success: Answer, error: OrderErrors })
+
+/** Commit Expired if the order is due (a read or a sweeper); otherwise nothing. */
+export const Expire = Rpc.make("Expire", { payload: {}, success: Answer, error: OrderErrors })
+
+export const PaymentOrderEntity = Entity.make("PaymentOrder", [Create, Start, PayInternal, Cancel, Expire])

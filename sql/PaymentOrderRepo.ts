@@ -1,0 +1,70 @@
+/** Payment orders (CONTRACT C16): an order with its transaction's state and update tick, by id, code or (app, externalId). */
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import { decodeFirst, Int, Int8, MinorUnits, Nullable, OneOf, record, Text, Timestamp } from "./Decoding.ts"
+
+export const PaymentOrderRow = record({
+  txId: Int8,
+  appId: Int8,
+  externalId: Text,
+  requestHash: Text,
+  kind: OneOf(["PaymentOrder", "TransferOrder"]),
+  code: Nullable(Text),
+  merchantWallet: Int8,
+  stateCode: Int,
+  currency: Text,
+  orderAmount: MinorUnits,
+  terminalId: Nullable(Int8),
+  typeNetwork: Nullable(Int),
+  method: Nullable(Text),
+  payCurrency: Nullable(Text),
+  payAmount: Nullable(MinorUnits),
+  fee: MinorUnits,
+  profitWallet: Int8,
+  rate: Nullable(Text),
+  spreadPct: Nullable(Text),
+  expiresAt: Timestamp,
+  paidAt: Nullable(Timestamp),
+  paidAmount: MinorUnits,
+  refundedAmount: MinorUnits,
+  payerWalletId: Nullable(Int8),
+  description: Nullable(Text),
+  returnUrlSuccess: Nullable(Text),
+  returnUrlFail: Nullable(Text),
+  webhookUrl: Nullable(Text),
+  createdAt: Timestamp,
+  typeTx: Int,
+  txState: Int,
+  idUpdate: Int8,
+  appName: Nullable(Text)
+})
+export type PaymentOrderRow = typeof PaymentOrderRow.Type
+
+const first = decodeFirst(PaymentOrderRow)
+
+const columns = `o.tx_id, o.app_id, o.external_id, o.request_hash, o.kind, o.code, o.merchant_wallet, o.state_code::int AS state_code,
+  o.currency, o.order_amount::text AS order_amount, o.terminal_id, tm.type_network, o.method, o.pay_currency,
+  o.pay_amount::text AS pay_amount, o.fee::text AS fee, o.profit_wallet, o.rate, o.spread_pct, o.expires_at, o.paid_at,
+  o.paid_amount::text AS paid_amount, o.refunded_amount::text AS refunded_amount, o.payer_wallet_id, o.description,
+  o.return_url_success, o.return_url_fail, o.webhook_url, o.created_at, t.type_tx, t.tx_state, t.id_update, a.name AS app_name`
+
+const from = `payment_orders o JOIN transactions t ON t.id = o.tx_id LEFT JOIN terminals tm ON tm.id = o.terminal_id
+  LEFT JOIN apps a ON a.id = o.app_id`
+
+export const paymentOrderByTx = (txId: string | bigint) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(sql`SELECT ${sql.literal(columns)} FROM ${sql.literal(from)} WHERE o.tx_id = ${txId}`, first)
+  )
+
+export const paymentOrderByCodeHash = (codeHash: Uint8Array) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(sql`SELECT ${sql.literal(columns)} FROM ${sql.literal(from)} WHERE o.code_hash = ${codeHash}`, first)
+  )
+
+export const paymentOrderByExternalId = (appId: string | bigint, externalId: string) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(
+      sql`SELECT ${sql.literal(columns)} FROM ${sql.literal(from)} WHERE o.app_id = ${appId} AND o.external_id = ${externalId}`,
+      first
+    )
+  )
