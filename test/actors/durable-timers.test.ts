@@ -16,7 +16,7 @@
  * The runtimes keep real time: the storage poll is 500 ms, so a due message waits at most that.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Cron, DateTime, Effect, Layer, Option, PrimaryKey, Redacted, Schema } from "effect"
+import { Context, Cron, DateTime, Effect, Layer, Option, PrimaryKey, Schema } from "effect"
 import {
   ClusterCron,
   ClusterSchema,
@@ -41,6 +41,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { AppConfigService } from "../../src/platform/Config.ts"
 import { MigratedDatabase } from "../../src/platform/db/Database.ts"
+import { testConfig } from "../support/Actors.ts"
 import { createDatabase, dropDatabase } from "../support/Postgres.ts"
 import { usingRealPostgres } from "../support/Service.ts"
 
@@ -65,28 +66,7 @@ const newPlace = Effect.acquireRelease(
     })
 )
 
-const configFor = (place: Place) =>
-  Layer.succeed(AppConfigService)(
-    AppConfigService.of({
-      databaseUrl: place.databaseUrl === undefined ? Option.none() : Option.some(Redacted.make(place.databaseUrl)),
-      dataDir: place.dataDir,
-      host: "127.0.0.1",
-      port: 0,
-      monitoringHost: "127.0.0.1",
-      monitoringPort: 0,
-      serviceKeys: [],
-      logLevel: "warn",
-      poolSize: 4,
-      maxResidentEntities: 100_000,
-      confirmationTtlSeconds: 600,
-      codeTtlSeconds: 86_400,
-      maxActiveOrdersPerWallet: 50,
-      chargebackDays: 0,
-      swapDriftPct: "0.5",
-      publicBaseUrl: "http://127.0.0.1:8080",
-      paymentOrderTtlSeconds: 86_400
-    })
-  )
+const configFor = (place: Place) => Layer.succeed(AppConfigService)(testConfig(place.databaseUrl, place.dataDir))
 
 /**
  * The runtime under test: Server.ts's single runner with SQL message storage (the only change),

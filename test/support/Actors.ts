@@ -21,6 +21,28 @@ import { assertAuditSound } from "./Audit.ts"
 import { createDatabase, dropDatabase } from "./Postgres.ts"
 import { usingRealPostgres } from "./Service.ts"
 
+/** The service's configuration for a test on this database (a server URL, or embedded in `dataDir`). */
+export const testConfig = (databaseUrl: string | undefined, dataDir: string) =>
+  AppConfigService.of({
+    databaseUrl: databaseUrl === undefined ? Option.none() : Option.some(Redacted.make(databaseUrl)),
+    dataDir,
+    host: "127.0.0.1",
+    port: 0,
+    monitoringHost: "127.0.0.1",
+    monitoringPort: 0,
+    serviceKeys: [],
+    logLevel: "warn",
+    poolSize: 4,
+    maxResidentEntities: 100_000,
+    confirmationTtlSeconds: 600,
+    codeTtlSeconds: 86_400,
+    maxActiveOrdersPerWallet: 50,
+    chargebackDays: 0,
+    swapDriftPct: "0.5",
+    publicBaseUrl: "http://127.0.0.1:8080",
+    paymentOrderTtlSeconds: 86_400
+  })
+
 /** Configuration for one test database: a fresh one on the server, or embedded in a temp directory. */
 const TestConfig = Layer.effect(
   AppConfigService,
@@ -28,25 +50,7 @@ const TestConfig = Layer.effect(
     Effect.promise(async () => {
       const databaseUrl = usingRealPostgres() ? await createDatabase(process.env.DATABASE_URL!) : undefined
       const dataDir = mkdtempSync(join(tmpdir(), "core-actors-"))
-      return AppConfigService.of({
-        databaseUrl: databaseUrl === undefined ? Option.none() : Option.some(Redacted.make(databaseUrl)),
-        dataDir,
-        host: "127.0.0.1",
-        port: 0,
-        monitoringHost: "127.0.0.1",
-        monitoringPort: 0,
-        serviceKeys: [],
-        logLevel: "warn",
-        poolSize: 4,
-        maxResidentEntities: 100_000,
-        confirmationTtlSeconds: 600,
-        codeTtlSeconds: 86_400,
-        maxActiveOrdersPerWallet: 50,
-        chargebackDays: 0,
-        swapDriftPct: "0.5",
-        publicBaseUrl: "http://127.0.0.1:8080",
-        paymentOrderTtlSeconds: 86_400
-      })
+      return testConfig(databaseUrl, dataDir)
     }),
     (config) =>
       Effect.promise(async () => {
