@@ -168,10 +168,8 @@ export const ChainEntityLayer = ChainEntity.toLayer(
         const owners = yield* db(depositAddresses(terminal.typeNetwork, [...new Set(inItems.map((i) => i.toKey))]))
         const ownerOf = (item: (typeof items)[number]) =>
           depositOwnerAmong(owners, terminal.typeNetwork, terminalId, item.toKey, item.memo)?.walletId
-        const holders = [
-          ...new Set([...owners.map((o) => o.walletId), ...[...loaded.values()].map((tx) => tx.walletTo)])
-        ]
-        const depositFee = yield* depositFees(terminal, holders)
+        // Only a new Income takes a fee now (at attribution); loaded ones carry theirs.
+        const depositFee = yield* depositFees(terminal, [...new Set(owners.map((o) => o.walletId))])
         const txs = makeWorkingSet(loaded.values())
         const plan = planPush({
           terminal,
