@@ -32,7 +32,8 @@ const waitHealthy = async (monitoring: string) => {
     } catch {
       /* not yet */
     }
-    if (Date.now() - since > 60_000) throw new Error(`${monitoring}/health did not answer in 60 s`)
+    if (Date.now() - since > 60_000)
+      throw new Error(`${monitoring}/health did not answer in 60 s; the service said:\n${service?.log()}`)
     await new Promise((r) => setTimeout(r, 100))
   }
 }
@@ -41,7 +42,7 @@ describe("WORKERS=2 on one PostgreSQL", () => {
   itWithServer(
     "both processes serve the port and commit; transfers settle once, the ledger is sound; SIGTERM exits 0",
     async () => {
-      service = await startService({ env: { WORKERS: "2" } })
+      service = await startService({ env: { WORKERS: "2" }, monitoringPorts: 2 })
       const monitors = [service.monitoring, `http://127.0.0.1:${Number(new URL(service.monitoring).port) + 1}`]
       for (const monitor of monitors) await waitHealthy(monitor)
       const client = makeClient(service)

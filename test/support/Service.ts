@@ -23,6 +23,26 @@ export const freePort = () =>
     })
   })
 
+const canBind = (port: number) =>
+  new Promise<boolean>((done) => {
+    const server = net.createServer()
+    server.once("error", () => done(false))
+    server.listen(port, "127.0.0.1", () => server.close(() => done(true)))
+  })
+
+/**
+ * `count` consecutive free ports (WORKERS: worker i serves monitoring on the first + i - 1, so a
+ * neighbour taken by another test's service would stop worker 2 before it served).
+ */
+export const freePorts = async (count: number): Promise<number> => {
+  for (;;) {
+    const first = await freePort()
+    let free = first + count - 1 <= 65_535
+    for (let next = first + 1; free && next < first + count; next++) free = await canBind(next)
+    if (free) return first
+  }
+}
+
 export interface RunningService {
   readonly base: string
   readonly monitoring: string
@@ -38,6 +58,8 @@ export interface StartOptions {
   /** Reuse this database (a second process over the same PostgreSQL). */
   readonly databaseUrl?: string
   readonly env?: Record<string, string>
+  /** Monitoring ports to keep free after the first (WORKERS > 1 serves one per worker). */
+  readonly monitoringPorts?: number
   /** Reuse this embedded data directory (a restart of the same embedded database). */
   readonly dataDir?: string
 }
@@ -46,7 +68,7 @@ export const usingRealPostgres = (): boolean => (process.env.DATABASE_URL ?? "")
 
 export const startService = async (options: StartOptions = {}): Promise<RunningService> => {
   const port = await freePort()
-  const monitoringPort = await freePort()
+  const monitoringPort = await freePorts(options.monitoringPorts ?? 1)
   const key = "test-key-" + randomBytes(16).toString("hex")
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "core-test-"))
   const databaseUrl =
