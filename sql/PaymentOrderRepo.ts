@@ -1,7 +1,7 @@
 /** Payment orders (CONTRACT C16): an order with its transaction's state and update tick, by id, code or (app, externalId). */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { decodeFirst, Int, Int8, MinorUnits, Nullable, OneOf, record, Text, Timestamp } from "./Decoding.ts"
+import { Bool, decodeFirst, Int, Int8, MinorUnits, Nullable, OneOf, record, Text, Timestamp } from "./Decoding.ts"
 
 export const PaymentOrderRow = record({
   txId: Int8,
@@ -28,6 +28,14 @@ export const PaymentOrderRow = record({
   paidAmount: MinorUnits,
   refundedAmount: MinorUnits,
   payerWalletId: Nullable(Int8),
+  pendingRefunds: MinorUnits,
+  refundCount: Int,
+  cardSessionPending: Bool,
+  incomeSeen: MinorUnits,
+  incomeFinal: MinorUnits,
+  recipient: Nullable(Text),
+  meta: Nullable(Text),
+  version: Int8,
   description: Nullable(Text),
   returnUrlSuccess: Nullable(Text),
   returnUrlFail: Nullable(Text),
@@ -45,7 +53,9 @@ const first = decodeFirst(PaymentOrderRow)
 const columns = `o.tx_id, o.app_id, o.external_id, o.request_hash, o.kind, o.code, o.merchant_wallet, o.state_code::int AS state_code,
   o.currency, o.order_amount::text AS order_amount, o.terminal_id, tm.type_network, o.method, o.pay_currency,
   o.pay_amount::text AS pay_amount, o.fee::text AS fee, o.profit_wallet, o.rate, o.spread_pct, o.expires_at, o.paid_at,
-  o.paid_amount::text AS paid_amount, o.refunded_amount::text AS refunded_amount, o.payer_wallet_id, o.description,
+  o.paid_amount::text AS paid_amount, o.refunded_amount::text AS refunded_amount, o.payer_wallet_id,
+  o.pending_refunds::text AS pending_refunds, o.refund_count, o.card_session_pending, o.income_seen::text AS income_seen,
+  o.income_final::text AS income_final, o.recipient, o.meta::text AS meta, o.version, o.description,
   o.return_url_success, o.return_url_fail, o.webhook_url, o.created_at, t.type_tx, t.tx_state, t.id_update, a.name AS app_name`
 
 const from = `payment_orders o JOIN transactions t ON t.id = o.tx_id LEFT JOIN terminals tm ON tm.id = o.terminal_id

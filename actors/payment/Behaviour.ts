@@ -11,7 +11,7 @@
  */
 import { Effect } from "effect"
 import { Entity } from "effect/cluster"
-import { type LedgerOperation, rowsOf } from "../../sql/Ledger.ts"
+import { type EventInsert, type KindRows, type LedgerOperation, rowsOf } from "../../sql/Ledger.ts"
 import { paymentOrderByTx, type PaymentOrderRow } from "../../sql/PaymentOrderRepo.ts"
 import { PaymentOrderInserts, PaymentOrderUpdates } from "../../sql/rows/PaymentRows.ts"
 import { balanceIn } from "../../sql/LedgerRepo.ts"
@@ -93,13 +93,56 @@ export const stateOfRow = (row: PaymentOrderRow): OrderState => ({
   expiresAt: row.expiresAt.getTime(),
   paidAmount: row.paidAmount,
   refundedAmount: row.refundedAmount,
-  pendingRefunds: 0n,
-  refundCount: 0,
+  pendingRefunds: row.pendingRefunds,
+  refundCount: row.refundCount,
   payerWalletId: row.payerWalletId,
-  cardSessionPending: false,
-  incomeSeen: 0n,
-  incomeFinal: 0n
+  cardSessionPending: row.cardSessionPending,
+  incomeSeen: row.incomeSeen,
+  incomeFinal: row.incomeFinal
 })
+
+/** What an operation adds beside the order's own change (a refund's transaction, a payout's recipient, ...). */
+export interface CommitExtras {
+  readonly rows?: ReadonlyArray<KindRows>
+  readonly extra?: ReadonlyArray<LedgerOperation>
+  readonly events?: ReadonlyArray<EventInsert>
+  readonly recipient?: string
+  readonly meta?: string
+}
+
+/** The conditional payment_order_update row of a decision's new state (every OrderState field). */
+export const orderUpdateRow = (
+  row: PaymentOrderRow,
+  before: OrderState,
+  after: OrderState,
+  extras: CommitExtras = {}
+): KindRows =>
+  rowsOf(PaymentOrderUpdates, [
+    {
+      txId: row.txId,
+      fromState: before.stateCode,
+      fromVersion: row.version,
+      stateCode: after.stateCode,
+      terminalId: after.terminal?.terminalId ?? null,
+      method: after.terminal?.method ?? null,
+      payCurrency: after.payCurrency,
+      payAmount: after.payAmount,
+      fee: after.fee,
+      profitWallet: after.profitWallet,
+      rate: after.terminal?.rate ?? null,
+      spreadPct: after.terminal?.spreadPct ?? null,
+      paidAmount: after.paidAmount,
+      refundedAmount: after.refundedAmount,
+      payerWalletId: after.payerWalletId,
+      pendingRefunds: after.pendingRefunds,
+      refundCount: after.refundCount,
+      cardSessionPending: after.cardSessionPending,
+      incomeSeen: after.incomeSeen,
+      incomeFinal: after.incomeFinal,
+      recipient: extras.recipient ?? null,
+      meta: extras.meta ?? null
+    }
+  ])
 
 export const offerOf = (o: OfferData): TerminalOffer => ({
   terminal: { terminalId: o.terminalId, method: o.method, rate: o.rate, spreadPct: o.spreadPct },
@@ -127,7 +170,12 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
     })
 
     /** Commits an Ok decision: the transition, the conditional row, the postings (through the debited wallet). */
-    const commit = (row: PaymentOrderRow, before: OrderState, decision: Decision): Effect.Effect<void, OrderError> =>
+    const commit = (
+      row: PaymentOrderRow,
+      before: OrderState,
+      decision: Decision,
+      extras: CommitExtras = {}
+    ): Effect.Effect<void, OrderError> =>
       Effect.gen(function* () {
         if (decision._tag === "Reject") return yield* rejection(decision.rule)
         const after = decision.state
@@ -142,26 +190,9 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
               : {})
           },
           postings: decision.postings,
-          rows: [
-            rowsOf(PaymentOrderUpdates, [
-              {
-                txId,
-                fromState: before.stateCode,
-                stateCode: after.stateCode,
-                terminalId: after.terminal?.terminalId ?? null,
-                method: after.terminal?.method ?? null,
-                payCurrency: after.payCurrency,
-                payAmount: after.payAmount,
-                fee: after.fee,
-                profitWallet: after.profitWallet,
-                rate: after.terminal?.rate ?? null,
-                spreadPct: after.terminal?.spreadPct ?? null,
-                paidAmount: after.paidAmount,
-                refundedAmount: after.refundedAmount,
-                payerWalletId: after.payerWalletId
-              }
-            ])
-          ]
+          rows: [orderUpdateRow(row, before, after, extras), ...(extras.rows ?? [])],
+          ...(extras.extra === undefined ? {} : { extra: extras.extra }),
+          ...(extras.events === undefined ? {} : { events: extras.events })
         }
         if (decision.debits !== null) {
           const debit = decision.postings

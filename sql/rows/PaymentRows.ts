@@ -29,10 +29,14 @@ export interface PaymentOrderInsert {
   readonly webhookUrl: string | null
 }
 
-/** The order's state after an operation; applied only while the order is still in `fromState`. */
+/**
+ * The order's state after an operation (every OrderState field); applied only while the order is still
+ * in `fromState` at `fromVersion` (0017: the version counts the row's updates).
+ */
 export interface PaymentOrderUpdate {
   readonly txId: bigint
   readonly fromState: number
+  readonly fromVersion: bigint
   readonly stateCode: number
   readonly terminalId: bigint | null
   readonly method: string | null
@@ -45,6 +49,15 @@ export interface PaymentOrderUpdate {
   readonly paidAmount: bigint
   readonly refundedAmount: bigint
   readonly payerWalletId: bigint | null
+  readonly pendingRefunds: bigint
+  readonly refundCount: number
+  readonly cardSessionPending: boolean
+  readonly incomeSeen: bigint
+  readonly incomeFinal: bigint
+  /** A payout's recipient as given to pay_transfer (null: keep the stored one). */
+  readonly recipient: string | null
+  /** A payout's meta as JSON text (null: keep the stored one). */
+  readonly meta: string | null
 }
 
 const Big = Schema.BigIntFromString
@@ -115,7 +128,15 @@ export const PaymentOrderUpdates: RowKind<PaymentOrderUpdate> = {
     spreadPct: NullText,
     paidAmount: Big,
     refundedAmount: Big,
-    payerWalletId: Schema.NullOr(Big)
+    payerWalletId: Schema.NullOr(Big),
+    fromVersion: Big,
+    pendingRefunds: Big,
+    refundCount: Schema.Number,
+    cardSessionPending: Schema.Boolean,
+    incomeSeen: Big,
+    incomeFinal: Big,
+    recipient: NullText,
+    meta: NullText
   }),
   columns: (items) => {
     const r = items.map((i) => i.row)
@@ -133,7 +154,15 @@ export const PaymentOrderUpdates: RowKind<PaymentOrderUpdate> = {
       textArray(r.map((o) => o.spreadPct)),
       numberArray(r.map((o) => o.paidAmount)),
       numberArray(r.map((o) => o.refundedAmount)),
-      numberArray(r.map((o) => o.payerWalletId))
+      numberArray(r.map((o) => o.payerWalletId)),
+      numberArray(r.map((o) => o.pendingRefunds)),
+      numberArray(r.map((o) => o.refundCount)),
+      textArray(r.map((o) => (o.cardSessionPending ? "t" : "f"))),
+      numberArray(r.map((o) => o.incomeSeen)),
+      numberArray(r.map((o) => o.incomeFinal)),
+      textArray(r.map((o) => o.recipient)),
+      textArray(r.map((o) => o.meta)),
+      numberArray(r.map((o) => o.fromVersion))
     ]
   }
 }
