@@ -9,6 +9,7 @@ import { ledgerEngine } from "./benchmarks/ledger_engine.ts"
 import { metricCost } from "./benchmarks/metric_cost.ts"
 import { orderbookEngine } from "./benchmarks/orderbook_engine.ts"
 import { ordersE2e } from "./benchmarks/orders_e2e.ts"
+import { paymentsE2e } from "./benchmarks/payments_e2e.ts"
 import { transfersE2e } from "./benchmarks/transfers_e2e.ts"
 import { runBenchmark, type Benchmark } from "./support/Harness.ts"
 
@@ -18,6 +19,7 @@ const benchmarks: ReadonlyArray<Benchmark> = [
   ledgerEngine,
   transfersE2e,
   ordersE2e,
+  paymentsE2e,
   orderbookEngine,
   metricCost
 ]
@@ -44,6 +46,9 @@ const usage = () => {
     "             orders_e2e: BENCH_WALLETS (200), BENCH_CONNECTIONS (64 here) clients and pgbench -c, BENCH_PRIVATE_ROOMS (9),"
   )
   console.log("             BENCH_CROSS_SHARE (0.5, share of orders priced through the mid), BENCH_WORKERS (1)")
+  console.log(
+    "             payments_e2e: BENCH_WALLETS (200 payers), BENCH_MERCHANTS (8 apps), BENCH_CONNECTIONS clients and pgbench -c"
+  )
   console.log("             orderbook_engine: BENCH_ORDERS (1000000)")
 }
 
