@@ -7,10 +7,12 @@
  * `refunds`. The ledger audit runs after each test (serviceForFile).
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { Party } from "../support/Client.ts"
+import { type Party, twoProcessClients } from "../support/Client.ts"
 import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.ts"
+import { itWithServer } from "../support/Service.ts"
 
-const { client } = serviceForFile({ setup: async () => {} })
+const { service, client } = serviceForFile({ setup: async () => {} })
+const bothProcesses = twoProcessClients(service)
 
 let fees: Party
 let next = 0
@@ -228,6 +230,40 @@ describe("refund_payment to the paying wallet", () => {
     assert.strictEqual(last.status, 200, JSON.stringify(last.body))
     assert.deepInclude(last.body.result, { amount: "1" })
     assert.strictEqual((await orderView(shop, order.id)).state, "Refunded")
+  })
+})
+
+describe("refunds through two processes (real server only)", () => {
+  // Each process has its own actor of the order: both may read the same row. The order update is
+  // conditional on its version, so the loser's commit is undone and decided again on the fresh row.
+  itWithServer("10 refunds of 3 sent through both processes at once: Σ accepted ≤ paid, money consistent", async () => {
+    const [one, other] = await bothProcesses()
+    const shop = await newShop()
+    const { order, payer } = await paidOrder(shop)
+    await client.fund(shop.merchant.id, "USDT", "20")
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        (i % 2 === 0 ? one : other).call("POST", `/payorders/v1/refund_payment?app_id=${shop.app.appId}`, {
+          pkey: shop.app.pkey,
+          body: { id: order.id, amount: "3", externalId: `two-${i}` }
+        })
+      )
+    )
+    const accepted = replies.filter((r) => r.status === 200).length
+    for (const r of replies)
+      if (r.status !== 200)
+        assert.include(
+          [errorCode.RefundExceedsPaid, errorCode.PaymentOrderNotPayable],
+          r.body.error?.code,
+          JSON.stringify(r.body)
+        )
+    assert.isAtMost(accepted, 3)
+    assert.isAtLeast(accepted, 1)
+    const view = await orderView(shop, order.id)
+    assert.strictEqual(view.refundedAmount, String(3 * accepted))
+    assert.strictEqual(view.refunds.length, accepted)
+    near(await free(payer), 89.5 + 3 * accepted, "payer")
+    near(await free(shop.merchant), 30 - 3.2 * accepted, "merchant")
   })
 })
 
