@@ -128,6 +128,21 @@ describe("refund_payment to the paying wallet", () => {
     assert.isTrue(BigInt(partial.idUpdate) > BigInt(paidView.idUpdate), "the order's update tick moves with a refund")
     assert.strictEqual(partial.refunds.length, 1)
     assert.deepInclude(partial.refunds[0], { refundId: r1.refundId, amount: "4", state: "Finished" })
+    // The refund is its own transaction in the payer's and the merchant's histories (Refund 19, Finished).
+    for (const who of [payer, shop.merchant]) {
+      const history = await client.call("GET", "/core/v1/wallet/get_history_transactions?limit=100", { sid: who.sid })
+      assert.strictEqual(history.status, 200, JSON.stringify(history.body))
+      const row = (history.body.result as Array<any>).find((t) => t.id === r1.refundId)
+      assert.deepInclude(row, {
+        typeTx: 19,
+        txState: 8,
+        walletFrom: shop.merchant.id,
+        walletTo: payer.id,
+        currency: "USDT",
+        amount: 4,
+        fee: 0.2
+      })
+    }
 
     // The rest needs 6 + 0.2 from the merchant's 5.8 free: 10002, nothing moves.
     assertRejected(
