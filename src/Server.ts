@@ -44,6 +44,7 @@ import { Currencies } from "./platform/Currencies.ts"
 import { Chains } from "./services/Chains.ts"
 import { Codes } from "./services/Codes.ts"
 import { PaymentOrders } from "./services/PaymentOrders.ts"
+import { PaymentRefunds } from "./services/PaymentRefunds.ts"
 import { ExchangeOrders } from "./services/ExchangeOrders.ts"
 import { MarketData } from "./services/MarketData.ts"
 import { Rooms } from "./services/Rooms.ts"
@@ -150,7 +151,7 @@ const Services = Layer.mergeAll(
 ).pipe(Layer.provideMerge(Actors))
 
 /** Services over the others (payment orders read terminals). */
-const Gateway = PaymentOrders.layer.pipe(Layer.provideMerge(Services))
+const Gateway = Layer.mergeAll(PaymentOrders.layer, PaymentRefunds.layer).pipe(Layer.provideMerge(Services))
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" }).pipe(
   Layer.provide([

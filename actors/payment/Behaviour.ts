@@ -45,6 +45,7 @@ import {
   type TerminalOffer
 } from "./Engine.ts"
 import { type OfferData, type OrderError, PaymentOrderEntity } from "./Protocol.ts"
+import { makeRefundHandler } from "./RefundHandler.ts"
 
 const rejection = (rule: Rule): OrderError => {
   switch (rule) {
@@ -237,6 +238,8 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
         return { stateCode: decision._tag === "Ok" ? decision.state.stateCode : before.stateCode, replayed: false }
       })
 
+    const refundOrder = makeRefundHandler({ txId, db, walletActor, load, stateOfRow, orderUpdateRow })
+
     return PaymentOrderEntity.of({
       Create: Effect.fnUntraced(function* ({ payload }) {
         const operation: LedgerOperation = {
@@ -308,7 +311,8 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
         if (expiry._tag === "Reject") return { stateCode: before.stateCode, replayed: false }
         yield* commit(row, before, expiry)
         return { stateCode: expiry.state.stateCode, replayed: false }
-      })
+      }),
+      Refund: ({ payload }) => refundOrder(payload)
     })
   }),
   { maxIdleTime: `${limits.walletIdleSeconds} seconds`, mailboxCapacity: limits.walletMailboxMax }

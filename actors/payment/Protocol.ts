@@ -2,15 +2,19 @@
 import { Schema } from "effect"
 import { Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
-import { BalanceNotEnough, NonceExists, RateLimited, SameAccounts } from "../../schema/Errors.ts"
+import { BalanceNotEnough, InvalidRequest, NonceExists, RateLimited, SameAccounts } from "../../schema/Errors.ts"
 import {
   NoPaymentInProgress,
   PaymentOrderExpired,
   PaymentOrderNotFound,
   PaymentOrderNotPayable,
   PaymentPending,
+  RefundAddressRequired,
+  RefundExceedsPaid,
+  RefundNotAllowed,
   TerminalLocked,
   TerminalNotAvailable,
+  TooManyRefunds,
   WrongOrderKind
 } from "../../schema/PaymentErrors.ts"
 
@@ -87,4 +91,38 @@ export const Cancel = Rpc.make("Cancel", { payload: {}, success: Answer, error: 
 /** Commit Expired if the order is due (a read or a sweeper); otherwise nothing. */
 export const Expire = Rpc.make("Expire", { payload: {}, success: Answer, error: OrderErrors })
 
-export const PaymentOrderEntity = Entity.make("PaymentOrder", [Create, Start, PayInternal, Cancel, Expire])
+/**
+ * refund_payment (C16 "Refunds"): the refund's transaction (typeTx 19, id `refundTxId`), its
+ * payment_refunds row, the order's update and the postings in one commit through the merchant wallet's
+ * actor (it debits free). `amount` null: all still refundable; `fee` is the Refund tariff on the amount
+ * the service resolved. A refund already stored for (app, externalId) answers NonceExists (the service
+ * replays it or answers 10060).
+ */
+export const Refund = Rpc.make("Refund", {
+  payload: {
+    refundTxId: Schema.BigIntFromString,
+    appId: Schema.BigIntFromString,
+    externalId: Schema.String,
+    requestHash: Schema.String,
+    amount: Schema.BigIntFromString,
+    fee: Schema.BigIntFromString,
+    profitWallet: Schema.BigIntFromString,
+    reason: Schema.NullOr(Schema.String),
+    refundAddress: Schema.NullOr(Schema.String)
+  },
+  success: Schema.Void,
+  error: Schema.Union([
+    PaymentOrderNotFound,
+    PaymentOrderNotPayable,
+    RefundNotAllowed,
+    RefundExceedsPaid,
+    RefundAddressRequired,
+    TooManyRefunds,
+    InvalidRequest,
+    BalanceNotEnough,
+    NonceExists,
+    RateLimited
+  ])
+})
+
+export const PaymentOrderEntity = Entity.make("PaymentOrder", [Create, Start, PayInternal, Cancel, Expire, Refund])

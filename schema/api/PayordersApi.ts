@@ -20,11 +20,16 @@ import {
   PaymentOrderNotFound,
   PaymentOrderNotPayable,
   PaymentPending,
+  RefundAddressRequired,
+  RefundExceedsPaid,
+  RefundNotAllowed,
+  RefundNotFound,
   TerminalLocked,
   TerminalNotAvailable,
+  TooManyRefunds,
   WrongOrderKind
 } from "../PaymentErrors.ts"
-import { PaymentOrderOut, PutOrderOut, PutPaymentOrderIn } from "../Payments.ts"
+import { PaymentOrderOut, PutOrderOut, PutPaymentOrderIn, RefundOut, RefundPaymentIn } from "../Payments.ts"
 import { MerchantAuth } from "../Security.ts"
 
 /** What an action on one order may answer (C16 "Errors"). */
@@ -66,6 +71,16 @@ export const AppPaymentRow = Schema.Struct({
   dateTxUTC: Schema.String
 }).annotate({ identifier: "AppPaymentRow" })
 
+/** get_app_payment: the order with its refunds, oldest first (C16). */
+export const AppPaymentOut = Schema.Struct({ ...PaymentOrderOut.fields, refunds: Schema.Array(RefundOut) }).annotate({
+  identifier: "AppPaymentOut"
+})
+
+/** refund_payment's answer: the refund and whether it was a replay. */
+export const RefundPaymentOut = Schema.Struct({ ...RefundOut.fields, replayed: Schema.Boolean }).annotate({
+  identifier: "RefundPaymentOut"
+})
+
 export class PayordersApi extends HttpApiGroup.make("payorders")
   .add(
     HttpApiEndpoint.get("get_app_payments", "/get_app_payments", {
@@ -97,7 +112,7 @@ export class PayordersApi extends HttpApiGroup.make("payorders")
   .add(
     HttpApiEndpoint.get("get_app_payment", "/get_app_payment", {
       query: orderRef,
-      success: Envelope(PaymentOrderOut),
+      success: Envelope(AppPaymentOut),
       error: [...OrderActionErrors]
     })
   )
@@ -106,6 +121,37 @@ export class PayordersApi extends HttpApiGroup.make("payorders")
       query: orderRef,
       success: Envelope(PaymentOrderOut),
       error: [...OrderActionErrors]
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("refund_payment", "/refund_payment", {
+      query: { app_id: Int64 },
+      payload: RefundPaymentIn,
+      success: Envelope(RefundPaymentOut),
+      error: [
+        InvalidRequest,
+        TooManyDecimals,
+        ExternalIdConflict,
+        PaymentOrderNotFound,
+        PaymentOrderNotPayable,
+        RefundNotAllowed,
+        RefundExceedsPaid,
+        RefundAddressRequired,
+        TooManyRefunds,
+        BalanceNotEnough,
+        RateLimited
+      ]
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("get_refund_status", "/get_refund_status", {
+      query: {
+        app_id: Int64,
+        refundId: Schema.optional(Schema.String.check(Schema.isMaxLength(20))),
+        externalId: Schema.optional(Schema.String.check(Schema.isMaxLength(100)))
+      },
+      success: Envelope(RefundOut),
+      error: [InvalidRequest, RefundNotFound]
     })
   )
   .middleware(MerchantAuth)

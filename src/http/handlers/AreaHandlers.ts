@@ -14,6 +14,7 @@ import { Terminals } from "../../services/Terminals.ts"
 import { Investments } from "../../services/Investments.ts"
 import { MerchantFeed } from "../../services/MerchantFeed.ts"
 import { PaymentOrders } from "../../services/PaymentOrders.ts"
+import { PaymentRefunds } from "../../services/PaymentRefunds.ts"
 import { rateOut } from "./PrivateHandlers.ts"
 
 const DAY_MS = 86_400_000
@@ -54,6 +55,7 @@ export const PayordersHandlers = HttpApiBuilder.group(
   Effect.fn(function* (handlers) {
     const feed = yield* MerchantFeed
     const orders = yield* PaymentOrders
+    const refunds = yield* PaymentRefunds
     return handlers
       .handle("get_app_payments", ({ query }) =>
         CurrentApp.use((app) =>
@@ -64,7 +66,20 @@ export const PayordersHandlers = HttpApiBuilder.group(
         CurrentApp.use((app) => Effect.flatMap(orders.put(app, payload), ok))
       )
       .handle("get_app_payment", ({ query }) =>
-        CurrentApp.use((app) => Effect.flatMap(orders.get(app.appId, { code: query.code, id: query.id }), ok))
+        CurrentApp.use((app) =>
+          Effect.gen(function* () {
+            const order = yield* orders.get(app.appId, { code: query.code, id: query.id })
+            return yield* ok({ ...order, refunds: yield* refunds.ofOrder(order.id) })
+          })
+        )
+      )
+      .handle("refund_payment", ({ payload }) =>
+        CurrentApp.use((app) => Effect.flatMap(refunds.refund(app.appId, payload), ok))
+      )
+      .handle("get_refund_status", ({ query }) =>
+        CurrentApp.use((app) =>
+          Effect.flatMap(refunds.status(app.appId, { refundId: query.refundId, externalId: query.externalId }), ok)
+        )
       )
       .handle("cancel_payment_order", ({ query }) =>
         CurrentApp.use((app) => Effect.flatMap(orders.cancel(app.appId, { code: query.code, id: query.id }), ok))

@@ -1,0 +1,179 @@
+/**
+ * The payment order actor's Refund message (CONTRACT C16 "Refunds"), kept beside Behaviour.ts so the
+ * order actor's file grows by one line. The actor serialises one order's refunds; the order row's
+ * version-conditional update (payment_order_update) makes Σ refunds ≤ paidAmount hold across
+ * processes too: a commit built on a row another process moved on fails (StateConflict) and is
+ * decided again on the fresh row.
+ *
+ * One commit, through the merchant wallet's actor (it alone debits free, and keeps its cached
+ * balance honest from the operation's postings, so the postings ride on the main operation):
+ * - main: the refund's transaction (typeTx 19, created Finished for Wallet and Card destinations),
+ *   the engine's postings, the order's update row and the payment_refunds row;
+ * - extra: the order transaction's 8 → 8 transition, so its update tick moves with every refund.
+ */
+import { Effect } from "effect"
+import type { Rpc } from "effect/rpc"
+import { type KindRows, type LedgerOperation, rowsOf, SystemWallet } from "../../sql/Ledger.ts"
+import { balanceIn } from "../../sql/LedgerRepo.ts"
+import type { PaymentOrderRow } from "../../sql/PaymentOrderRepo.ts"
+import { refundByExternalId } from "../../sql/PaymentRefundRepo.ts"
+import { PaymentRefundInserts } from "../../sql/rows/RefundRows.ts"
+import { BalanceNotEnough, InvalidRequest, NonceExists } from "../../schema/Errors.ts"
+import {
+  PaymentOrderNotFound,
+  PaymentOrderNotPayable,
+  RefundAddressRequired,
+  RefundExceedsPaid,
+  RefundNotAllowed,
+  TooManyRefunds
+} from "../../schema/PaymentErrors.ts"
+import { TxState, TxType } from "../../schema/Transfer.ts"
+import { type Db } from "../../src/platform/db/Sql.ts"
+import { delivered } from "../../src/platform/Delivery.ts"
+import type { WalletEntity } from "../wallet/Protocol.ts"
+import { type OrderState, refund, type Rule } from "./Engine.ts"
+import type { Refund } from "./Protocol.ts"
+
+type RefundPayload = Rpc.Payload<typeof Refund>
+
+export type RefundError =
+  | PaymentOrderNotFound
+  | PaymentOrderNotPayable
+  | RefundNotAllowed
+  | RefundExceedsPaid
+  | RefundAddressRequired
+  | TooManyRefunds
+  | InvalidRequest
+  | BalanceNotEnough
+  | NonceExists
+
+const rejection = (rule: Rule): RefundError => {
+  switch (rule) {
+    case "TooManyRefunds":
+      return new TooManyRefunds({ message: "code: the order already has 100 refunds" })
+    case "RefundAddressRequired":
+      return new RefundAddressRequired({ message: "refundAddress: required to refund a crypto payment" })
+    case "InvalidAmount":
+      return new InvalidRequest({ message: "amount: must be positive" })
+    case "RefundExceedsPaid":
+      return new RefundExceedsPaid({
+        message: "amount: pending and finished refunds plus this amount would exceed paidAmount"
+      })
+    case "BalanceNotEnough":
+      return new BalanceNotEnough({ message: "amount: the merchant's free balance does not cover amount + fee" })
+    default:
+      return new RefundNotAllowed({ message: "code: only Paid or PartiallyRefunded payment orders are refunded" })
+  }
+}
+
+/** A commit built on a row another process moved on is decided again this many times. */
+const staleRetriesMax = 5
+
+class Stale {
+  readonly _tag = "Stale"
+}
+
+export const makeRefundHandler = (deps: {
+  readonly txId: bigint
+  readonly db: Db
+  readonly walletActor: Effect.Success<typeof WalletEntity.client>
+  readonly load: Effect.Effect<PaymentOrderRow, PaymentOrderNotFound>
+  readonly stateOfRow: (row: PaymentOrderRow) => OrderState
+  readonly orderUpdateRow: (row: PaymentOrderRow, before: OrderState, after: OrderState) => KindRows
+}) => {
+  const { txId, db, walletActor } = deps
+
+  const attempt = (payload: RefundPayload) =>
+    Effect.gen(function* () {
+      if ((yield* db(refundByExternalId(payload.appId, payload.externalId))) !== undefined)
+        return yield* new NonceExists({ message: "externalId: already used by this app" })
+      const row = yield* deps.load
+      if (row.appId !== payload.appId) return yield* new PaymentOrderNotFound({ message: "code: no such order" })
+      const before = deps.stateOfRow(row)
+      const merchantFree = (yield* db(balanceIn(row.merchantWallet, row.currency)))?.free ?? 0n
+      const decision = refund(before, {
+        amount: payload.amount,
+        fee: payload.fee,
+        feeProfitWallet: payload.profitWallet,
+        merchantFree,
+        hasRefundAddress: payload.refundAddress !== null
+      })
+      if (decision._tag === "Reject") return yield* rejection(decision.rule)
+      const figures = decision.refund!
+      if (figures.destination === "Crypto")
+        // C16's crypto refund (a C15 Refund of amount + fee, free → lock_out, Pending until final) waits
+        // for crypto payments of orders (docs/PAYMENTS.md "Refunds over HTTP").
+        return yield* new RefundNotAllowed({
+          message: "code: refunds of crypto payments are not available yet"
+        })
+      const after = decision.state
+      const operation: LedgerOperation = {
+        tx: {
+          id: payload.refundTxId,
+          typeTx: TxType.Refund,
+          txState: figures.finished ? TxState.Finished : TxState.Created,
+          walletFrom: row.merchantWallet,
+          walletTo: figures.destination === "Wallet" ? row.payerWalletId! : SystemWallet.Treasury,
+          currency: row.currency,
+          amount: figures.amount,
+          fee: figures.fee,
+          tag: null,
+          appId: row.appId,
+          externalId: null,
+          requestHash: null,
+          profitWallet: payload.profitWallet
+        },
+        postings: decision.postings,
+        rows: [
+          deps.orderUpdateRow(row, before, after),
+          rowsOf(PaymentRefundInserts, [
+            {
+              txId: payload.refundTxId,
+              orderTxId: txId,
+              appId: row.appId,
+              externalId: payload.externalId,
+              requestHash: payload.requestHash,
+              destination: figures.destination,
+              currency: row.currency,
+              amount: figures.amount,
+              fee: figures.fee,
+              profitWallet: payload.profitWallet,
+              payoutAmount: figures.payoutAmount,
+              payoutCurrency: figures.payoutCurrency,
+              reason: payload.reason,
+              refundAddress: payload.refundAddress,
+              stateCode: figures.finished ? 8 : 1
+            }
+          ])
+        ],
+        extra: [{ transition: { id: txId, from: row.txState, to: after.txState }, postings: [] }]
+      }
+      yield* delivered(
+        walletActor(String(row.merchantWallet)).CommitWithDebit({
+          currency: row.currency,
+          debit: figures.amount + figures.fee,
+          operation
+        })
+      ).pipe(
+        Effect.catchTags({
+          // The (app, externalId) unique index: another request of this externalId won meanwhile.
+          NonceExists: () => Effect.fail(new NonceExists({ message: "externalId: already used by this app" })),
+          // The order row moved on (another process's actor of this order): decide again on it.
+          TransactionNotPending: () => Effect.fail(new Stale()),
+          BalanceNotEnough: () =>
+            Effect.fail(
+              new BalanceNotEnough({ message: "amount: the merchant's free balance does not cover amount + fee" })
+            )
+        })
+      )
+    })
+
+  return (payload: RefundPayload) =>
+    attempt(payload).pipe(
+      Effect.retry({ times: staleRetriesMax, while: (e) => e instanceof Stale }),
+      Effect.catchIf(
+        (e): e is Stale => e instanceof Stale,
+        () => Effect.fail(new PaymentOrderNotPayable({ message: "code: the order changed meanwhile; retry" }))
+      )
+    )
+}
