@@ -36,7 +36,11 @@ export const PaymentOrderRow = record({
   typeTx: Int,
   txState: Int,
   idUpdate: Int8,
-  appName: Nullable(Text)
+  appName: Nullable(Text),
+  /** The merchant's preselection (sql/migrations/0018_payment_presets.sql); null: none. */
+  presetTerminalId: Nullable(Int8),
+  presetPayCurrency: Nullable(Text),
+  presetPayAmount: Nullable(MinorUnits)
 })
 export type PaymentOrderRow = typeof PaymentOrderRow.Type
 
@@ -46,7 +50,8 @@ const columns = `o.tx_id, o.app_id, o.external_id, o.request_hash, o.kind, o.cod
   o.currency, o.order_amount::text AS order_amount, o.terminal_id, tm.type_network, o.method, o.pay_currency,
   o.pay_amount::text AS pay_amount, o.fee::text AS fee, o.profit_wallet, o.rate, o.spread_pct, o.expires_at, o.paid_at,
   o.paid_amount::text AS paid_amount, o.refunded_amount::text AS refunded_amount, o.payer_wallet_id, o.description,
-  o.return_url_success, o.return_url_fail, o.webhook_url, o.created_at, t.type_tx, t.tx_state, t.id_update, a.name AS app_name`
+  o.return_url_success, o.return_url_fail, o.webhook_url, o.created_at, t.type_tx, t.tx_state, t.id_update, a.name AS app_name,
+  o.preset_terminal_id, o.preset_pay_currency, o.preset_pay_amount::text AS preset_pay_amount`
 
 const from = `payment_orders o JOIN transactions t ON t.id = o.tx_id LEFT JOIN terminals tm ON tm.id = o.terminal_id
   LEFT JOIN apps a ON a.id = o.app_id`

@@ -6,6 +6,7 @@ import type { RowKind } from "../Ledger.ts"
 import { CodeBindings, CodeInserts } from "./CodeRows.ts"
 import { ChainHeads, ChainItems, CryptoTxInserts, CryptoTxUpdates } from "./CryptoRows.ts"
 import { OrderInserts, OrderUpdates, Trades } from "./ExchangeRows.ts"
+import { PaymentOrderPresets } from "./PaymentPresetRows.ts"
 import { PaymentOrderInserts, PaymentOrderUpdates } from "./PaymentRows.ts"
 
 const all: ReadonlyArray<RowKind<any>> = [
@@ -19,7 +20,8 @@ const all: ReadonlyArray<RowKind<any>> = [
   CryptoTxInserts,
   CryptoTxUpdates,
   PaymentOrderInserts,
-  PaymentOrderUpdates
+  PaymentOrderUpdates,
+  PaymentOrderPresets
 ]
 
 const byName = new Map(all.map((kind) => [kind.name, kind]))
