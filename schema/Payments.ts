@@ -3,7 +3,8 @@
  * RefundOut, the payment gate's OrderInfoOut (with its address and acquiring parts) and TerminalOut
  * (SPEC's gate terminal plus C16's `quote`). Amounts,
  * `rate` and `spreadPct` are canonical decimal strings; TerminalOut's fee and bound fields stay JSON
- * numbers. PaymentOrderOut, PutOrderOut and OrderInfoOut are served (docs/PAYMENTS.md); the rest wait for issue #14.
+ * numbers. PaymentOrderOut, PutOrderOut, OrderInfoOut, TerminalOut and PaymentOrderDetailOut are served
+ * (docs/PAYMENTS.md); the rest wait for issue #14.
  */
 import { Schema } from "effect"
 import { AppId, AppIdOut, Int64String, TerminalId, TerminalIdOut, TxIdOut, WalletIdOut } from "./Ids.ts"
