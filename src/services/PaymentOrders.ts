@@ -7,7 +7,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { createHash, randomBytes } from "node:crypto"
-import { type OfferData, type OrderError, PaymentOrderEntity } from "../../actors/payment/Protocol.ts"
+import { type OrderError, PaymentOrderEntity } from "../../actors/payment/Protocol.ts"
 import { findAppById } from "../../sql/CredentialRepo.ts"
 import {
   paymentOrderByCodeHash,
@@ -15,7 +15,6 @@ import {
   paymentOrderByTx,
   type PaymentOrderRow
 } from "../../sql/PaymentOrderRepo.ts"
-import { walletById } from "../../sql/WalletRepo.ts"
 import {
   ExternalIdConflict,
   InvalidAmount,
