@@ -10,6 +10,7 @@ import { PaymentApi, PaymentSessionApi } from "./api/PaymentApi.ts"
 import { PayordersApi } from "./api/PayordersApi.ts"
 import { PrivateApi } from "./api/PrivateApi.ts"
 import { PrivateLedgerApi } from "./api/PrivateLedgerApi.ts"
+import { PrivatePaymentsApi } from "./api/PrivatePaymentsApi.ts"
 import { PublicApi } from "./api/PublicApi.ts"
 import { ScannerApi } from "./api/ScannerApi.ts"
 import { SignerApi } from "./api/SignerApi.ts"
@@ -30,6 +31,7 @@ export class Api extends HttpApi.make("core")
   .add(PaymentSessionApi)
   .add(PrivateApi)
   .add(PrivateLedgerApi)
+  .add(PrivatePaymentsApi)
   .add(ScannerApi)
   .add(PartnerInfoApi)
   .add(SignerApi)

@@ -1,14 +1,15 @@
 /**
  * The payment gateway's wire shapes (CONTRACT C16): merchant order and refund requests, PaymentOrderOut,
- * RefundOut, the payment gate's OrderInfoOut (with its address and acquiring parts) and the additions
- * to TerminalOut for an order (`requiresAuth`, fee and bound fields, `available`, `quote`). Amounts,
+ * RefundOut, the payment gate's OrderInfoOut (with its address and acquiring parts) and TerminalOut
+ * (SPEC's gate terminal plus C16's `quote`). Amounts,
  * `rate` and `spreadPct` are canonical decimal strings; TerminalOut's fee and bound fields stay JSON
- * numbers. PaymentOrderOut, PutOrderOut and OrderInfoOut are served (docs/PAYMENTS.md); the rest wait for issue #14.
+ * numbers. PaymentOrderOut, PutOrderOut, OrderInfoOut, TerminalOut and PaymentOrderDetailOut are served
+ * (docs/PAYMENTS.md); the rest wait for issue #14.
  */
 import { Schema } from "effect"
-import { AppIdOut, Int64String, TerminalId, TerminalIdOut, TxIdOut, WalletIdOut } from "./Ids.ts"
+import { AppId, AppIdOut, Int64String, TerminalId, TerminalIdOut, TxIdOut, WalletIdOut } from "./Ids.ts"
 import { PositiveAmount } from "./Money.ts"
-import { CurrencyCode, WalletTerminalOut } from "./Reference.ts"
+import { CurrencyCode } from "./Reference.ts"
 
 export const orderExpiresInSecondsMax = 2_592_000
 export const externalIdLengthMax = 100
@@ -50,7 +51,7 @@ const orderFields = {
   webhookUrl: Schema.optional(Schema.NullOr(Url))
 }
 
-/** put_payment_order (create_payment_order adds `appId`). */
+/** put_payment_order (create_payment_order adds `appId`, CreatePaymentOrderIn). */
 export const PutPaymentOrderIn = Schema.Struct({
   ...orderFields,
   terminalId: Schema.optional(Schema.NullOr(TerminalId)),
@@ -61,6 +62,11 @@ export const PutPaymentOrderIn = Schema.Struct({
   returnUrlFail: Schema.optional(Schema.NullOr(Url))
 }).annotate({ identifier: "PutPaymentOrderIn" })
 export type PutPaymentOrderIn = typeof PutPaymentOrderIn.Type
+
+/** Private create_payment_order: put_payment_order's body for the app named by `appId` (404 10308). */
+export const CreatePaymentOrderIn = Schema.Struct({ ...PutPaymentOrderIn.fields, appId: AppId }).annotate({
+  identifier: "CreatePaymentOrderIn"
+})
 
 /** put_transfer_order: a payout reserved from the merchant wallet at creation. */
 export const PutTransferOrderIn = Schema.Struct(orderFields).annotate({ identifier: "PutTransferOrderIn" })
@@ -145,6 +151,28 @@ export const RefundOut = Schema.Struct({
 }).annotate({ identifier: "RefundOut" })
 export type RefundOut = typeof RefundOut.Type
 
+/** An acquiring session as private pending_acquiring_txs lists it (C16 "Built-in card acquiring"). */
+export const AcquiringSessionOut = Schema.Struct({
+  acquiringId: Schema.String,
+  code: Schema.NullOr(Schema.String),
+  orderId: TxIdOut,
+  appId: AppIdOut,
+  terminalId: TerminalIdOut,
+  amount: Decimal,
+  currency: Schema.String,
+  status: Schema.Literals(["Pending", "Approved", "Declined", "Expired"]),
+  createdAt: Schema.String,
+  checkedAt: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "AcquiringSessionOut" })
+export type AcquiringSessionOut = typeof AcquiringSessionOut.Type
+
+/** Private get_payment_order_info: the order with its refunds and acquiring sessions (any status). */
+export const PaymentOrderDetailOut = Schema.Struct({
+  ...PaymentOrderOut.fields,
+  refunds: Schema.Array(RefundOut),
+  acquiringSessions: Schema.Array(AcquiringSessionOut)
+}).annotate({ identifier: "PaymentOrderDetailOut" })
+
 /** The figures of a terminal for one order (null without `code`). */
 export const TerminalQuote = Schema.Struct({
   payAmount: Decimal,
@@ -153,20 +181,26 @@ export const TerminalQuote = Schema.Struct({
   rate: Decimal
 }).annotate({ identifier: "TerminalQuote" })
 
-/** What get_terminals adds to a terminal for payments (fee and bound fields as JSON numbers). */
-export const paymentTerminalFields = {
-  requiresAuth: Schema.Boolean,
+/**
+ * SPEC's public gate terminal (get_terminals; fee and bound fields as JSON numbers, no `paymentMethod`)
+ * plus C16's `quote` (null without an order code). get_order_info's `terminal` is one of these.
+ */
+export const TerminalOut = Schema.Struct({
+  id: TerminalIdOut,
+  displayName: Schema.String,
+  iconCode: Schema.NullOr(Schema.String),
+  currency: Schema.String,
+  typeNetwork: Schema.Int,
   feeFixed: Schema.Number,
   feePercent: Schema.Number,
   minAmount: Schema.NullOr(Schema.Number),
   maxAmount: Schema.NullOr(Schema.Number),
   available: Schema.Boolean,
+  sameAsOrderCurrency: Schema.Boolean,
+  requiresAuth: Schema.Boolean,
   quote: Schema.NullOr(TerminalQuote)
-}
-export const PaymentTerminalOut = Schema.Struct({ ...WalletTerminalOut.fields, ...paymentTerminalFields }).annotate({
-  identifier: "PaymentTerminalOut"
-})
-export type PaymentTerminalOut = typeof PaymentTerminalOut.Type
+}).annotate({ identifier: "TerminalOut" })
+export type TerminalOut = typeof TerminalOut.Type
 
 export const OrderAddressOut = Schema.Struct({
   address: Schema.String,
@@ -201,7 +235,7 @@ export const OrderInfoOut = Schema.Struct({
   createdAt: Schema.String,
   expiresAt: Schema.String,
   paidAt: Schema.NullOr(Schema.String),
-  terminal: Schema.NullOr(PaymentTerminalOut),
+  terminal: Schema.NullOr(TerminalOut),
   typeNetwork: Schema.NullOr(Schema.Int),
   payCurrency: Schema.NullOr(Schema.String),
   payAmount: Schema.NullOr(Decimal),

@@ -61,6 +61,12 @@ export const findAppByKeyHash = (pkeyHash: Uint8Array) =>
     Effect.map(sql`SELECT id, wallet_id, pkey_hash FROM apps WHERE pkey_hash = ${pkeyHash}`, firstApp)
   )
 
+/** A merchant app by its id (the private payment actions name the app). */
+export const findAppById = (appId: string | bigint) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(sql`SELECT id, wallet_id, pkey_hash FROM apps WHERE id = ${appId}`, firstApp)
+  )
+
 const keyHashes = decodeAll(record({ keyHash: Bytes }))
 
 export const serviceKeyHashes = SqlClient.SqlClient.use((sql) =>

@@ -29,6 +29,7 @@ import {
 import { MarketHandlers } from "./http/handlers/MarketHandlers.ts"
 import { PrivateHandlers } from "./http/handlers/PrivateHandlers.ts"
 import { PrivateLedgerHandlers } from "./http/handlers/PrivateLedgerHandlers.ts"
+import { PrivatePaymentsHandlers } from "./http/handlers/PrivatePaymentsHandlers.ts"
 import { CryptoInfoHandlers, CryptoWalletReadsHandlers } from "./http/handlers/CryptoInfoHandlers.ts"
 import { PublicHandlers } from "./http/handlers/PublicHandlers.ts"
 import { PartnerInfoHandlers, ScannerHandlers } from "./http/handlers/ScannerHandlers.ts"
@@ -166,6 +167,7 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" 
     PaymentSessionHandlers,
     PrivateHandlers,
     PrivateLedgerHandlers,
+    PrivatePaymentsHandlers,
     ScannerHandlers,
     PartnerInfoHandlers,
     SignerHandlers,

@@ -14,6 +14,7 @@ import { Entity } from "effect/cluster"
 import { type EventInsert, type KindRows, type LedgerOperation, rowsOf } from "../../sql/Ledger.ts"
 import { paymentOrderByTx, type PaymentOrderRow } from "../../sql/PaymentOrderRepo.ts"
 import { PaymentOrderInserts, PaymentOrderUpdates } from "../../sql/rows/PaymentRows.ts"
+import { PaymentOrderPresets } from "../../sql/rows/PaymentPresetRows.ts"
 import { balanceIn } from "../../sql/LedgerRepo.ts"
 import { BalanceNotEnough, NonceExists, RateLimited, SameAccounts } from "../../schema/Errors.ts"
 import {
@@ -280,7 +281,10 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
                 returnUrlFail: payload.returnUrlFail,
                 webhookUrl: payload.webhookUrl
               }
-            ])
+            ]),
+            ...(payload.preset === undefined || payload.preset === null
+              ? []
+              : [rowsOf(PaymentOrderPresets, [{ txId, ...payload.preset }])])
           ]
         }
         yield* ledger

@@ -48,6 +48,16 @@ export const OfferSchema = Schema.Struct({
 })
 export type OfferData = typeof OfferSchema.Type
 
+/** The engine's price rule, for the service that quotes offers (services reach actors through Protocol only). */
+export { quotePayAmount } from "./Order.ts"
+
+/** The merchant's preselection at creation (put_payment_order `terminalId?`, `payAmount?`). */
+export const PresetSchema = Schema.Struct({
+  terminalId: Schema.BigIntFromString,
+  payCurrency: Schema.String,
+  payAmount: Schema.NullOr(Schema.BigIntFromString)
+})
+
 const Answer = Schema.Struct({ stateCode: Schema.Int, replayed: Schema.Boolean })
 
 /**
@@ -69,7 +79,8 @@ export const Create = Rpc.make("Create", {
     description: Schema.NullOr(Schema.String),
     returnUrlSuccess: Schema.NullOr(Schema.String),
     returnUrlFail: Schema.NullOr(Schema.String),
-    webhookUrl: Schema.NullOr(Schema.String)
+    webhookUrl: Schema.NullOr(Schema.String),
+    preset: Schema.optional(Schema.NullOr(PresetSchema))
   },
   success: Schema.Void,
   error: NonceExists

@@ -2,26 +2,12 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Envelope } from "../Envelope.ts"
-import { TerminalId, TerminalIdOut } from "../Ids.ts"
-import { OrderInfoOut } from "../Payments.ts"
+import { TerminalId } from "../Ids.ts"
+import { OrderInfoOut, TerminalOut } from "../Payments.ts"
 import { SessionAuth } from "../Security.ts"
 import { OrderActionErrors } from "./PayordersApi.ts"
 
-export const TerminalOut = Schema.Struct({
-  id: TerminalIdOut,
-  displayName: Schema.String,
-  iconCode: Schema.NullOr(Schema.String),
-  currency: Schema.String,
-  typeNetwork: Schema.Int,
-  feeFixed: Schema.Number,
-  feePercent: Schema.Number,
-  minAmount: Schema.NullOr(Schema.Number),
-  maxAmount: Schema.NullOr(Schema.Number),
-  available: Schema.Boolean,
-  sameAsOrderCurrency: Schema.Boolean,
-  requiresAuth: Schema.Boolean
-}).annotate({ identifier: "TerminalOut" })
-export type TerminalOut = typeof TerminalOut.Type
+export { TerminalOut }
 
 const gateQuery = { code: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(200)) }
 const StartIn = Schema.Struct({ tokenNetworkId: TerminalId })
@@ -33,11 +19,15 @@ export class PaymentApi extends HttpApiGroup.make("payment")
   .add(
     HttpApiEndpoint.get("get_terminals", "/get_terminals", {
       query: {
+        code: Schema.optional(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(200))).annotate({
+          description: "Order code: the order's offers with quotes (C16); without it the generic list"
+        }),
         currency: Schema.optional(Schema.String.check(Schema.isMaxLength(12))).annotate({
-          description: "Order currency, for sameAsOrderCurrency"
+          description: "Without `code`: order currency, for sameAsOrderCurrency"
         })
       },
-      success: Envelope(Schema.Array(TerminalOut))
+      success: Envelope(Schema.Array(TerminalOut)),
+      error: [...OrderActionErrors]
     })
   )
   .add(

@@ -4,6 +4,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CursorEnvelope, Envelope } from "../Envelope.ts"
 import {
   ExternalIdConflict,
+  InvalidAmount,
   InvalidRequest,
   RateLimited,
   SameAccounts,
@@ -105,6 +106,8 @@ export class PayordersApi extends HttpApiGroup.make("payorders")
         ExternalIdConflict,
         PayAmountNeedsTerminal,
         TerminalNotAvailable,
+        TerminalNotFound,
+        InvalidAmount,
         RateLimited
       ]
     })

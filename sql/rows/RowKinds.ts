@@ -6,6 +6,7 @@ import type { RowKind } from "../Ledger.ts"
 import { CodeBindings, CodeInserts } from "./CodeRows.ts"
 import { ChainHeads, ChainItems, CryptoTxInserts, CryptoTxUpdates } from "./CryptoRows.ts"
 import { OrderInserts, OrderUpdates, Trades } from "./ExchangeRows.ts"
+import { PaymentOrderPresets } from "./PaymentPresetRows.ts"
 import { PaymentOrderInserts, PaymentOrderUpdates } from "./PaymentRows.ts"
 import { PaymentRefundInserts } from "./RefundRows.ts"
 
@@ -21,7 +22,8 @@ const all: ReadonlyArray<RowKind<any>> = [
   CryptoTxUpdates,
   PaymentOrderInserts,
   PaymentOrderUpdates,
-  PaymentRefundInserts
+  PaymentRefundInserts,
+  PaymentOrderPresets
 ]
 
 const byName = new Map(all.map((kind) => [kind.name, kind]))

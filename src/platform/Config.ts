@@ -2,7 +2,7 @@
  * Configuration (CONTRACT C1) and every limit of the service as a named constant: environment
  * variables with their defaults, read once at start.
  */
-import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 
 export interface AppConfig {
   readonly databaseUrl: Option.Option<Redacted.Redacted>
@@ -24,6 +24,8 @@ export interface AppConfig {
   /** CONTRACT C16: the base of an order's payUrl, and an order's default lifetime. */
   readonly publicBaseUrl: string
   readonly paymentOrderTtlSeconds: number
+  /** CONTRACT C16: the spread (percent, decimal text) a cross-currency payment adds to the C14 rate. */
+  readonly paymentFxSpreadPct: string
 }
 
 export class AppConfigService extends Context.Service<AppConfigService, AppConfig>()("core/Config") {
@@ -56,7 +58,11 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
         chargebackDays: yield* Config.Int("CHARGEBACK_DAYS").pipe(Config.withDefault(0)),
         swapDriftPct: yield* Config.String("SWAP_DRIFT_PCT").pipe(Config.withDefault("0.5")),
         publicBaseUrl: yield* Config.String("PUBLIC_BASE_URL").pipe(Config.withDefault("http://127.0.0.1:8080")),
-        paymentOrderTtlSeconds: yield* Config.Int("PAYMENT_ORDER_TTL_SECONDS").pipe(Config.withDefault(86_400))
+        paymentOrderTtlSeconds: yield* Config.Int("PAYMENT_ORDER_TTL_SECONDS").pipe(Config.withDefault(86_400)),
+        paymentFxSpreadPct: yield* Config.schema(
+          Schema.String.check(Schema.isPattern(/^[0-9]{1,3}(\.[0-9]{1,6})?$/)),
+          "PAYMENT_FX_SPREAD_PCT"
+        ).pipe(Config.withDefault("1"))
       })
     })
   )

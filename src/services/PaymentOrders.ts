@@ -2,36 +2,49 @@
  * Payment orders (CONTRACT C16, issue #14), the first slice: a merchant creates an order
  * (put_payment_order, idempotent per (app, externalId)), reads and cancels it; the payment gate shows it
  * by code, starts it and pays it from a wallet (pay_internal). Every change is a message to the order's
- * actor (actors/payment), which asks the pure engine and commits. Only the built-in internal terminal
- * (typeNetwork 240, in the order currency) is offered for now; other terminals answer 10303.
+ * actor (actors/payment), which asks the pure engine and commits. The terminals an order is offered on,
+ * with their quotes, are PaymentOffers.ts; a merchant may preselect one (and fix its price) at creation.
  */
 import { Context, Effect, Layer } from "effect"
 import { createHash, randomBytes } from "node:crypto"
-import { type OfferData, type OrderError, PaymentOrderEntity } from "../../actors/payment/Protocol.ts"
+import { type OrderError, PaymentOrderEntity } from "../../actors/payment/Protocol.ts"
+import { findAppById } from "../../sql/CredentialRepo.ts"
 import {
   paymentOrderByCodeHash,
   paymentOrderByExternalId,
   paymentOrderByTx,
   type PaymentOrderRow
 } from "../../sql/PaymentOrderRepo.ts"
-import { walletById } from "../../sql/WalletRepo.ts"
 import {
   ExternalIdConflict,
+  InvalidAmount,
   InvalidRequest,
   RateLimited,
   TerminalNotFound,
   TooManyDecimals,
   UnknownCurrency
 } from "../../schema/Errors.ts"
-import { PayAmountNeedsTerminal, PaymentOrderNotFound, TerminalNotAvailable } from "../../schema/PaymentErrors.ts"
-import type { OrderInfoOut, PaymentOrderOut, PutPaymentOrderIn } from "../../schema/Payments.ts"
+import {
+  AppNotFound,
+  PayAmountNeedsTerminal,
+  PaymentOrderNotFound,
+  TerminalNotAvailable
+} from "../../schema/PaymentErrors.ts"
+import type {
+  AcquiringSessionOut,
+  OrderInfoOut,
+  PaymentOrderOut,
+  PutPaymentOrderIn,
+  RefundOut,
+  TerminalOut
+} from "../../schema/Payments.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { AppConfigService } from "../platform/Config.ts"
 import { Currencies } from "../platform/Currencies.ts"
 import { makeDb } from "../platform/db/Sql.ts"
 import { delivered } from "../platform/Delivery.ts"
-import { Tariffs } from "../platform/Tariffs.ts"
 import { TimeTicks } from "../platform/TimeTicks.ts"
+import { makePaymentOffers, type OfferOrder } from "./PaymentOffers.ts"
 import { Terminals } from "./Terminals.ts"
 
 export const hashOfOrderCode = (code: string): Uint8Array => createHash("sha256").update(code, "utf8").digest()
@@ -64,8 +77,26 @@ export interface OrderRef {
   readonly id?: string | undefined
 }
 
-export type PutError = UnknownCurrency | TooManyDecimals | InvalidRequest | ExternalIdConflict | PayAmountNeedsTerminal
+export type PutError =
+  | UnknownCurrency
+  | TooManyDecimals
+  | InvalidRequest
+  | ExternalIdConflict
+  | PayAmountNeedsTerminal
+  | TerminalNotFound
+  | TerminalNotAvailable
+  | InvalidAmount
+  | RateLimited
 export type GateError = OrderError | PaymentOrderNotFound | TerminalNotFound | InvalidRequest
+
+/**
+ * An order with everything the service keeps beside it (private get_payment_order_info). Refunds and
+ * acquiring sessions are added by their own features; until then both lists are empty.
+ */
+export type PaymentOrderDetail = PaymentOrderOut & {
+  readonly refunds: ReadonlyArray<RefundOut>
+  readonly acquiringSessions: ReadonlyArray<AcquiringSessionOut>
+}
 
 export class PaymentOrders extends Context.Service<
   PaymentOrders,
@@ -73,10 +104,21 @@ export class PaymentOrders extends Context.Service<
     readonly put: (
       app: { readonly appId: string; readonly walletId: string },
       input: PutPaymentOrderIn
-    ) => Effect.Effect<PaymentOrderOut & { readonly replayed: boolean }, PutError | TerminalNotAvailable | RateLimited>
+    ) => Effect.Effect<PaymentOrderOut & { readonly replayed: boolean }, PutError>
+    /** Private create_payment_order: put_payment_order for the app named by id (404 10308). */
+    readonly create: (
+      appId: string,
+      input: PutPaymentOrderIn
+    ) => Effect.Effect<PaymentOrderOut & { readonly replayed: boolean }, PutError | AppNotFound>
     readonly get: (appId: string, ref: OrderRef) => Effect.Effect<PaymentOrderOut, GateError>
     readonly cancel: (appId: string, ref: OrderRef) => Effect.Effect<PaymentOrderOut, GateError>
+    /** Private get_payment_order_info: any app's order by code or id. */
+    readonly detail: (ref: OrderRef) => Effect.Effect<PaymentOrderDetail, GateError>
     readonly info: (code: string) => Effect.Effect<OrderInfoOut, GateError>
+    /** get_terminals?code= / private get_payment_terminals: the order's offers with quotes. */
+    readonly terminals: (code: string) => Effect.Effect<ReadonlyArray<TerminalOut>, GateError>
+    /** get_terminals without a code: the generic list (`currency` marks sameAsOrderCurrency). */
+    readonly genericTerminals: (currency: string | undefined) => Effect.Effect<ReadonlyArray<TerminalOut>>
     readonly start: (code: string, tokenNetworkId: string) => Effect.Effect<OrderInfoOut, GateError>
     readonly payInternal: (
       code: string,
@@ -90,8 +132,8 @@ export class PaymentOrders extends Context.Service<
       const db = yield* makeDb
       const ticks = yield* TimeTicks
       const currencies = yield* Currencies
-      const tariffs = yield* Tariffs
       const terminals = yield* Terminals
+      const offers = yield* makePaymentOffers
       const config = yield* AppConfigService
       const actor = yield* PaymentOrderEntity.client
 
@@ -103,6 +145,8 @@ export class PaymentOrders extends Context.Service<
       const toOut = (row: PaymentOrderRow): PaymentOrderOut => {
         const total = totalToPay(row)
         const started = row.terminalId !== null
+        // While Created, the merchant's preselection shows as the order's terminal (and fixed price).
+        const preset = row.stateCode === 1 && row.presetTerminalId !== null
         return {
           id: String(row.txId) as any,
           idUpdate: String(row.idUpdate),
@@ -121,11 +165,17 @@ export class PaymentOrders extends Context.Service<
           createdAt: row.createdAt.toISOString(),
           expiresAt: row.expiresAt.toISOString(),
           paidAt: row.paidAt?.toISOString() ?? null,
-          terminalId: row.terminalId === null ? null : (String(row.terminalId) as any),
+          terminalId: preset
+            ? (String(row.presetTerminalId) as any)
+            : row.terminalId === null
+              ? null
+              : (String(row.terminalId) as any),
           typeNetwork: row.typeNetwork,
           paymentMethod: row.method as PaymentOrderOut["paymentMethod"],
-          payCurrency: row.payCurrency,
-          payAmount: dec(row, row.payAmount, row.payCurrency),
+          payCurrency: preset ? row.presetPayCurrency : row.payCurrency,
+          payAmount: preset
+            ? dec(row, row.presetPayAmount, row.presetPayCurrency)
+            : dec(row, row.payAmount, row.payCurrency),
           fee: started ? dec(row, row.fee, row.payCurrency) : null,
           totalToPay: dec(row, total, row.payCurrency),
           rate: row.rate,
@@ -141,7 +191,7 @@ export class PaymentOrders extends Context.Service<
         }
       }
 
-      const toInfo = (row: PaymentOrderRow): OrderInfoOut => {
+      const toInfo = (row: PaymentOrderRow, terminal: TerminalOut | null): OrderInfoOut => {
         const out = toOut(row)
         const returnUrl =
           row.stateCode >= 8 && row.stateCode <= 10
@@ -163,10 +213,10 @@ export class PaymentOrders extends Context.Service<
           createdAt: out.createdAt,
           expiresAt: out.expiresAt,
           paidAt: out.paidAt,
-          terminal: null,
-          typeNetwork: out.typeNetwork,
-          payCurrency: out.payCurrency,
-          payAmount: out.payAmount,
+          terminal,
+          typeNetwork: row.typeNetwork,
+          payCurrency: row.payCurrency,
+          payAmount: dec(row, row.payAmount, row.payCurrency),
           fee: out.fee,
           totalToPay: out.totalToPay,
           rate: out.rate,
@@ -194,8 +244,8 @@ export class PaymentOrders extends Context.Service<
           return yield* fresh(row)
         })
 
-      /** Exactly one of code and id (10001); another app's order or none: 404 10300. */
-      const ofApp = (appId: string, ref: OrderRef) =>
+      /** Exactly one of code and id (10001); none: 404 10300 (`ofApp`: another app's order too). */
+      const byRef = (ref: OrderRef, appId?: string) =>
         Effect.gen(function* () {
           if ((ref.code === undefined) === (ref.id === undefined))
             return yield* new InvalidRequest({ message: "query: send exactly one of `code` and `id`" })
@@ -205,47 +255,16 @@ export class PaymentOrders extends Context.Service<
             ref.code !== undefined
               ? yield* db(paymentOrderByCodeHash(hashOfOrderCode(ref.code)))
               : yield* db(paymentOrderByTx(ref.id!))
-          if (row === undefined || String(row.appId) !== appId)
+          if (row === undefined || (appId !== undefined && String(row.appId) !== appId))
             return yield* new PaymentOrderNotFound({
-              message: `${ref.code !== undefined ? "code" : "id"}: no such order of this app`
+              message: `${ref.code !== undefined ? "code" : "id"}: no such order${appId !== undefined ? " of this app" : ""}`
             })
           return yield* fresh(row)
         })
+      const ofApp = (appId: string, ref: OrderRef) => byRef(ref, appId)
 
-      /** The offer of a terminal for an order: for now only the built-in internal one, in the order currency. */
-      const offerFor = (row: PaymentOrderRow, terminalId: string | undefined) =>
-        Effect.gen(function* () {
-          const all = yield* terminals.all()
-          const terminal =
-            terminalId === undefined ? all.find((t) => t.builtIn) : all.find((t) => String(t.id) === terminalId)
-          if (terminal === undefined)
-            return yield* new TerminalNotFound({ message: `tokenNetworkId: no terminal ${terminalId}` })
-          if (!terminal.builtIn)
-            return yield* new TerminalNotAvailable({
-              message: "tokenNetworkId: only the internal terminal takes payments for now"
-            })
-          const merchant = yield* db(walletById(row.merchantWallet))
-          const quote = yield* tariffs.resolve({
-            txClass: "Payment",
-            currency: row.currency,
-            decimals: currencies.find(row.currency)?.decimals ?? 0,
-            amount: row.orderAmount,
-            walletGroup: merchant?.walletGroup ?? 0,
-            typeTx: row.typeTx
-          })
-          const offer: OfferData = {
-            terminalId: terminal.id,
-            method: "InternalPayment",
-            rate: "1",
-            spreadPct: "0",
-            payCurrency: row.currency,
-            payAmount: row.orderAmount,
-            fee: quote.fee,
-            profitWallet: quote.profitWalletId,
-            available: true
-          }
-          return offer
-        })
+      /** The gate's view of an order: its locked (or preselected) terminal as offered. */
+      const infoOf = (row: PaymentOrderRow) => Effect.map(offers.terminalOf(row), (terminal) => toInfo(row, terminal))
 
       const reread = (txId: bigint) => Effect.map(db(paymentOrderByTx(txId)), (row) => row!)
 
@@ -262,6 +281,22 @@ export class PaymentOrders extends Context.Service<
         const terminalGiven = input.terminalId !== undefined && input.terminalId !== null
         if (payAmountGiven && !terminalGiven)
           return yield* new PayAmountNeedsTerminal({ message: "payAmount: needs terminalId" })
+        // The preselected terminal (404 10040 when unknown) and the price in its currency (10021).
+        const presetTerminal = terminalGiven
+          ? (yield* terminals.all()).find((t) => String(t.id) === String(input.terminalId))
+          : undefined
+        if (terminalGiven && presetTerminal === undefined)
+          return yield* new TerminalNotFound({ message: `terminalId: no terminal ${input.terminalId}` })
+        const presetCurrency =
+          presetTerminal === undefined ? null : presetTerminal.builtIn ? currency.code : (presetTerminal.currency ?? "")
+        const presetPayAmount =
+          payAmountGiven && presetCurrency !== null
+            ? yield* currencies.toMinor(
+                String(input.payAmount),
+                yield* currencies.require(presetCurrency, "terminalId"),
+                "payAmount"
+              )
+            : null
         for (const [field, url] of [
           ["returnUrlSuccess", input.returnUrlSuccess],
           ["returnUrlFail", input.returnUrlFail],
@@ -276,7 +311,7 @@ export class PaymentOrders extends Context.Service<
           description: input.description ?? null,
           expiresInSeconds: input.expiresInSeconds ?? null,
           terminalId: input.terminalId ?? null,
-          payAmount: input.payAmount ?? null,
+          payAmount: presetPayAmount === null ? null : String(presetPayAmount),
           returnUrlSuccess: input.returnUrlSuccess ?? null,
           returnUrlFail: input.returnUrlFail ?? null,
           webhookUrl: input.webhookUrl ?? null
@@ -288,10 +323,42 @@ export class PaymentOrders extends Context.Service<
             : Effect.fail(new ExternalIdConflict({ message: "externalId: already used by this app with another body" }))
         const existing = yield* db(paymentOrderByExternalId(app.appId, input.externalId))
         if (existing !== undefined) return yield* replay(existing)
-        if (terminalGiven)
-          return yield* new TerminalNotAvailable({
-            message: "terminalId: preselecting a terminal is not supported yet"
-          })
+        const expiresAt = new Date(Date.now() + (input.expiresInSeconds ?? config.paymentOrderTtlSeconds) * 1000)
+        if (presetTerminal !== undefined) {
+          // The order as it will be created: the preselected terminal must be offered (10303), a
+          // same-currency price must be orderAmount (10014), and it must be available now (10303).
+          const draft: OfferOrder = {
+            kind: "PaymentOrder",
+            typeTx: 20,
+            stateCode: 1,
+            currency: currency.code,
+            orderAmount,
+            merchantWallet: BigInt(app.walletId),
+            expiresAt,
+            terminalId: null,
+            method: null,
+            payCurrency: null,
+            payAmount: null,
+            fee: 0n,
+            profitWallet: -2n,
+            rate: null,
+            spreadPct: null,
+            presetTerminalId: presetTerminal.id,
+            presetPayAmount
+          }
+          const offered = (yield* offers.forOrder(draft)).find((o) => o.terminal.id === presetTerminal.id)
+          if (offered === undefined)
+            return yield* new TerminalNotAvailable({ message: "terminalId: this terminal is not offered for payments" })
+          if (presetPayAmount !== null && presetCurrency === currency.code && presetPayAmount !== orderAmount)
+            return yield* new InvalidAmount({
+              message: "payAmount: on a terminal in the order currency it must equal orderAmount"
+            })
+          if (!offered.out.available)
+            return yield* new TerminalNotAvailable({
+              message:
+                "terminalId: the terminal cannot take this order now (no rate, or the price is outside its bounds)"
+            })
+        }
         const txId = ticks.next()
         const code = newOrderCode()
         const created = yield* delivered(
@@ -304,11 +371,15 @@ export class PaymentOrders extends Context.Service<
             code,
             currency: currency.code,
             orderAmount,
-            expiresAt: new Date(Date.now() + (input.expiresInSeconds ?? config.paymentOrderTtlSeconds) * 1000),
+            expiresAt,
             description: input.description ?? null,
             returnUrlSuccess: input.returnUrlSuccess ?? null,
             returnUrlFail: input.returnUrlFail ?? null,
-            webhookUrl: input.webhookUrl ?? null
+            webhookUrl: input.webhookUrl ?? null,
+            preset:
+              presetTerminal === undefined
+                ? null
+                : { terminalId: presetTerminal.id, payCurrency: presetCurrency!, payAmount: presetPayAmount }
           })
         ).pipe(
           Effect.as(true),
@@ -332,21 +403,35 @@ export class PaymentOrders extends Context.Service<
             yield* delivered(actor(String(row.txId)).Cancel({}))
             return toOut(yield* reread(row.txId))
           }),
-        info: (code) => Effect.map(byCode(code), toInfo),
+        create: (appId, input) =>
+          Effect.gen(function* () {
+            const found = yield* db(findAppById(appId))
+            if (found === undefined) return yield* new AppNotFound({ message: `appId: no app ${appId}` })
+            return yield* put({ appId: String(found.id), walletId: String(found.walletId) }, input)
+          }),
+        detail: (ref) =>
+          Effect.map(byRef(ref), (row): PaymentOrderDetail => ({ ...toOut(row), refunds: [], acquiringSessions: [] })),
+        info: (code) => Effect.flatMap(byCode(code), infoOf),
+        terminals: (code) =>
+          Effect.gen(function* () {
+            const row = yield* byCode(code)
+            return (yield* offers.forOrder(row)).map((o) => o.out)
+          }),
+        genericTerminals: (currency) => offers.generic(currency),
         start: (code, tokenNetworkId) =>
           Effect.gen(function* () {
             const row = yield* byCode(code)
-            const offer = yield* offerFor(row, tokenNetworkId)
+            const offer = yield* offers.offerOn(row, tokenNetworkId)
             yield* delivered(actor(String(row.txId)).Start({ offer }))
-            return toInfo(yield* reread(row.txId))
+            return yield* infoOf(yield* reread(row.txId))
           }),
         payInternal: (code, payer) =>
           Effect.gen(function* () {
             const row = yield* byCode(code)
             // pay_internal always pays on the internal terminal; one locked elsewhere answers 10304 (engine).
-            const offer = yield* offerFor(row, undefined)
+            const offer = yield* offers.offerOn(row, undefined)
             const answer = yield* delivered(actor(String(row.txId)).PayInternal({ payer: BigInt(payer), offer }))
-            return { ...toInfo(yield* reread(row.txId)), replayed: answer.replayed }
+            return { ...(yield* infoOf(yield* reread(row.txId))), replayed: answer.replayed }
           })
       })
     })

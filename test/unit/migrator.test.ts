@@ -54,7 +54,9 @@ describe("statementsOf", () => {
         "ledger_rows_order_insert",
         "ledger_rows_order_update",
         "ledger_rows_payment_order_insert",
+        "ledger_rows_payment_order_preset",
         "ledger_rows_payment_order_update",
+        "ledger_rows_payment_refund_insert",
         "ledger_rows_trade_insert",
         "ledger_rows_trade_insert",
         "notify_change"

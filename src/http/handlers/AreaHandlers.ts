@@ -1,16 +1,11 @@
 /** Handlers of the areas whose full capability arrives with later issues: market rates, investments' reads, merchant feed, gate terminals. */
-import { BigNumber } from "bignumber.js"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../../schema/Api.ts"
 import { ok, okCursor } from "../../../schema/Envelope.ts"
 import { FieldRuleViolated } from "../../../schema/Errors.ts"
-import { TerminalFlag } from "../../../schema/Reference.ts"
 import { CurrentApp, CurrentSession } from "../../../schema/Security.ts"
-import { Currencies } from "../../platform/Currencies.ts"
 import { crossRate, Rates } from "../../services/Rates.ts"
-import { Tariffs } from "../../platform/Tariffs.ts"
-import { Terminals } from "../../services/Terminals.ts"
 import { Investments } from "../../services/Investments.ts"
 import { MerchantFeed } from "../../services/MerchantFeed.ts"
 import { PaymentOrders } from "../../services/PaymentOrders.ts"
@@ -91,9 +86,6 @@ export const PaymentHandlers = HttpApiBuilder.group(
   Api,
   "payment",
   Effect.fn(function* (handlers) {
-    const terminals = yield* Terminals
-    const tariffs = yield* Tariffs
-    const currencies = yield* Currencies
     const orders = yield* PaymentOrders
     return handlers
       .handle("get_order_info", ({ query }) => Effect.flatMap(orders.info(query.code), ok))
@@ -104,36 +96,10 @@ export const PaymentHandlers = HttpApiBuilder.group(
         Effect.flatMap(orders.start(query.code, String(payload.tokenNetworkId)), ok)
       )
       .handle("get_terminals", ({ query }) =>
-        Effect.gen(function* () {
-          const rows = (yield* terminals.all()).filter(
-            (row) => !row.builtIn && (row.flags & TerminalFlag.Hidden) === 0 && (row.flags & TerminalFlag.Deposit) !== 0
-          )
-          const rules = yield* tariffs.list()
-          return yield* ok(
-            rows.map((row) => {
-              const rule = rules.find(
-                (r) => r.txClass === "Payment" && r.currency === row.currency && r.walletGroup === null
-              )
-              const decimals = currencies.find(row.currency ?? "")?.decimals ?? 0
-              const num = (text: string | null) =>
-                text === null ? null : Number(new BigNumber(text).decimalPlaces(decimals).toFixed())
-              return {
-                id: String(row.id) as any,
-                displayName: row.displayName ?? row.currency ?? "",
-                iconCode: row.iconCode,
-                currency: row.currency ?? "",
-                typeNetwork: row.typeNetwork,
-                feeFixed: num(rule?.feeFixed ?? "0") ?? 0,
-                feePercent: Number(rule?.feePercent ?? 0),
-                minAmount: num(rule?.minAmount ?? null),
-                maxAmount: num(rule?.maxAmount ?? null),
-                available: true,
-                sameAsOrderCurrency: query.currency !== undefined && query.currency === row.currency,
-                requiresAuth: false
-              }
-            })
-          )
-        })
+        Effect.flatMap(
+          query.code !== undefined ? orders.terminals(query.code) : orders.genericTerminals(query.currency),
+          ok
+        )
       )
   })
 )

@@ -1,0 +1,64 @@
+/**
+ * Private `/private/v1/` payment actions (service keys, CONTRACT C16 "Private payment actions"): create an
+ * order for any app, read an order with its refunds and acquiring sessions, and an order's terminals.
+ */
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { Envelope } from "../Envelope.ts"
+import {
+  ExternalIdConflict,
+  InvalidAmount,
+  InvalidRequest,
+  RateLimited,
+  TerminalNotFound,
+  TooManyDecimals,
+  UnknownCurrency
+} from "../Errors.ts"
+import { AppNotFound, PayAmountNeedsTerminal, TerminalNotAvailable } from "../PaymentErrors.ts"
+import { CreatePaymentOrderIn, PaymentOrderDetailOut, PutOrderOut, TerminalOut } from "../Payments.ts"
+import { ServiceAuth } from "../Security.ts"
+import { OrderActionErrors } from "./PayordersApi.ts"
+
+/** `code` or `id`, exactly one (else 10001). */
+const orderRef = {
+  code: Schema.optional(Schema.String.check(Schema.isMaxLength(200))),
+  id: Schema.optional(Schema.String.check(Schema.isMaxLength(20)))
+}
+
+export class PrivatePaymentsApi extends HttpApiGroup.make("privatePayments")
+  .add(
+    HttpApiEndpoint.post("create_payment_order", "/create_payment_order", {
+      payload: CreatePaymentOrderIn,
+      success: Envelope(PutOrderOut),
+      error: [
+        InvalidRequest,
+        UnknownCurrency,
+        TooManyDecimals,
+        ExternalIdConflict,
+        PayAmountNeedsTerminal,
+        TerminalNotAvailable,
+        TerminalNotFound,
+        InvalidAmount,
+        AppNotFound,
+        RateLimited
+      ]
+    }),
+    HttpApiEndpoint.get("get_payment_order_info", "/get_payment_order_info", {
+      query: orderRef,
+      success: Envelope(PaymentOrderDetailOut),
+      error: [...OrderActionErrors]
+    }),
+    HttpApiEndpoint.get("get_payment_terminals", "/get_payment_terminals", {
+      query: { code: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(200)) },
+      success: Envelope(Schema.Array(TerminalOut)),
+      error: [...OrderActionErrors]
+    })
+  )
+  .middleware(ServiceAuth)
+  .prefix("/private/v1")
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Private payments",
+      description: "Service credentials: `Authorization: Bearer <key>`"
+    })
+  ) {}

@@ -1,0 +1,23 @@
+/** Private payment actions (CONTRACT C16 "Private payment actions"): thin calls into PaymentOrders. */
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../../../schema/Api.ts"
+import { ok } from "../../../schema/Envelope.ts"
+import { PaymentOrders } from "../../services/PaymentOrders.ts"
+
+export const PrivatePaymentsHandlers = HttpApiBuilder.group(
+  Api,
+  "privatePayments",
+  Effect.fn(function* (handlers) {
+    const orders = yield* PaymentOrders
+    return handlers
+      .handle("create_payment_order", ({ payload }) => {
+        const { appId, ...input } = payload
+        return Effect.flatMap(orders.create(String(appId), input), ok)
+      })
+      .handle("get_payment_order_info", ({ query }) =>
+        Effect.flatMap(orders.detail({ code: query.code, id: query.id }), ok)
+      )
+      .handle("get_payment_terminals", ({ query }) => Effect.flatMap(orders.terminals(query.code), ok))
+  })
+)
