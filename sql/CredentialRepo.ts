@@ -71,3 +71,11 @@ export const insertServiceKey = (keyHash: Uint8Array, label: string) =>
   SqlClient.SqlClient.use(
     (sql) => sql`INSERT INTO service_keys (key_hash, label) VALUES (${keyHash}, ${label}) ON CONFLICT DO NOTHING`
   )
+
+const firstAppOwner = decodeFirst(record({ id: Int8, walletId: Int8 }))
+
+/** A merchant app and the wallet that owns it, by id. */
+export const findAppById = (appId: string) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(sql`SELECT id, wallet_id FROM apps WHERE id = ${appId}::bigint`, firstAppOwner)
+  )

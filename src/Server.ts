@@ -30,6 +30,7 @@ import { MarketHandlers } from "./http/handlers/MarketHandlers.ts"
 import { PrivateHandlers } from "./http/handlers/PrivateHandlers.ts"
 import { PrivateLedgerHandlers } from "./http/handlers/PrivateLedgerHandlers.ts"
 import { CryptoInfoHandlers, CryptoWalletReadsHandlers } from "./http/handlers/CryptoInfoHandlers.ts"
+import { PaymentStatsHandlers, PrivatePaymentStatsHandlers } from "./http/handlers/PaymentStatsHandlers.ts"
 import { PublicHandlers } from "./http/handlers/PublicHandlers.ts"
 import { PartnerInfoHandlers, ScannerHandlers } from "./http/handlers/ScannerHandlers.ts"
 import { WalletHandlers } from "./http/handlers/WalletHandlers.ts"
@@ -67,6 +68,7 @@ import { Addresses } from "./services/Addresses.ts"
 import { AccountKeys } from "./platform/crypto/AccountKeys.ts"
 import { Investments } from "./services/Investments.ts"
 import { MerchantFeed } from "./services/MerchantFeed.ts"
+import { PaymentStats } from "./services/PaymentStats.ts"
 import { CryptoInfo } from "./services/CryptoInfo.ts"
 import { TimeTicks } from "./platform/TimeTicks.ts"
 
@@ -141,7 +143,6 @@ const Services = Layer.mergeAll(
   MarketData.layer,
   Swaps.layer,
   Investments.layer,
-  MerchantFeed.layer,
   Chains.layer,
   Addresses.layer,
   CryptoInfo.layer,
@@ -149,8 +150,11 @@ const Services = Layer.mergeAll(
   SignerQueue.layer
 ).pipe(Layer.provideMerge(Actors))
 
-/** Services over the others (payment orders read terminals). */
-const Gateway = PaymentOrders.layer.pipe(Layer.provideMerge(Services))
+/** Services over the others (payment orders read terminals; the merchant feed maps orders as they do). */
+const Gateway = Layer.mergeAll(MerchantFeed.layer, PaymentStats.layer).pipe(
+  Layer.provideMerge(PaymentOrders.layer),
+  Layer.provideMerge(Services)
+)
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" }).pipe(
   Layer.provide([
@@ -171,7 +175,9 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" 
     AddressHandlers,
     PrivateAddressHandlers,
     CryptoInfoHandlers,
-    CryptoWalletReadsHandlers
+    CryptoWalletReadsHandlers,
+    PaymentStatsHandlers,
+    PrivatePaymentStatsHandlers
   ]),
   Layer.provide([SessionAuthLive, ServiceAuthLive, MerchantAuthLive])
 )
