@@ -45,6 +45,14 @@ const waitFeed = (c: TestClient, of: App, cursor: string | undefined, timeout: n
     pkey: of.pkey
   })
 
+/** longpoll_waiters{feed="merchant"} on the monitoring port. */
+const merchantWaiters = async () => {
+  const text = await (await fetch(service().monitoring + "/metrics")).text()
+  const line = text.split("\n").find((l) => l.startsWith('longpoll_waiters{feed="merchant"} '))
+  assert.isDefined(line, "longpoll_waiters{feed=merchant} is on /metrics")
+  return Number(line!.slice(line!.lastIndexOf(" ") + 1))
+}
+
 /** A page's own rules: rows after the request's cursor in idUpdate order, the cursor their last or the watermark. */
 const checkPage = (requested: string | undefined, body: any) => {
   const rows = body.result as Array<any>
@@ -161,6 +169,7 @@ describe("wait_app_payment", () => {
     const t1 = Date.now()
     const waiting = waitFeed(client, app, cursor, 20)
     await new Promise((resolve) => setTimeout(resolve, 300))
+    assert.strictEqual(await merchantWaiters(), 1, "the parked wait is counted on longpoll_waiters")
     const order = await m.put(app)
     const woke = await waiting
     assert.strictEqual(woke.status, 200, JSON.stringify(woke.body))
@@ -170,6 +179,7 @@ describe("wait_app_payment", () => {
       [order.id]
     )
     checkPage(cursor, woke.body)
+    assert.strictEqual(await merchantWaiters(), 0)
     // Rows already after the cursor: 200 at once.
     const again = await waitFeed(client, app, cursor, 20)
     assert.strictEqual(again.status, 200)
