@@ -7,6 +7,7 @@ import { InvestApi } from "./api/InvestApi.ts"
 import { MarketApi } from "./api/MarketApi.ts"
 import { PartnerInfoApi } from "./api/PartnerInfoApi.ts"
 import { PaymentApi, PaymentSessionApi } from "./api/PaymentApi.ts"
+import { PaymentStatsApi, PrivatePaymentStatsApi } from "./api/PaymentStatsApi.ts"
 import { PayordersApi } from "./api/PayordersApi.ts"
 import { PrivateApi } from "./api/PrivateApi.ts"
 import { PrivateLedgerApi } from "./api/PrivateLedgerApi.ts"
@@ -38,6 +39,8 @@ export class Api extends HttpApi.make("core")
   .add(PrivateAddressApi)
   .add(CryptoInfoApi)
   .add(CryptoWalletReadsApi)
+  .add(PaymentStatsApi)
+  .add(PrivatePaymentStatsApi)
   .annotateMerge(
     OpenApi.annotations({
       title: "Core wallet service",

@@ -119,32 +119,6 @@ export const orphanRowCount = SqlClient.SqlClient.use((sql) =>
   )
 )
 
-/** A merchant app's payment as its feed lists it. */
-export const AppPayment = record({
-  id: Int8,
-  idUpdate: Int8,
-  typeTx: Int,
-  txState: Int,
-  currency: Text,
-  amount: MinorUnits,
-  fee: MinorUnits,
-  tag: Nullable(Text),
-  createdAt: Timestamp
-})
-export type AppPayment = typeof AppPayment.Type
-
-const appPaymentRecords = decodeAll(AppPayment)
-
-export const appPayments = (appId: string, after: string, limit: number) =>
-  SqlClient.SqlClient.use((sql) =>
-    Effect.map(
-      sql`
-      SELECT id, id_update, type_tx, tx_state, currency, amount::text AS amount, fee::text AS fee, tag, created_at
-      FROM transactions WHERE app_id = ${appId} AND id_update > ${after}::bigint ORDER BY id_update LIMIT ${limit}`,
-      appPaymentRecords
-    )
-  )
-
 export const Investment = record({
   timetick: Int8,
   walletId: Int8,

@@ -1,7 +1,20 @@
 /** Payment orders (CONTRACT C16): an order with its transaction's state and update tick, by id, code or (app, externalId). */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { Bool, decodeFirst, Int, Int8, MinorUnits, Nullable, OneOf, record, Text, Timestamp } from "./Decoding.ts"
+import {
+  Bool,
+  decodeAll,
+  decodeFirst,
+  decodeOne,
+  Int,
+  Int8,
+  MinorUnits,
+  Nullable,
+  OneOf,
+  record,
+  Text,
+  Timestamp
+} from "./Decoding.ts"
 
 export const PaymentOrderRow = record({
   txId: Int8,
@@ -81,5 +94,31 @@ export const paymentOrderByExternalId = (appId: string | bigint, externalId: str
     Effect.map(
       sql`SELECT ${sql.literal(columns)} FROM ${sql.literal(from)} WHERE o.app_id = ${appId} AND o.external_id = ${externalId}`,
       first
+    )
+  )
+
+const all = decodeAll(PaymentOrderRow)
+const watermarkOf = decodeOne(record({ watermark: Int8 }))
+
+/**
+ * The merchant feed (get_app_payments, wait_app_payment): an app's orders whose transaction's update
+ * tick is after `after`, oldest change first, and the committed watermark read in the same statement,
+ * so in one snapshot (ticks are allocated in commit order: every tick at or below it is visible here).
+ * An order's transaction takes a new tick with every change of the order, so an order is one row at
+ * its latest state. Uses transactions_app (app_id, id_update).
+ */
+export const paymentOrdersOfAppAfter = (appId: string, after: string, limit: number) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(
+      sql`SELECT c.tick AS watermark, j.* FROM journal_clock c
+      LEFT JOIN LATERAL (SELECT ${sql.literal(columns)} FROM ${sql.literal(from)}
+        WHERE t.app_id = ${appId}::bigint AND t.id_update > ${after}::bigint AND t.type_tx IN (20, 21)
+          AND o.app_id = ${appId}::bigint
+        ORDER BY t.id_update LIMIT ${limit}) j ON true
+      ORDER BY j.id_update`,
+      (rows) => ({
+        watermark: rows.length > 0 ? watermarkOf(rows).watermark : 0n,
+        rows: all(rows.filter((row) => row.tx_id !== null))
+      })
     )
   )

@@ -31,6 +31,7 @@ import { PrivateHandlers } from "./http/handlers/PrivateHandlers.ts"
 import { PrivateLedgerHandlers } from "./http/handlers/PrivateLedgerHandlers.ts"
 import { PrivatePaymentsHandlers } from "./http/handlers/PrivatePaymentsHandlers.ts"
 import { CryptoInfoHandlers, CryptoWalletReadsHandlers } from "./http/handlers/CryptoInfoHandlers.ts"
+import { PaymentStatsHandlers, PrivatePaymentStatsHandlers } from "./http/handlers/PaymentStatsHandlers.ts"
 import { PublicHandlers } from "./http/handlers/PublicHandlers.ts"
 import { PartnerInfoHandlers, ScannerHandlers } from "./http/handlers/ScannerHandlers.ts"
 import { WalletHandlers } from "./http/handlers/WalletHandlers.ts"
@@ -69,6 +70,7 @@ import { Addresses } from "./services/Addresses.ts"
 import { AccountKeys } from "./platform/crypto/AccountKeys.ts"
 import { Investments } from "./services/Investments.ts"
 import { MerchantFeed } from "./services/MerchantFeed.ts"
+import { PaymentStats } from "./services/PaymentStats.ts"
 import { CryptoInfo } from "./services/CryptoInfo.ts"
 import { TimeTicks } from "./platform/TimeTicks.ts"
 
@@ -143,7 +145,6 @@ const Services = Layer.mergeAll(
   MarketData.layer,
   Swaps.layer,
   Investments.layer,
-  MerchantFeed.layer,
   Chains.layer,
   Addresses.layer,
   CryptoInfo.layer,
@@ -151,8 +152,11 @@ const Services = Layer.mergeAll(
   SignerQueue.layer
 ).pipe(Layer.provideMerge(Actors))
 
-/** Services over the others (payment orders read terminals). */
-const Gateway = Layer.mergeAll(PaymentOrders.layer, PaymentRefunds.layer).pipe(Layer.provideMerge(Services))
+/** Services over the others (payment orders read terminals; the merchant feed maps orders as they do). */
+const Gateway = Layer.mergeAll(MerchantFeed.layer, PaymentStats.layer, PaymentRefunds.layer).pipe(
+  Layer.provideMerge(PaymentOrders.layer),
+  Layer.provideMerge(Services)
+)
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" }).pipe(
   Layer.provide([
@@ -174,7 +178,9 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" 
     AddressHandlers,
     PrivateAddressHandlers,
     CryptoInfoHandlers,
-    CryptoWalletReadsHandlers
+    CryptoWalletReadsHandlers,
+    PaymentStatsHandlers,
+    PrivatePaymentStatsHandlers
   ]),
   Layer.provide([SessionAuthLive, ServiceAuthLive, MerchantAuthLive])
 )

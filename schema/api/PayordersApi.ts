@@ -1,6 +1,6 @@
 /** Merchant payment orders `/payorders/v1/` (merchant key plus app_id). */
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { CursorEnvelope, Envelope } from "../Envelope.ts"
 import {
   ExternalIdConflict,
@@ -13,7 +13,7 @@ import {
   TooManyDecimals,
   UnknownCurrency
 } from "../Errors.ts"
-import { Cursor, Int64, Int64String } from "../Ids.ts"
+import { Cursor, Int64 } from "../Ids.ts"
 import {
   NoPaymentInProgress,
   PayAmountNeedsTerminal,
@@ -32,6 +32,7 @@ import {
 } from "../PaymentErrors.ts"
 import { PaymentOrderOut, PutOrderOut, PutPaymentOrderIn, RefundOut, RefundPaymentIn } from "../Payments.ts"
 import { MerchantAuth } from "../Security.ts"
+import { WaitQuery } from "../Transfer.ts"
 
 /** What an action on one order may answer (C16 "Errors"). */
 export const OrderActionErrors = [
@@ -59,18 +60,13 @@ const orderRef = {
 
 export const appPaymentsPageMax = 100
 
-export const AppPaymentRow = Schema.Struct({
-  id: Int64String,
-  idUpdate: Int64String,
-  typeTx: Schema.Int,
-  txState: Schema.Int,
-  state: Schema.String,
-  currency: Schema.String,
-  amount: Schema.Number,
-  fee: Schema.Number,
-  tag: Schema.NullOr(Schema.String),
-  dateTxUTC: Schema.String
-}).annotate({ identifier: "AppPaymentRow" })
+const feedQuery = {
+  app_id: Int64,
+  cursor: Schema.optional(Cursor).annotate({
+    description: "Exclusive update-tick watermark; omitted means from the start"
+  }),
+  limit: Schema.optional(Schema.String).annotate({ description: "Ignored: a page is at most 100 rows (C16)" })
+}
 
 /** get_app_payment: the order with its refunds, oldest first (C16). */
 export const AppPaymentOut = Schema.Struct({ ...PaymentOrderOut.fields, refunds: Schema.Array(RefundOut) }).annotate({
@@ -85,14 +81,31 @@ export const RefundPaymentOut = Schema.Struct({ ...RefundOut.fields, replayed: S
 export class PayordersApi extends HttpApiGroup.make("payorders")
   .add(
     HttpApiEndpoint.get("get_app_payments", "/get_app_payments", {
-      query: {
-        app_id: Int64,
-        cursor: Schema.optional(Cursor).annotate({
-          description: "Exclusive update-tick watermark; omitted means from the start"
-        })
-      },
-      success: CursorEnvelope(Schema.Array(AppPaymentRow))
-    })
+      query: feedQuery,
+      success: CursorEnvelope(Schema.Array(PaymentOrderOut))
+    }).annotateMerge(
+      OpenApi.annotations({
+        description:
+          "This app's orders changed after `cursor`, oldest change first, each once at its latest state, at most 100. `cursor` in the answer: the last row's idUpdate, or with no rows the committed watermark."
+      })
+    )
+  )
+  .add(
+    HttpApiEndpoint.get("wait_app_payment", "/wait_app_payment", {
+      query: { ...feedQuery, timeout: WaitQuery.timeout },
+      success: [
+        CursorEnvelope(Schema.Array(PaymentOrderOut)),
+        CursorEnvelope(Schema.Array(PaymentOrderOut))
+          .annotate({ identifier: "WaitAppPaymentIdle" })
+          .pipe(HttpApiSchema.status(202))
+      ],
+      error: RateLimited
+    }).annotateMerge(
+      OpenApi.annotations({
+        description:
+          "get_app_payments as a long-poll (C8): 200 with rows as soon as any exist after `cursor`, else 202 with `result: []` after the idle wait (`timeout` seconds, default 30, at most 45). Both carry `cursor`."
+      })
+    )
   )
   .add(
     HttpApiEndpoint.post("put_payment_order", "/put_payment_order", {

@@ -18,7 +18,7 @@ export const longPollWaitersMax = 10_000
 export const longPollDefaultSeconds = 30
 export const longPollMaxSeconds = 45
 /** The feeds that long-poll; each has its own waiter gauge (`longpoll_waiters{feed}`). */
-export const longPollFeeds = ["journal"] as const
+export const longPollFeeds = ["journal", "merchant"] as const
 export type LongPollFeed = (typeof longPollFeeds)[number]
 
 export class Feeds extends Context.Service<

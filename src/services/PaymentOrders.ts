@@ -124,6 +124,8 @@ export class PaymentOrders extends Context.Service<
       code: string,
       payer: string
     ) => Effect.Effect<OrderInfoOut & { readonly replayed: boolean }, GateError>
+    /** The order → PaymentOrderOut mapping every merchant read uses (get_app_payment, the feed). */
+    readonly toOut: (row: PaymentOrderRow) => PaymentOrderOut
   }
 >()("core/PaymentOrders") {
   static readonly layer = Layer.effect(
@@ -396,6 +398,7 @@ export class PaymentOrders extends Context.Service<
 
       return PaymentOrders.of({
         put,
+        toOut,
         get: (appId, ref) => Effect.map(ofApp(appId, ref), toOut),
         cancel: (appId, ref) =>
           Effect.gen(function* () {

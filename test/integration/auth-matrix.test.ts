@@ -105,6 +105,8 @@ type BodyVariant = "json" | "malformed"
 const send = (route: Route, credential: Credential, body: BodyVariant = "json"): Promise<Reply> => {
   let path = route.path.replace(/\{[^}]+\}/g, "1")
   if (credential.appId !== undefined) path += `?app_id=${encodeURIComponent(credential.appId)}`
+  // A long-poll answers at once (C8 timeout=0) instead of holding the sweep for its idle wait.
+  if (/\/wait_[a-z_]+$/.test(route.path)) path += `${path.includes("?") ? "&" : "?"}timeout=0`
   const hasBody = route.method !== "GET" && route.method !== "DELETE"
   return client.call(route.method, path, {
     sid: credential.sid,

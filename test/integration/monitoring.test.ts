@@ -124,7 +124,7 @@ describe("monitoring figures after traffic (C9)", () => {
     assert.strictEqual(result.ledger.queueDepth, figure(quiet, "ledger_queue_depth"))
     assert.strictEqual(result.ledger.batchInFlight, figure(quiet, "ledger_batch_in_flight"))
     assert.strictEqual(result.ledger.commits, figure(quiet, "ledger_commit_batch_size_count"))
-    assert.deepStrictEqual(result.longPollWaiters, { journal: 0 })
+    assert.deepStrictEqual(result.longPollWaiters, { journal: 0, merchant: 0 })
     const residentSeries = result.series.effect_cluster_entities.values as Array<{
       labels: { type: string }
       value: number

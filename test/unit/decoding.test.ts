@@ -11,8 +11,9 @@ import { Code } from "../../sql/CodeRepo.ts"
 import { App, Session } from "../../sql/CredentialRepo.ts"
 import { decodeAll, decodeFirst, hasFastPath, Int8, MinorUnits, Nullable, record } from "../../sql/Decoding.ts"
 import { Event, Tx } from "../../sql/JournalRepo.ts"
-import { AppPayment, Balance, Investment, StoredTx } from "../../sql/LedgerRepo.ts"
+import { Balance, Investment, StoredTx } from "../../sql/LedgerRepo.ts"
 import { BookLevel, Candle, Order, OrderTrade, PairPrice } from "../../sql/OrderRepo.ts"
+import { PaymentStatRow } from "../../sql/PaymentStatsRepo.ts"
 import { CurrencyRecord, Rate, Tariff, Terminal } from "../../sql/ReferenceRepo.ts"
 import { Room } from "../../sql/RoomRepo.ts"
 import { Confirmation, ExpiredConfirmation } from "../../sql/TransferRepo.ts"
@@ -48,18 +49,17 @@ const samples: ReadonlyArray<readonly [string, Schema.Decoder<any>, Record<strin
     { id: 1n, id_update: 2n, wallet_to: 3n, wallet_from: -1n, currency: "USDT", amount: "5", request_hash: null }
   ],
   [
-    "AppPayment",
-    AppPayment,
+    "PaymentStatRow",
+    PaymentStatRow,
     {
-      id: 1n,
-      id_update: 2n,
-      type_tx: 7,
-      tx_state: 8,
+      app_id: 1n,
+      day_number: 20417n,
+      day: "2025-11-25",
       currency: "EUR",
-      amount: "10",
-      fee: "0",
-      tag: "t",
-      created_at: at
+      tx_type: 20,
+      total: 3n,
+      finished: 2n,
+      amount_finished: "1000"
     }
   ],
   [

@@ -1,12 +1,14 @@
 /** Handlers of the areas whose full capability arrives with later issues: market rates, investments' reads, merchant feed, gate terminals. */
 import { Effect } from "effect"
+import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../../schema/Api.ts"
-import { ok, okCursor } from "../../../schema/Envelope.ts"
+import { ok, okCursor, RequestId } from "../../../schema/Envelope.ts"
 import { FieldRuleViolated } from "../../../schema/Errors.ts"
 import { CurrentApp, CurrentSession } from "../../../schema/Security.ts"
 import { crossRate, Rates } from "../../services/Rates.ts"
 import { Investments } from "../../services/Investments.ts"
+import { longPollDefaultSeconds } from "../../services/Feeds.ts"
 import { MerchantFeed } from "../../services/MerchantFeed.ts"
 import { PaymentOrders } from "../../services/PaymentOrders.ts"
 import { PaymentRefunds } from "../../services/PaymentRefunds.ts"
@@ -55,6 +57,18 @@ export const PayordersHandlers = HttpApiBuilder.group(
       .handle("get_app_payments", ({ query }) =>
         CurrentApp.use((app) =>
           Effect.flatMap(feed.page(app.appId, query.cursor), (page) => okCursor(page.rows, page.cursor))
+        )
+      )
+      .handle("wait_app_payment", ({ query }) =>
+        CurrentApp.use((app) =>
+          Effect.gen(function* () {
+            const page = yield* feed.wait(app.appId, query.cursor, query.timeout ?? longPollDefaultSeconds)
+            const id = yield* RequestId.useSync((n) => n)
+            return HttpServerResponse.jsonUnsafe(
+              { result: page.rows, error: null, id, cursor: page.cursor },
+              { status: page.moved ? 200 : 202 }
+            )
+          })
         )
       )
       .handle("put_payment_order", ({ payload }) =>

@@ -1,0 +1,64 @@
+/**
+ * A merchant's side of the payment gateway over HTTP (CONTRACT C16), for the feed and statistics
+ * tests: apps, merchant calls (`pkey` + `app_id`), orders, the payment gate, and draining the feed.
+ */
+import { assert } from "@effect/vitest"
+import type { Reply, TestClient } from "./Client.ts"
+
+export interface App {
+  readonly appId: string
+  readonly pkey: string
+}
+
+let nextOrder = 0
+
+export const merchantOf = (client: TestClient) => {
+  const createApp = async (walletId: string, name: string): Promise<App> => {
+    const reply = await client.priv("POST", "create_app", { walletId, name })
+    assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
+    return reply.body.result as App
+  }
+  /** `action` may carry its own query; `app_id` is added. */
+  const call = (app: App, method: string, action: string, body?: unknown, pkey = app.pkey): Promise<Reply> =>
+    client.call(method, `/payorders/v1/${action}${action.includes("?") ? "&" : "?"}app_id=${app.appId}`, {
+      pkey,
+      body
+    })
+  /** A new order of `app` (a fresh externalId), its PaymentOrderOut. */
+  const put = async (app: App, body: Record<string, unknown> = {}) => {
+    const reply = await call(app, "POST", "put_payment_order", {
+      currency: "USDT",
+      orderAmount: "1",
+      externalId: `feed-${process.pid}-${nextOrder++}`,
+      ...body
+    })
+    assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
+    return reply.body.result
+  }
+  const gate = (method: string, action: string, code: string, body?: unknown, sid?: string) =>
+    client.call(method, `/payment/v1/${action}?code=${encodeURIComponent(code)}`, { body, sid })
+  /** The order as get_app_payment shows it now, without its `refunds` (a feed row is PaymentOrderOut alone). */
+  const order = async (app: App, id: string) => {
+    const reply = await call(app, "GET", `get_app_payment?id=${id}`)
+    assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
+    const { refunds, ...out } = reply.body.result
+    assert.isArray(refunds)
+    return out
+  }
+  const page = (app: App, cursor: string | undefined, extra = "") =>
+    call(app, "GET", `get_app_payments${cursor === undefined ? "" : `?cursor=${cursor}`}${extra}`)
+  /** Pages from `cursor` until one is empty: every row and the final cursor. */
+  const drain = async (app: App, from: string | undefined): Promise<{ rows: Array<any>; cursor: string }> => {
+    const rows: Array<any> = []
+    let cursor = from
+    for (;;) {
+      const reply = await page(app, cursor)
+      assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
+      const next: string = reply.body.cursor!
+      cursor = next
+      if (reply.body.result.length === 0) return { rows, cursor: next }
+      rows.push(...reply.body.result)
+    }
+  }
+  return { createApp, call, put, gate, order, page, drain }
+}
