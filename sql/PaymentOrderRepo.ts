@@ -1,7 +1,7 @@
 /** Payment orders (CONTRACT C16): an order with its transaction's state and update tick, by id, code or (app, externalId). */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { decodeFirst, Int, Int8, MinorUnits, Nullable, OneOf, record, Text, Timestamp } from "./Decoding.ts"
+import { decodeAll, decodeFirst, Int, Int8, MinorUnits, Nullable, OneOf, record, Text, Timestamp } from "./Decoding.ts"
 
 export const PaymentOrderRow = record({
   txId: Int8,
@@ -66,5 +66,20 @@ export const paymentOrderByExternalId = (appId: string | bigint, externalId: str
     Effect.map(
       sql`SELECT ${sql.literal(columns)} FROM ${sql.literal(from)} WHERE o.app_id = ${appId} AND o.external_id = ${externalId}`,
       first
+    )
+  )
+
+/**
+ * Orders past expiresAt still Created or Started (the engine's isDue without in-flight payments;
+ * the actor decides), oldest first: what the expiry sweeper asks to expire.
+ */
+const dueIds = decodeAll(record({ txId: Int8 }))
+
+export const dueOrderIds = (now: Date, limit: number) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(
+      sql`SELECT tx_id FROM payment_orders WHERE state_code IN (1, 2) AND expires_at < ${now}
+        ORDER BY expires_at LIMIT ${limit}`,
+      (rows) => dueIds(rows).map((row) => row.txId)
     )
   )

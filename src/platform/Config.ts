@@ -24,6 +24,10 @@ export interface AppConfig {
   /** CONTRACT C16: the base of an order's payUrl, and an order's default lifetime. */
   readonly publicBaseUrl: string
   readonly paymentOrderTtlSeconds: number
+  /** C16: how often the sweeper expires orders past expiresAt that no timer expired (docs/DURABLE-TIMERS.md). */
+  readonly paymentSweepSeconds: number
+  /** How long effect/cluster keeps a processed persisted message (cluster_messages) before the retention job deletes it. */
+  readonly clusterMessageRetentionDays: number
 }
 
 export class AppConfigService extends Context.Service<AppConfigService, AppConfig>()("core/Config") {
@@ -56,7 +60,9 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
         chargebackDays: yield* Config.Int("CHARGEBACK_DAYS").pipe(Config.withDefault(0)),
         swapDriftPct: yield* Config.String("SWAP_DRIFT_PCT").pipe(Config.withDefault("0.5")),
         publicBaseUrl: yield* Config.String("PUBLIC_BASE_URL").pipe(Config.withDefault("http://127.0.0.1:8080")),
-        paymentOrderTtlSeconds: yield* Config.Int("PAYMENT_ORDER_TTL_SECONDS").pipe(Config.withDefault(86_400))
+        paymentOrderTtlSeconds: yield* Config.Int("PAYMENT_ORDER_TTL_SECONDS").pipe(Config.withDefault(86_400)),
+        paymentSweepSeconds: yield* Config.Int("PAYMENT_SWEEP_SECONDS").pipe(Config.withDefault(5)),
+        clusterMessageRetentionDays: yield* Config.Int("CLUSTER_MESSAGE_RETENTION_DAYS").pipe(Config.withDefault(7))
       })
     })
   )
@@ -77,5 +83,10 @@ export const limits = {
   ordersWindowDays: 90,
   tradeInfoLevelsMax: 100,
   candlesMax: 1000,
-  roomIdleSeconds: 600
+  roomIdleSeconds: 600,
+  /** effect/cluster reads due persisted messages (timers) this often: a timer fires within it. */
+  clusterPollMs: 1_000,
+  expirySweepBatchMax: 500,
+  retentionBatchMax: 1_000,
+  retentionIntervalMinutes: 60
 } as const

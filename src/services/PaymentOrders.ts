@@ -31,6 +31,7 @@ import { Currencies } from "../platform/Currencies.ts"
 import { makeDb } from "../platform/db/Sql.ts"
 import { delivered } from "../platform/Delivery.ts"
 import { Tariffs } from "../platform/Tariffs.ts"
+import { PaymentExpiry } from "./PaymentExpiry.ts"
 import { TimeTicks } from "../platform/TimeTicks.ts"
 import { Terminals } from "./Terminals.ts"
 
@@ -94,6 +95,7 @@ export class PaymentOrders extends Context.Service<
       const terminals = yield* Terminals
       const config = yield* AppConfigService
       const actor = yield* PaymentOrderEntity.client
+      const expiry = yield* PaymentExpiry
 
       const dec = (row: PaymentOrderRow, minor: bigint | null, currency: string | null = row.currency) =>
         minor === null ? null : fromMinorUnits(minor, currencies.find(currency ?? "")?.decimals ?? 0)
@@ -294,6 +296,9 @@ export class PaymentOrders extends Context.Service<
           })
         const txId = ticks.next()
         const code = newOrderCode()
+        const expiresAt = new Date(Date.now() + (input.expiresInSeconds ?? config.paymentOrderTtlSeconds) * 1000)
+        // The durable expiry timer, before the commit (docs/DURABLE-TIMERS.md; the sweeper backs it up).
+        yield* expiry.schedule(txId, expiresAt)
         const created = yield* delivered(
           actor(String(txId)).Create({
             appId: BigInt(app.appId),
@@ -304,7 +309,7 @@ export class PaymentOrders extends Context.Service<
             code,
             currency: currency.code,
             orderAmount,
-            expiresAt: new Date(Date.now() + (input.expiresInSeconds ?? config.paymentOrderTtlSeconds) * 1000),
+            expiresAt,
             description: input.description ?? null,
             returnUrlSuccess: input.returnUrlSuccess ?? null,
             returnUrlFail: input.returnUrlFail ?? null,
