@@ -4,10 +4,25 @@
  * retention job removes processed ones, and their replies, older than a cutoff. A message's id is a
  * Snowflake (its first bits are the time it was saved), so "older than" is a range on the primary key.
  */
-import { Effect } from "effect"
-import { MachineId, Snowflake } from "effect/cluster"
+import { Effect, Layer } from "effect"
+import { MachineId, Snowflake, SqlMessageStorage } from "effect/cluster"
 import { SqlClient } from "effect/sql"
 import { decodeFirst, Int, record } from "./Decoding.ts"
+import { migrationLockKey } from "./Migrator.ts"
+
+/**
+ * SqlMessageStorage's own migrations (its tables and `cluster_migrations`), in one transaction under
+ * our migration lock: WORKERS processes starting at once on a fresh database would otherwise race
+ * on its unguarded `CREATE TABLE IF NOT EXISTS cluster_migrations`.
+ */
+export const migrateClusterStorage = SqlClient.SqlClient.use((sql) =>
+  sql.withTransaction(
+    Effect.andThen(
+      sql`SELECT pg_advisory_xact_lock(${migrationLockKey})`,
+      Effect.scoped(Layer.build(SqlMessageStorage.layerMigrations({})))
+    )
+  )
+)
 
 const deleted = decodeFirst(record({ n: Int }))
 

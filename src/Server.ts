@@ -15,6 +15,7 @@ import { PaymentOrderEntityLayer } from "../actors/payment/Behaviour.ts"
 import { RoomEntityLayer } from "../actors/room/Behaviour.ts"
 import { WalletEntityLayer } from "../actors/wallet/Behaviour.ts"
 import { Api } from "../schema/Api.ts"
+import { migrateClusterStorage } from "../sql/ClusterMessageRepo.ts"
 import { AppConfigService, limits } from "./platform/Config.ts"
 import { MigratedDatabase } from "./platform/db/Database.ts"
 import { MerchantAuthLive, ServiceAuthLive, SessionAuthLive } from "./http/Auth.ts"
@@ -93,7 +94,11 @@ const ActorRuntime = Layer.unwrap(
       Layer.provideMerge(
         Sharding.layer.pipe(
           Layer.provideMerge(Runners.layerNoop),
-          Layer.provideMerge(SqlMessageStorage.layer),
+          Layer.provideMerge(
+            SqlMessageStorage.layerStorage({}).pipe(
+              Layer.provide(Layer.effectDiscard(Effect.orDie(migrateClusterStorage)))
+            )
+          ),
           Layer.provide([RunnerStorage.layerMemory, RunnerHealth.layerNoop, Digest.layerWebCrypto]),
           Layer.provide(
             ShardingConfig.layer({
