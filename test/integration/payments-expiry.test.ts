@@ -117,9 +117,10 @@ describe("durable expiry timer", () => {
     const payers = await Promise.all(Array.from({ length: 20 }, () => client.party({ fund: "20" })))
     const outcomes = await Promise.all(
       payers.map(async (payer, i) => {
-        const order = await newOrder(client, shop, 1)
-        // Pay from 400 ms before expiresAt to 130 ms after it (the timer fires within ~1 s after).
-        await sleep(Date.parse(order.expiresAt) - Date.now() - 400 + i * 28)
+        const order = await newOrder(client, shop, 3)
+        // Pay from 1 s before expiresAt to 140 ms after it (a pay takes some 100 ms to commit; the timer
+        // fires within ~1 s after expiresAt): on a quiet machine both outcomes occur.
+        await sleep(Date.parse(order.expiresAt) - Date.now() - 1_000 + i * 60)
         const reply = await client.call("POST", `/payment/v1/pay_internal?code=${encodeURIComponent(order.code)}`, {
           body: {},
           sid: payer.sid
