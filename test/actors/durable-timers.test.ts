@@ -1,8 +1,8 @@
 /**
  * Spike (docs/DURABLE-TIMERS.md): timers that survive a restart with effect's own machinery, on
  * the database the service uses (embedded PGlite behind the unix socket, or a fresh database on
- * DATABASE_URL) and the single-runner Sharding of src/Server.ts with one change: SqlMessageStorage
- * instead of MessageStorage.layerMemory (runner storage stays in memory: one runner).
+ * DATABASE_URL) and the single-runner Sharding of src/Server.ts: SqlMessageStorage (what the
+ * payment-order expiry timers now run on), runner storage in memory (one runner).
  *
  * Each case runs a first runtime that schedules work, shuts it down before the work is due, then a
  * second runtime on the same database (PGlite closed and reopened on the same data directory)
