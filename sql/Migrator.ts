@@ -9,7 +9,8 @@ import { readdirSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 const migrationsDir = fileURLToPath(new URL("./migrations/", import.meta.url))
-const migrationLockKey = 7_261_001
+/** Held by every schema change at start (ours, and effect/cluster's in sql/ClusterMessageRepo.ts). */
+export const migrationLockKey = 7_261_001
 
 /**
  * Statements are separated by a semicolon at the end of a line; inside a `$$`-quoted function body

@@ -122,3 +122,18 @@ export const paymentOrdersOfAppAfter = (appId: string, after: string, limit: num
       })
     )
   )
+
+/**
+ * Orders past expiresAt still Created or Started (the engine's isDue without in-flight payments;
+ * the actor decides), oldest first: what the expiry sweeper asks to expire.
+ */
+const dueIds = decodeAll(record({ txId: Int8 }))
+
+export const dueOrderIds = (now: Date, limit: number) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(
+      sql`SELECT tx_id FROM payment_orders WHERE state_code IN (1, 2) AND expires_at < ${now}
+        ORDER BY expires_at LIMIT ${limit}`,
+      (rows) => dueIds(rows).map((row) => row.txId)
+    )
+  )

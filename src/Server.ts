@@ -4,16 +4,19 @@
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
-import { MessageStorage, RunnerHealth, Runners, RunnerStorage, Sharding, ShardingConfig } from "effect/cluster"
+import { RunnerHealth, Runners, RunnerStorage, Sharding, ShardingConfig, SqlMessageStorage } from "effect/cluster"
+import { Digest } from "effect/crypto"
 import { HttpRouter } from "effect/http"
 import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
 import { ChainEntityLayer } from "../actors/chain/Behaviour.ts"
 import { CodeEntityLayer } from "../actors/code/Behaviour.ts"
+import { PaymentExpiryEntityLayer } from "../actors/expiry/Behaviour.ts"
 import { PaymentOrderEntityLayer } from "../actors/payment/Behaviour.ts"
 import { RoomEntityLayer } from "../actors/room/Behaviour.ts"
 import { WalletEntityLayer } from "../actors/wallet/Behaviour.ts"
 import { Api } from "../schema/Api.ts"
-import { AppConfigService } from "./platform/Config.ts"
+import { migrateClusterStorage } from "../sql/ClusterMessageRepo.ts"
+import { AppConfigService, limits } from "./platform/Config.ts"
 import { MigratedDatabase } from "./platform/db/Database.ts"
 import { MerchantAuthLive, ServiceAuthLive, SessionAuthLive } from "./http/Auth.ts"
 import { EnvelopeLayer } from "./http/EnvelopeMiddleware.ts"
@@ -47,6 +50,8 @@ import { Chains } from "./services/Chains.ts"
 import { Codes } from "./services/Codes.ts"
 import { PaymentOrders } from "./services/PaymentOrders.ts"
 import { PaymentRefunds } from "./services/PaymentRefunds.ts"
+import { PaymentExpiry } from "./services/PaymentExpiry.ts"
+import { ClusterRetention } from "./services/ClusterRetention.ts"
 import { ExchangeOrders } from "./services/ExchangeOrders.ts"
 import { MarketData } from "./services/MarketData.ts"
 import { Rooms } from "./services/Rooms.ts"
@@ -75,7 +80,11 @@ import { CryptoInfo } from "./services/CryptoInfo.ts"
 import { TimeTicks } from "./platform/TimeTicks.ts"
 
 /**
- * Single runner (the default): every entity in this process, messages in memory (they are volatile).
+ * Single runner (the default): every entity in this process. Ordinary messages are volatile and never
+ * touch storage; persisted ones (the payment-order expiry timers, actors/expiry) are kept in
+ * effect/cluster's SQL message storage (cluster_messages / cluster_replies, created by the layer itself)
+ * and read when due every `limits.clusterPollMs` (docs/DURABLE-TIMERS.md). Runner storage stays in
+ * memory: SqlRunnerStorage hangs on the embedded database (a reserved connection, a pool of one).
  * Every entity type registered through it has its lifecycle counted (monitoring/ActorMetrics.ts).
  * Messages pass by reference (`simulateRemoteSerialization: false`): nothing leaves the process, and
  * encoding then decoding each typed payload (a ledger operation, an order) cost about 100 µs of CPU
@@ -89,11 +98,16 @@ const ActorRuntime = Layer.unwrap(
       Layer.provideMerge(
         Sharding.layer.pipe(
           Layer.provideMerge(Runners.layerNoop),
-          Layer.provideMerge(MessageStorage.layerMemory),
-          Layer.provide([RunnerStorage.layerMemory, RunnerHealth.layerNoop]),
+          Layer.provideMerge(
+            SqlMessageStorage.layerStorage({}).pipe(
+              Layer.provide(Layer.effectDiscard(Effect.orDie(migrateClusterStorage)))
+            )
+          ),
+          Layer.provide([RunnerStorage.layerMemory, RunnerHealth.layerNoop, Digest.layerWebCrypto]),
           Layer.provide(
             ShardingConfig.layer({
               entityMaxIdleTime: "5 minutes",
+              entityMessagePollInterval: `${limits.clusterPollMs} millis`,
               maxResidentEntities: config.maxResidentEntities,
               simulateRemoteSerialization: false
             } as any)
@@ -127,6 +141,7 @@ const Actors = Layer.mergeAll(
   WalletEntityLayer,
   CodeEntityLayer,
   PaymentOrderEntityLayer,
+  PaymentExpiryEntityLayer,
   RoomEntityLayer,
   ChainEntityLayer,
   Rooms.layer,
@@ -152,9 +167,10 @@ const Services = Layer.mergeAll(
   SignerQueue.layer
 ).pipe(Layer.provideMerge(Actors))
 
-/** Services over the others (payment orders read terminals; the merchant feed maps orders as they do). */
+/** Services over the others (payment orders read terminals and schedule their expiry; the merchant feed maps orders as they do). */
 const Gateway = Layer.mergeAll(MerchantFeed.layer, PaymentStats.layer, PaymentRefunds.layer).pipe(
   Layer.provideMerge(PaymentOrders.layer),
+  Layer.provideMerge(Layer.merge(PaymentExpiry.layer, ClusterRetention)),
   Layer.provideMerge(Services)
 )
 

@@ -26,6 +26,10 @@ export interface AppConfig {
   readonly paymentOrderTtlSeconds: number
   /** CONTRACT C16: the spread (percent, decimal text) a cross-currency payment adds to the C14 rate. */
   readonly paymentFxSpreadPct: string
+  /** C16: how often the sweeper expires orders past expiresAt that no timer expired (docs/DURABLE-TIMERS.md). */
+  readonly paymentSweepSeconds: number
+  /** How long effect/cluster keeps a processed persisted message (cluster_messages) before the retention job deletes it. */
+  readonly clusterMessageRetentionDays: number
 }
 
 export class AppConfigService extends Context.Service<AppConfigService, AppConfig>()("core/Config") {
@@ -62,7 +66,9 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
         paymentFxSpreadPct: yield* Config.schema(
           Schema.String.check(Schema.isPattern(/^[0-9]{1,3}(\.[0-9]{1,6})?$/)),
           "PAYMENT_FX_SPREAD_PCT"
-        ).pipe(Config.withDefault("1"))
+        ).pipe(Config.withDefault("1")),
+        paymentSweepSeconds: yield* Config.Int("PAYMENT_SWEEP_SECONDS").pipe(Config.withDefault(5)),
+        clusterMessageRetentionDays: yield* Config.Int("CLUSTER_MESSAGE_RETENTION_DAYS").pipe(Config.withDefault(7))
       })
     })
   )
@@ -83,5 +89,10 @@ export const limits = {
   ordersWindowDays: 90,
   tradeInfoLevelsMax: 100,
   candlesMax: 1000,
-  roomIdleSeconds: 600
+  roomIdleSeconds: 600,
+  /** effect/cluster reads due persisted messages (timers) this often: a timer fires within it. */
+  clusterPollMs: 1_000,
+  expirySweepBatchMax: 500,
+  retentionBatchMax: 1_000,
+  retentionIntervalMinutes: 60
 } as const

@@ -1,8 +1,8 @@
 /**
  * Spike (docs/DURABLE-TIMERS.md): timers that survive a restart with effect's own machinery, on
  * the database the service uses (embedded PGlite behind the unix socket, or a fresh database on
- * DATABASE_URL) and the single-runner Sharding of src/Server.ts with one change: SqlMessageStorage
- * instead of MessageStorage.layerMemory (runner storage stays in memory: one runner).
+ * DATABASE_URL) and the single-runner Sharding of src/Server.ts: SqlMessageStorage (what the
+ * payment-order expiry timers now run on), runner storage in memory (one runner).
  *
  * Each case runs a first runtime that schedules work, shuts it down before the work is due, then a
  * second runtime on the same database (PGlite closed and reopened on the same data directory)
@@ -44,6 +44,7 @@ import { MigratedDatabase } from "../../src/platform/db/Database.ts"
 import { testConfig } from "../support/Actors.ts"
 import { createDatabase, dropDatabase } from "../support/Postgres.ts"
 import { usingRealPostgres } from "../support/Service.ts"
+import { deleteProcessedMessages } from "../../sql/ClusterMessageRepo.ts"
 
 // ---------------------------------------------------------------------------------------------
 // One database that outlives the runtimes of a case
@@ -343,6 +344,55 @@ describe("durable timers on effect/cluster with SqlMessageStorage", () => {
           assert.isAtLeast(ticks.length - before, 1, JSON.stringify(ticks))
           assert.strictEqual(new Set(times).size, times.length, "one run per scheduled time")
           for (const t of times) assert.strictEqual(t % 2000, 0)
+        })
+      ),
+    60_000
+  )
+
+  it.live(
+    "retention (sql/ClusterMessageRepo.ts): processed messages older than the cutoff go with their replies, a timer not yet due stays",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const place = yield* newPlace
+          expired.length = 0
+          generation = 1
+          const counts = Effect.gen(function* () {
+            const sql = yield* SqlClient.SqlClient
+            const [m] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM cluster_messages`
+            const [r] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM cluster_replies`
+            return [m!.n, r!.n]
+          })
+          const result = yield* runtime(
+            place,
+            OrderTimerLayer,
+            Effect.gen(function* () {
+              const now = yield* DateTime.now
+              for (const [orderId, seconds] of [
+                ["due-soon", 0.3],
+                ["due-later", 600]
+              ] as const) {
+                const client = (yield* OrderTimer.client)(orderId)
+                yield* client.Expire(new ExpireOrder({ orderId, dueAt: DateTime.add(now, { seconds }) }), {
+                  discard: true
+                })
+              }
+              yield* waitUntil(() => expired.length >= 1, 10)
+              yield* Effect.sleep("500 millis") // the reply is saved
+              const before = yield* counts
+              const tooOld = yield* deleteProcessedMessages(new Date(Date.now() - 86_400_000), 1000)
+              const done = yield* deleteProcessedMessages(new Date(Date.now() + 1_000), 1000)
+              return { before, tooOld, done, after: yield* counts }
+            })
+          )
+          assert.deepStrictEqual(
+            expired.map((e) => e.orderId),
+            ["due-soon"]
+          )
+          assert.deepStrictEqual(result.before, [2, 1], "two timers stored, one processed with its reply")
+          assert.strictEqual(result.tooOld, 0, "nothing older than a day")
+          assert.strictEqual(result.done, 1)
+          assert.deepStrictEqual(result.after, [1, 0], "the timer not yet due stays; the reply went with its message")
         })
       ),
     60_000

@@ -41,7 +41,9 @@ export const testConfig = (databaseUrl: string | undefined, dataDir: string) =>
     swapDriftPct: "0.5",
     publicBaseUrl: "http://127.0.0.1:8080",
     paymentOrderTtlSeconds: 86_400,
-    paymentFxSpreadPct: "1"
+    paymentFxSpreadPct: "1",
+    paymentSweepSeconds: 5,
+    clusterMessageRetentionDays: 7
   })
 
 /** Configuration for one test database: a fresh one on the server, or embedded in a temp directory. */
