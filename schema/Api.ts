@@ -8,6 +8,7 @@ import { MarketApi } from "./api/MarketApi.ts"
 import { PartnerInfoApi } from "./api/PartnerInfoApi.ts"
 import { PaymentApi, PaymentSessionApi } from "./api/PaymentApi.ts"
 import { PayordersApi } from "./api/PayordersApi.ts"
+import { PayoutGateApi, PayoutsApi } from "./api/PayoutsApi.ts"
 import { PrivateApi } from "./api/PrivateApi.ts"
 import { PrivateLedgerApi } from "./api/PrivateLedgerApi.ts"
 import { PublicApi } from "./api/PublicApi.ts"
@@ -28,6 +29,8 @@ export class Api extends HttpApi.make("core")
   .add(PayordersApi)
   .add(PaymentApi)
   .add(PaymentSessionApi)
+  .add(PayoutsApi)
+  .add(PayoutGateApi)
   .add(PrivateApi)
   .add(PrivateLedgerApi)
   .add(ScannerApi)

@@ -44,6 +44,9 @@ import { Currencies } from "./platform/Currencies.ts"
 import { Chains } from "./services/Chains.ts"
 import { Codes } from "./services/Codes.ts"
 import { PaymentOrders } from "./services/PaymentOrders.ts"
+import { PaymentPayouts } from "./services/PaymentPayouts.ts"
+import { PayoutCodes } from "./services/PayoutCodes.ts"
+import { PayoutGateHandlers, PayoutsHandlers } from "./http/handlers/PayoutHandlers.ts"
 import { ExchangeOrders } from "./services/ExchangeOrders.ts"
 import { MarketData } from "./services/MarketData.ts"
 import { Rooms } from "./services/Rooms.ts"
@@ -151,6 +154,8 @@ const Services = Layer.mergeAll(
 
 /** Services over the others (payment orders read terminals). */
 const Gateway = PaymentOrders.layer.pipe(Layer.provideMerge(Services))
+/** Payout orders over payment orders (docs/PAYMENTS.md "Payout orders"). */
+const Payouts = PaymentPayouts.layer.pipe(Layer.provide(PayoutCodes.layer), Layer.provideMerge(Gateway))
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" }).pipe(
   Layer.provide([
@@ -163,6 +168,8 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" 
     PayordersHandlers,
     PaymentHandlers,
     PaymentSessionHandlers,
+    PayoutsHandlers,
+    PayoutGateHandlers,
     PrivateHandlers,
     PrivateLedgerHandlers,
     ScannerHandlers,
@@ -190,6 +197,6 @@ const PublicServer = Layer.unwrap(
 )
 
 export const AppLayer = Layer.mergeAll(PublicServer, MonitoringServer).pipe(
-  Layer.provide(Gateway),
+  Layer.provide(Payouts),
   Layer.provide(AppConfigService.fromEnv)
 )

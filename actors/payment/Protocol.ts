@@ -87,4 +87,48 @@ export const Cancel = Rpc.make("Cancel", { payload: {}, success: Answer, error: 
 /** Commit Expired if the order is due (a read or a sweeper); otherwise nothing. */
 export const Expire = Rpc.make("Expire", { payload: {}, success: Answer, error: OrderErrors })
 
-export const PaymentOrderEntity = Entity.make("PaymentOrder", [Create, Start, PayInternal, Cancel, Expire])
+/**
+ * put_transfer_order (docs/PAYMENTS.md "Payout orders"): the TransferOrder's transaction (typeTx 21),
+ * its row (code only hashed) and the reserve free → lock_out in one commit, through the merchant
+ * wallet's actor (it alone debits free): BalanceNotEnough when free < orderAmount + fee.
+ */
+export const CreateTransfer = Rpc.make("CreateTransfer", {
+  payload: {
+    appId: Schema.BigIntFromString,
+    externalId: Schema.String,
+    requestHash: Schema.String,
+    merchantWallet: Schema.BigIntFromString,
+    codeHash: Schema.Uint8ArrayFromHex,
+    currency: Schema.String,
+    orderAmount: Schema.BigIntFromString,
+    fee: Schema.BigIntFromString,
+    profitWallet: Schema.BigIntFromString,
+    expiresAt: Schema.DateFromString,
+    description: Schema.NullOr(Schema.String),
+    webhookUrl: Schema.NullOr(Schema.String)
+  },
+  success: Schema.Void,
+  error: Schema.Union([NonceExists, BalanceNotEnough, RateLimited])
+})
+
+/** pay_transfer to an internal wallet (already resolved by the service); `recipient` and `meta` as sent. */
+export const PayTransfer = Rpc.make("PayTransfer", {
+  payload: {
+    recipientWallet: Schema.BigIntFromString,
+    recipient: Schema.String,
+    meta: Schema.NullOr(Schema.String),
+    offer: OfferSchema
+  },
+  success: Answer,
+  error: OrderErrors
+})
+
+export const PaymentOrderEntity = Entity.make("PaymentOrder", [
+  Create,
+  Start,
+  PayInternal,
+  Cancel,
+  Expire,
+  CreateTransfer,
+  PayTransfer
+])
