@@ -45,6 +45,7 @@ import { Chains } from "./services/Chains.ts"
 import { Codes } from "./services/Codes.ts"
 import { PaymentOrders } from "./services/PaymentOrders.ts"
 import { PaymentPayouts } from "./services/PaymentPayouts.ts"
+import { PayoutSettlementLayer } from "../actors/payment/PayoutSettlement.ts"
 import { PayoutCodes } from "./services/PayoutCodes.ts"
 import { PayoutGateHandlers, PayoutsHandlers } from "./http/handlers/PayoutHandlers.ts"
 import { ExchangeOrders } from "./services/ExchangeOrders.ts"
@@ -118,9 +119,14 @@ const Core = Layer.mergeAll(
   ActorRuntime
 ).pipe(Layer.provideMerge(Foundation))
 
-const Lookups = Layer.mergeAll(Recipients.layer, Journal.layer, Feeds.layer, ScannerMetrics.layer).pipe(
-  Layer.provideMerge(Core)
-)
+const Lookups = Layer.mergeAll(
+  Recipients.layer,
+  Journal.layer,
+  Feeds.layer,
+  ScannerMetrics.layer,
+  // Crypto payouts settle with their withdrawals (the chain actor and the signer queue call it).
+  PayoutSettlementLayer
+).pipe(Layer.provideMerge(Core))
 
 const Actors = Layer.mergeAll(
   WalletEntityLayer,

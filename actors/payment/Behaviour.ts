@@ -39,13 +39,14 @@ import {
   type OrderState,
   OrderStateCode,
   payInternal,
+  payTransferCrypto,
   payTransferInternal,
   type PaymentMethod,
   type Rule,
   start,
   type TerminalOffer
 } from "./Engine.ts"
-import { decideTransferCreation, transferCreationOperation } from "./Payouts.ts"
+import { decideTransferCreation, payoutWithdrawalOperation, transferCreationOperation } from "./Payouts.ts"
 import { type OfferData, type OrderError, PaymentOrderEntity } from "./Protocol.ts"
 
 const rejection = (rule: Rule): OrderError => {
@@ -224,7 +225,10 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
       })
 
     /** Loads, decides and commits; an action on a due order commits Expired first and answers 10301. */
-    const act = (decide: (s: OrderState, now: number) => Decision, extras?: CommitExtras) =>
+    const act = (
+      decide: (s: OrderState, now: number) => Decision,
+      extras?: CommitExtras | ((after: OrderState) => CommitExtras)
+    ) =>
       Effect.gen(function* () {
         const row = yield* load
         const before = stateOfRow(row)
@@ -235,7 +239,8 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
           if (expiry._tag === "Ok") yield* Effect.ignore(commit(row, before, expiry))
         }
         if (decision._tag === "Ok" && decision.replayed === true) return { stateCode: before.stateCode, replayed: true }
-        yield* commit(row, before, decision, extras)
+        const more = typeof extras === "function" ? (decision._tag === "Ok" ? extras(decision.state) : {}) : extras
+        yield* commit(row, before, decision, more)
         return { stateCode: decision._tag === "Ok" ? decision.state.stateCode : before.stateCode, replayed: false }
       })
 
@@ -323,10 +328,16 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
       }),
       PayTransfer: Effect.fnUntraced(function* ({ payload }) {
         const offer = offerOf(payload.offer)
-        return yield* act((s, now) => payTransferInternal(s, { recipient: payload.recipientWallet, offer, now }), {
-          recipient: payload.recipient,
-          ...(payload.meta === null ? {} : { meta: payload.meta })
-        })
+        const kept = { recipient: payload.recipient, ...(payload.meta === null ? {} : { meta: payload.meta }) }
+        const withdrawal = payload.withdrawal
+        if (withdrawal !== null)
+          return yield* act(
+            (s, now) => payTransferCrypto(s, offer, now),
+            (after) => ({ ...kept, extra: [payoutWithdrawalOperation(txId, after, withdrawal)] })
+          )
+        const recipient = payload.recipientWallet
+        if (recipient === null) return yield* Effect.die(new Error("invariant: an internal payout names its wallet"))
+        return yield* act((s, now) => payTransferInternal(s, { recipient, offer, now }), kept)
       }),
       Cancel: Effect.fnUntraced(function* () {
         return yield* act((s, now) => cancel(s, now))

@@ -111,10 +111,23 @@ export const CreateTransfer = Rpc.make("CreateTransfer", {
   error: Schema.Union([NonceExists, BalanceNotEnough, RateLimited])
 })
 
-/** pay_transfer to an internal wallet (already resolved by the service); `recipient` and `meta` as sent. */
+/** A crypto payout's C15 withdrawal: its transaction id, terminal and the (validated) address. */
+export const PayoutWithdrawalSchema = Schema.Struct({
+  txId: Schema.BigIntFromString,
+  terminalId: Schema.BigIntFromString,
+  address: Schema.String,
+  memo: Schema.NullOr(Schema.String)
+})
+
+/**
+ * pay_transfer: to an internal wallet (`recipientWallet`, resolved by the service) → Paid; or, with
+ * `withdrawal`, a crypto payout → Processing with the withdrawal Queued in the same commit.
+ * `recipient` and `meta` as sent.
+ */
 export const PayTransfer = Rpc.make("PayTransfer", {
   payload: {
-    recipientWallet: Schema.BigIntFromString,
+    recipientWallet: Schema.NullOr(Schema.BigIntFromString),
+    withdrawal: Schema.NullOr(PayoutWithdrawalSchema),
     recipient: Schema.String,
     meta: Schema.NullOr(Schema.String),
     offer: OfferSchema

@@ -5,6 +5,7 @@
  */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { InvalidAddress } from "../CryptoErrors.ts"
 import { Envelope } from "../Envelope.ts"
 import {
   BalanceNotEnough,
@@ -59,7 +60,7 @@ export class PayoutGateApi extends HttpApiGroup.make("payoutGate")
       query: { code: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(200)) },
       payload: PayTransferIn,
       success: Envelope(OrderInfoOut),
-      error: [...OrderActionErrors, WalletNotFound]
+      error: [...OrderActionErrors, WalletNotFound, InvalidAddress]
     })
   )
   .prefix("/payment/v1")

@@ -7,6 +7,7 @@ import { CodeBindings, CodeInserts } from "./CodeRows.ts"
 import { ChainHeads, ChainItems, CryptoTxInserts, CryptoTxUpdates } from "./CryptoRows.ts"
 import { OrderInserts, OrderUpdates, Trades } from "./ExchangeRows.ts"
 import { PaymentOrderInserts, PaymentOrderUpdates } from "./PaymentRows.ts"
+import { PayoutWithdrawals } from "./PayoutRows.ts"
 
 const all: ReadonlyArray<RowKind<any>> = [
   CodeInserts,
@@ -19,7 +20,8 @@ const all: ReadonlyArray<RowKind<any>> = [
   CryptoTxInserts,
   CryptoTxUpdates,
   PaymentOrderInserts,
-  PaymentOrderUpdates
+  PaymentOrderUpdates,
+  PayoutWithdrawals
 ]
 
 const byName = new Map(all.map((kind) => [kind.name, kind]))

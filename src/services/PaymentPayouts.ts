@@ -2,7 +2,9 @@
  * Payout (transfer) orders (CONTRACT C16, docs/PAYMENTS.md "Payout orders"): the merchant's
  * put_transfer_order reserves orderAmount + fee (Payout tariff of the order currency for the merchant
  * wallet's group) from the merchant wallet at creation, idempotent per (app, externalId) like
- * put_payment_order; the gate's pay_transfer pays the reserve out to an internal wallet (C12 recipient).
+ * put_payment_order; the gate's pay_transfer pays the reserve out to an internal wallet (C12 recipient),
+ * or to a crypto address as a C15 withdrawal of the reserve (the order is Processing until it settles:
+ * actors/payment/PayoutSettlement.ts).
  * Cancel, expiry and reads are PaymentOrders' (the engine returns the reserve). The `T…` code is shown
  * only by put_transfer_order and its replays (PayoutCodes derives it; only its hash is stored).
  */
@@ -21,7 +23,16 @@ import {
   UnknownCurrency,
   WalletNotFound
 } from "../../schema/Errors.ts"
-import { PaymentOrderNotFound, TerminalNotAvailable, WrongOrderKind } from "../../schema/PaymentErrors.ts"
+import { InvalidAddress } from "../../schema/CryptoErrors.ts"
+import { TerminalFlag } from "../../schema/Reference.ts"
+import { isCryptoNetwork, isMemoNetwork, isValidAddress } from "../platform/crypto/Addresses.ts"
+import {
+  PaymentOrderExpired,
+  PaymentOrderNotFound,
+  PaymentOrderNotPayable,
+  TerminalNotAvailable,
+  WrongOrderKind
+} from "../../schema/PaymentErrors.ts"
 import type { OrderInfoOut, PaymentOrderOut, PutTransferOrderIn } from "../../schema/Payments.ts"
 import { AppConfigService } from "../platform/Config.ts"
 import { Currencies } from "../platform/Currencies.ts"
@@ -57,7 +68,7 @@ export class PaymentPayouts extends Context.Service<
     readonly payTransfer: (
       code: string,
       input: PayTransferIn
-    ) => Effect.Effect<OrderInfoOut, GateError | WalletNotFound | TerminalNotAvailable>
+    ) => Effect.Effect<OrderInfoOut, GateError | WalletNotFound | TerminalNotAvailable | InvalidAddress>
   }
 >()("core/PaymentPayouts") {
   static readonly layer = Layer.effect(
@@ -175,6 +186,14 @@ export class PaymentPayouts extends Context.Service<
         if (row === undefined) return yield* new PaymentOrderNotFound({ message: "code: no such order" })
         if (row.kind !== "TransferOrder")
           return yield* new WrongOrderKind({ message: "code: pay_transfer pays out a TransferOrder only" })
+        // The order's state first (a due order is expired by the read): a paid or ended order answers
+        // 10301 / 10302 whatever the recipient; the actor decides again under its serialisation.
+        const current = yield* orders.info(code)
+        if (current.stateCode === 16) return yield* new PaymentOrderExpired({ message: "code: the order expired" })
+        if (current.stateCode > 2)
+          return yield* new PaymentOrderNotPayable({
+            message: "code: the order does not take this action in its state"
+          })
         const all = yield* terminals.all()
         const terminal =
           input.tokenNetworkId === undefined
@@ -182,15 +201,50 @@ export class PaymentPayouts extends Context.Service<
             : all.find((t) => String(t.id) === input.tokenNetworkId)
         if (terminal === undefined)
           return yield* new TerminalNotFound({ message: `tokenNetworkId: no terminal ${input.tokenNetworkId}` })
-        if (!terminal.builtIn)
-          return yield* new TerminalNotAvailable({
-            message: "tokenNetworkId: crypto payouts are not served yet; pay out to an internal wallet"
-          })
+        const offer = {
+          terminalId: terminal.id,
+          rate: "1",
+          spreadPct: "0",
+          payCurrency: row.currency,
+          payAmount: row.orderAmount,
+          fee: row.fee,
+          profitWallet: row.profitWallet,
+          available: true
+        }
+        if (!terminal.builtIn) {
+          // A crypto payout: a Withdraw terminal of a crypto network in the order currency (else 10303).
+          if (
+            !isCryptoNetwork(terminal.typeNetwork) ||
+            terminal.currency !== row.currency ||
+            (terminal.flags & TerminalFlag.Withdraw) === 0 ||
+            (terminal.flags & TerminalFlag.Hidden) !== 0
+          )
+            return yield* new TerminalNotAvailable({
+              message: `tokenNetworkId: terminal ${terminal.id} does not pay out ${row.currency}`
+            })
+          if (isMemoNetwork(terminal.typeNetwork))
+            return yield* new TerminalNotAvailable({
+              message: "tokenNetworkId: payouts to memo networks are not served (pay_transfer has no memo)"
+            })
+          if (!isValidAddress(terminal.typeNetwork, recipient))
+            return yield* new InvalidAddress({ message: "recipient: not an address of the terminal's network" })
+          yield* delivered(
+            actor(String(row.txId)).PayTransfer({
+              recipientWallet: null,
+              withdrawal: { txId: ticks.next(), terminalId: terminal.id, address: recipient, memo: null },
+              recipient,
+              meta,
+              offer: { ...offer, method: "CryptoTransfer" }
+            })
+          )
+          return yield* orders.info(code)
+        }
         const merchant = yield* db(walletById(row.merchantWallet))
         const wallet = yield* recipients.resolve(recipient, merchant?.project ?? 0)
         yield* delivered(
           actor(String(row.txId)).PayTransfer({
             recipientWallet: wallet.id,
+            withdrawal: null,
             recipient,
             meta,
             offer: {

@@ -3,11 +3,14 @@
  * orderAmount + Payout fee from the merchant's free balance into lock_out (idempotent per externalId, the
  * `T…` code shown only by it and its replays, 10002 when free is short); the gate's pay_transfer pays an
  * internal recipient (recipient +orderAmount, reserve released, fee to the profit wallet) once under
- * concurrency; wrong kinds 10307 both ways; cancel and expiry return the reserve. The ledger audit runs
- * after each test (serviceForFile).
+ * concurrency; wrong kinds 10307 both ways; cancel and expiry return the reserve. A crypto payout is a C15
+ * withdrawal of the reserve: Processing, then Paid when the chain makes it final, or Failed (reserve back
+ * to free) when the signer reports a failure or the merchant cancels it while Queued. The ledger audit
+ * runs after each test (serviceForFile).
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { Party } from "../support/Client.ts"
+import { addCryptoTerminal, emptyBlocks, pushOk, someEvmAddress } from "../support/Chain.ts"
 import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.ts"
 
 const { client } = serviceForFile({ setup: async () => {} })
@@ -250,5 +253,114 @@ describe("cancel and expiry return the reserve", () => {
     assert.deepInclude(view.body.result, { state: "Expired", stateCode: 16, txState: 16 })
     assert.deepEqual(await client.bucketsOf(merchant), before)
     assert.strictEqual((await client.bucketsOf(recipient)).free, 0)
+  })
+})
+
+describe("pay_transfer (crypto)", () => {
+  /** A fresh USDT Withdraw terminal on Ethereum (3 confirmations), so each test has its own chain. */
+  const usdtTerminal = async () =>
+    (await addCryptoTerminal(client, { currencyId: "USDT", decimals: 6, flags: 2, confirmations: 3 })).id
+
+  /** pay_transfer to a fresh address on `terminal`: Processing; answers the withdrawal the signer sees. */
+  const payOut = async (terminal: string) => {
+    const order = await newPayout()
+    const address = someEvmAddress()
+    const reply = await gate("POST", "pay_transfer", order.code, { tokenNetworkId: terminal, recipient: address })
+    assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
+    assert.deepInclude(reply.body.result, { state: "Processing", stateCode: 3, txState: 1 })
+    const listed = await client.priv("GET", `list_txs_to_send?tokenNetwork=${terminal}&limit=1000`)
+    assert.strictEqual(listed.status, 200, JSON.stringify(listed.body))
+    const items = (listed.body.result as Array<any>).filter((i) => i.toAddress === address)
+    assert.strictEqual(items.length, 1, JSON.stringify(listed.body))
+    assert.deepInclude(items[0], { kind: "Withdrawal", amount: "10", currency: "USDT" })
+    return { order, address, withdrawal: items[0].txId as string }
+  }
+
+  const view = async (id: string) => (await merchantCall("GET", `get_app_payment?id=${id}`)).body.result
+
+  it("Processing with a queued withdrawal of the reserve; final on chain → Paid, lock_out spent once", async () => {
+    await setup()
+    const terminal = await usdtTerminal()
+    const before = { merchant: await client.bucketsOf(merchant), fees: await client.bucketsOf(fees) }
+    const { order, address, withdrawal } = await payOut(terminal)
+    const processing = await client.bucketsOf(merchant)
+    assert.strictEqual(processing.free, before.merchant.free - 11)
+    assert.strictEqual(processing.lockOut, before.merchant.lockOut + 11)
+    assert.deepInclude(await view(order.id), {
+      state: "Processing",
+      recipient: address,
+      paymentMethod: "CryptoTransfer"
+    })
+    assertRejected(await gate("POST", "pay_transfer", order.code, { recipient: address }), 400, 10302)
+    assertRejected(await merchantCall("POST", `cancel_payment_order?id=${order.id}`), 400, 10302)
+
+    const sent = await client.priv("POST", "tx_send_report", { txId: withdrawal, result: "broadcast", txHash: "p1" })
+    assert.strictEqual(sent.status, 200, JSON.stringify(sent.body))
+    await pushOk(client, terminal, {
+      height: 1,
+      hash: "pay1",
+      parentHash: "pay0",
+      items: [{ txHash: "p1", direction: "out", to: address, amount: "10", txId: withdrawal }]
+    })
+    assert.strictEqual((await view(order.id)).state, "Processing", "bound, not final")
+    await emptyBlocks(client, terminal, "pay", 2, 4)
+    assert.deepInclude(await view(order.id), { state: "Paid", stateCode: 8, txState: 8, paidAmount: "10" })
+    const after = await client.bucketsOf(merchant)
+    assert.strictEqual(after.free, before.merchant.free - 11)
+    assert.strictEqual(after.lockOut, before.merchant.lockOut)
+    assert.strictEqual((await client.bucketsOf(fees)).free, before.fees.free + 1)
+  })
+
+  it("the signer reports a failure → Failed, the reserve back to free", async () => {
+    await setup()
+    const terminal = await usdtTerminal()
+    const before = await client.bucketsOf(merchant)
+    const { order, withdrawal } = await payOut(terminal)
+    const failed = await client.priv("POST", "tx_send_report", { txId: withdrawal, result: "failed" })
+    assert.strictEqual(failed.status, 200, JSON.stringify(failed.body))
+    assert.deepInclude(await view(order.id), { state: "Failed", stateCode: 18, txState: 16 })
+    assert.deepEqual(await client.bucketsOf(merchant), before)
+  })
+
+  it("the merchant cancels the Queued withdrawal → Failed, the reserve back to free", async () => {
+    await setup()
+    const terminal = await usdtTerminal()
+    const before = await client.bucketsOf(merchant)
+    const order = await newPayout()
+    const address = someEvmAddress()
+    const paid = await gate("POST", "pay_transfer", order.code, { tokenNetworkId: terminal, recipient: address })
+    assert.strictEqual(paid.status, 200, JSON.stringify(paid.body))
+    const history = await client.call("GET", "/core/v1/wallet/get_history_transactions?limit=100&typeTx=2", {
+      sid: merchant.sid
+    })
+    const rows = (history.body.result ?? []) as Array<any>
+    const outcome = rows.find((r) => r.tokenNetwork === terminal)
+    assert.isDefined(outcome, JSON.stringify(history.body))
+    const canceled = await client.call("POST", `/core/v1/wallet/cancel_withdraw?id=${outcome.id}`, {
+      sid: merchant.sid
+    })
+    assert.strictEqual(canceled.status, 200, JSON.stringify(canceled.body))
+    assert.deepInclude(await view(order.id), { state: "Failed", stateCode: 18 })
+    assert.deepEqual(await client.bucketsOf(merchant), before)
+  })
+
+  it("10204 for an address not of the network, 10303 for a terminal of another currency; nothing moves", async () => {
+    await setup()
+    const terminal = await usdtTerminal()
+    const order = await newPayout()
+    assertRejected(
+      await gate("POST", "pay_transfer", order.code, { tokenNetworkId: terminal, recipient: "not-an-address" }),
+      400,
+      errorCode.InvalidAddress,
+      "address",
+      "recipient"
+    )
+    const eth = (await addCryptoTerminal(client, { flags: 2 })).id
+    assertRejected(
+      await gate("POST", "pay_transfer", order.code, { tokenNetworkId: eth, recipient: someEvmAddress() }),
+      400,
+      errorCode.TerminalNotAvailable
+    )
+    assert.strictEqual((await view(order.id)).state, "Created")
   })
 })

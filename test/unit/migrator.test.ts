@@ -55,6 +55,7 @@ describe("statementsOf", () => {
         "ledger_rows_order_update",
         "ledger_rows_payment_order_insert",
         "ledger_rows_payment_order_update",
+        "ledger_rows_payout_withdrawal",
         "ledger_rows_trade_insert",
         "ledger_rows_trade_insert",
         "notify_change"
