@@ -344,6 +344,24 @@ describe("pay_transfer (crypto)", () => {
     assert.deepEqual(await client.bucketsOf(merchant), before)
   })
 
+  it("concurrent crypto pay_transfers to 6 addresses: one withdrawal queued, the rest 10302", async () => {
+    await setup()
+    const terminal = await usdtTerminal()
+    const order = await newPayout()
+    const addresses = Array.from({ length: 6 }, () => someEvmAddress())
+    const replies = await Promise.all(
+      addresses.map((a) => gate("POST", "pay_transfer", order.code, { tokenNetworkId: terminal, recipient: a }))
+    )
+    assert.strictEqual(replies.filter((r) => r.status === 200).length, 1, JSON.stringify(replies.map((r) => r.body)))
+    for (const r of replies) if (r.status !== 200) assertRejected(r, 400, 10302)
+    const listed = await client.priv("GET", `list_txs_to_send?tokenNetwork=${terminal}&limit=1000`)
+    const items = listed.body.result as Array<any>
+    assert.strictEqual(items.length, 1, JSON.stringify(items))
+    assert.strictEqual((await view(order.id)).recipient, items[0].toAddress)
+    const failed = await client.priv("POST", "tx_send_report", { txId: items[0].txId, result: "failed" })
+    assert.strictEqual(failed.status, 200, JSON.stringify(failed.body))
+  })
+
   it("10204 for an address not of the network, 10303 for a terminal of another currency; nothing moves", async () => {
     await setup()
     const terminal = await usdtTerminal()
