@@ -45,13 +45,17 @@ export const PayoutSettlementLayer = Layer.effect(
           const added: Array<LedgerOperation> = []
           for (const link of links) {
             const row = yield* db(paymentOrderByTx(link.orderTxId))
-            if (row === undefined)
-              return yield* Effect.die(new Error(`invariant: payout order ${link.orderTxId} missing`))
-            const before = stateOfRow(row)
-            const decision = payoutSettled(before, settled.get(link.withdrawalTxId)!)
-            // Only a Processing payout has a withdrawal in flight; the withdrawal settles once.
-            if (decision._tag === "Reject")
-              return yield* Effect.die(new Error(`invariant: payout order ${link.orderTxId} is not Processing`))
+            const before = row === undefined ? undefined : stateOfRow(row)
+            const decision = before === undefined ? undefined : payoutSettled(before, settled.get(link.withdrawalTxId)!)
+            // Only a Processing payout has a withdrawal in flight, and a withdrawal settles once. Should that
+            // ever not hold, the withdrawal still settles (its money is right on its own) and the order is
+            // left as it is, loudly: stopping a chain's pushes or the signer's reports would be worse.
+            if (row === undefined || before === undefined || decision === undefined || decision._tag === "Reject") {
+              yield* Effect.logError(
+                `payout order ${link.orderTxId} of withdrawal ${link.withdrawalTxId} is not Processing; left unchanged`
+              )
+              continue
+            }
             added.push({
               transition: { id: row.txId, from: row.txState, to: decision.state.txState },
               postings: [],
