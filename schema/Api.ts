@@ -9,6 +9,7 @@ import { PartnerInfoApi } from "./api/PartnerInfoApi.ts"
 import { PaymentApi, PaymentSessionApi } from "./api/PaymentApi.ts"
 import { PaymentStatsApi, PrivatePaymentStatsApi } from "./api/PaymentStatsApi.ts"
 import { PayordersApi } from "./api/PayordersApi.ts"
+import { PayoutGateApi, PayoutsApi } from "./api/PayoutsApi.ts"
 import { PrivateApi } from "./api/PrivateApi.ts"
 import { PrivateLedgerApi } from "./api/PrivateLedgerApi.ts"
 import { PrivatePaymentsApi } from "./api/PrivatePaymentsApi.ts"
@@ -30,6 +31,8 @@ export class Api extends HttpApi.make("core")
   .add(PayordersApi)
   .add(PaymentApi)
   .add(PaymentSessionApi)
+  .add(PayoutsApi)
+  .add(PayoutGateApi)
   .add(PrivateApi)
   .add(PrivateLedgerApi)
   .add(PrivatePaymentsApi)

@@ -52,6 +52,10 @@ import { PaymentOrders } from "./services/PaymentOrders.ts"
 import { PaymentRefunds } from "./services/PaymentRefunds.ts"
 import { PaymentExpiry } from "./services/PaymentExpiry.ts"
 import { ClusterRetention } from "./services/ClusterRetention.ts"
+import { PaymentPayouts } from "./services/PaymentPayouts.ts"
+import { PayoutSettlementLayer } from "../actors/payment/PayoutSettlement.ts"
+import { PayoutCodes } from "./services/PayoutCodes.ts"
+import { PayoutGateHandlers, PayoutsHandlers } from "./http/handlers/PayoutHandlers.ts"
 import { ExchangeOrders } from "./services/ExchangeOrders.ts"
 import { MarketData } from "./services/MarketData.ts"
 import { Rooms } from "./services/Rooms.ts"
@@ -133,9 +137,14 @@ const Core = Layer.mergeAll(
   ActorRuntime
 ).pipe(Layer.provideMerge(Foundation))
 
-const Lookups = Layer.mergeAll(Recipients.layer, Journal.layer, Feeds.layer, ScannerMetrics.layer).pipe(
-  Layer.provideMerge(Core)
-)
+const Lookups = Layer.mergeAll(
+  Recipients.layer,
+  Journal.layer,
+  Feeds.layer,
+  ScannerMetrics.layer,
+  // Crypto payouts settle with their withdrawals (the chain actor and the signer queue call it).
+  PayoutSettlementLayer
+).pipe(Layer.provideMerge(Core))
 
 const Actors = Layer.mergeAll(
   WalletEntityLayer,
@@ -173,6 +182,8 @@ const Gateway = Layer.mergeAll(MerchantFeed.layer, PaymentStats.layer, PaymentRe
   Layer.provideMerge(Layer.merge(PaymentExpiry.layer, ClusterRetention)),
   Layer.provideMerge(Services)
 )
+/** Payout orders over payment orders (docs/PAYMENTS.md "Payout orders"). */
+const Payouts = PaymentPayouts.layer.pipe(Layer.provide(PayoutCodes.layer), Layer.provideMerge(Gateway))
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" }).pipe(
   Layer.provide([
@@ -185,6 +196,8 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" 
     PayordersHandlers,
     PaymentHandlers,
     PaymentSessionHandlers,
+    PayoutsHandlers,
+    PayoutGateHandlers,
     PrivateHandlers,
     PrivateLedgerHandlers,
     PrivatePaymentsHandlers,
@@ -215,6 +228,6 @@ const PublicServer = Layer.unwrap(
 )
 
 export const AppLayer = Layer.mergeAll(PublicServer, MonitoringServer).pipe(
-  Layer.provide(Gateway),
+  Layer.provide(Payouts),
   Layer.provide(AppConfigService.fromEnv)
 )

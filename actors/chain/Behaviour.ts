@@ -40,6 +40,7 @@ import { addressKey } from "../../src/platform/crypto/Addresses.ts"
 import { Currencies } from "../../src/platform/Currencies.ts"
 import { makeDb } from "../../src/platform/db/Sql.ts"
 import { LedgerWriter } from "../../src/platform/LedgerWriter.ts"
+import { settlementHook, withSettlements } from "../../src/platform/WithdrawalSettlement.ts"
 import { quoteFee, Tariffs } from "../../src/platform/Tariffs.ts"
 import { TimeTicks } from "../../src/platform/TimeTicks.ts"
 import { WalletEntity } from "../wallet/Protocol.ts"
@@ -57,6 +58,7 @@ export const ChainEntityLayer = ChainEntity.toLayer(
     const terminalId = BigInt(address.entityId)
     const db = yield* makeDb
     const ledger = yield* LedgerWriter
+    const settlements = yield* settlementHook
     const ticks = yield* TimeTicks
     const tariffs = yield* Tariffs
     const currencies = yield* Currencies
@@ -185,12 +187,15 @@ export const ChainEntityLayer = ChainEntity.toLayer(
           tick: ticks.next(),
           addressKey: (a) => addressKey(terminal.typeNetwork, a)
         })
-        const committed = yield* commitOrReplan({
-          postings: [],
-          rows: plan.rows,
-          events: plan.events,
-          extra: txs.operations()
-        })
+        // Withdrawals settled here may carry payouts' orders along (src/platform/WithdrawalSettlement.ts).
+        const committed = yield* commitOrReplan(
+          yield* withSettlements(settlements, {
+            postings: [],
+            rows: plan.rows,
+            events: plan.events,
+            extra: txs.operations()
+          })
+        )
         if (committed === undefined) {
           view = undefined
           if (attempt >= replanMax) return yield* Effect.die("chain push: conflicting writers did not settle")

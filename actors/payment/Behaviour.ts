@@ -41,11 +41,14 @@ import {
   type OrderState,
   OrderStateCode,
   payInternal,
+  payTransferCrypto,
+  payTransferInternal,
   type PaymentMethod,
   type Rule,
   start,
   type TerminalOffer
 } from "./Engine.ts"
+import { decideTransferCreation, payoutWithdrawalOperation, transferCreationOperation } from "./Payouts.ts"
 import { type OfferData, type OrderError, PaymentOrderEntity } from "./Protocol.ts"
 import { makeRefundHandler } from "./RefundHandler.ts"
 
@@ -225,7 +228,10 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
       })
 
     /** Loads, decides and commits; an action on a due order commits Expired first and answers 10301. */
-    const act = (decide: (s: OrderState, now: number) => Decision) =>
+    const act = (
+      decide: (s: OrderState, now: number) => Decision,
+      extras?: CommitExtras | ((after: OrderState) => CommitExtras)
+    ) =>
       Effect.gen(function* () {
         const row = yield* load
         const before = stateOfRow(row)
@@ -236,7 +242,8 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
           if (expiry._tag === "Ok") yield* Effect.ignore(commit(row, before, expiry))
         }
         if (decision._tag === "Ok" && decision.replayed === true) return { stateCode: before.stateCode, replayed: true }
-        yield* commit(row, before, decision)
+        const more = typeof extras === "function" ? (decision._tag === "Ok" ? extras(decision.state) : {}) : extras
+        yield* commit(row, before, decision, more)
         return { stateCode: decision._tag === "Ok" ? decision.state.stateCode : before.stateCode, replayed: false }
       })
 
@@ -305,6 +312,40 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
         const offer = offerOf(payload.offer)
         const payerFree = (yield* db(balanceIn(payload.payer, offer.payCurrency)))?.free ?? 0n
         return yield* act((s, now) => payInternal(s, { payer: payload.payer, payerFree, offer, now }))
+      }),
+      CreateTransfer: Effect.fnUntraced(function* ({ payload }) {
+        const merchantFree = (yield* db(balanceIn(payload.merchantWallet, payload.currency)))?.free ?? 0n
+        const decision = decideTransferCreation(payload, merchantFree)
+        const refused = () =>
+          new BalanceNotEnough({
+            message: "orderAmount: the merchant wallet's free balance does not cover orderAmount + fee"
+          })
+        if (decision._tag === "Reject") return yield* refused()
+        yield* delivered(
+          walletActor(String(payload.merchantWallet)).CommitWithDebit({
+            currency: payload.currency,
+            debit: payload.orderAmount + payload.fee,
+            operation: transferCreationOperation(txId, payload, decision)
+          })
+        ).pipe(
+          Effect.catchTags({
+            BalanceNotEnough: () => Effect.fail(refused()),
+            TransactionNotPending: (e) => Effect.die(e)
+          })
+        )
+      }),
+      PayTransfer: Effect.fnUntraced(function* ({ payload }) {
+        const offer = offerOf(payload.offer)
+        const kept = { recipient: payload.recipient, ...(payload.meta === null ? {} : { meta: payload.meta }) }
+        const withdrawal = payload.withdrawal
+        if (withdrawal !== null)
+          return yield* act(
+            (s, now) => payTransferCrypto(s, offer, now),
+            (after) => ({ ...kept, extra: [payoutWithdrawalOperation(txId, after, withdrawal)] })
+          )
+        const recipient = payload.recipientWallet
+        if (recipient === null) return yield* Effect.die(new Error("invariant: an internal payout names its wallet"))
+        return yield* act((s, now) => payTransferInternal(s, { recipient, offer, now }), kept)
       }),
       Cancel: Effect.fnUntraced(function* () {
         return yield* act((s, now) => cancel(s, now))

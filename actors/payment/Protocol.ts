@@ -136,4 +136,62 @@ export const Refund = Rpc.make("Refund", {
   ])
 })
 
-export const PaymentOrderEntity = Entity.make("PaymentOrder", [Create, Start, PayInternal, Cancel, Expire, Refund])
+/**
+ * put_transfer_order (docs/PAYMENTS.md "Payout orders"): the TransferOrder's transaction (typeTx 21),
+ * its row (code only hashed) and the reserve free → lock_out in one commit, through the merchant
+ * wallet's actor (it alone debits free): BalanceNotEnough when free < orderAmount + fee.
+ */
+export const CreateTransfer = Rpc.make("CreateTransfer", {
+  payload: {
+    appId: Schema.BigIntFromString,
+    externalId: Schema.String,
+    requestHash: Schema.String,
+    merchantWallet: Schema.BigIntFromString,
+    codeHash: Schema.Uint8ArrayFromHex,
+    currency: Schema.String,
+    orderAmount: Schema.BigIntFromString,
+    fee: Schema.BigIntFromString,
+    profitWallet: Schema.BigIntFromString,
+    expiresAt: Schema.DateFromString,
+    description: Schema.NullOr(Schema.String),
+    webhookUrl: Schema.NullOr(Schema.String)
+  },
+  success: Schema.Void,
+  error: Schema.Union([NonceExists, BalanceNotEnough, RateLimited])
+})
+
+/** A crypto payout's C15 withdrawal: its transaction id, terminal and the (validated) address. */
+export const PayoutWithdrawalSchema = Schema.Struct({
+  txId: Schema.BigIntFromString,
+  terminalId: Schema.BigIntFromString,
+  address: Schema.String,
+  memo: Schema.NullOr(Schema.String)
+})
+
+/**
+ * pay_transfer: to an internal wallet (`recipientWallet`, resolved by the service) → Paid; or, with
+ * `withdrawal`, a crypto payout → Processing with the withdrawal Queued in the same commit.
+ * `recipient` and `meta` as sent.
+ */
+export const PayTransfer = Rpc.make("PayTransfer", {
+  payload: {
+    recipientWallet: Schema.NullOr(Schema.BigIntFromString),
+    withdrawal: Schema.NullOr(PayoutWithdrawalSchema),
+    recipient: Schema.String,
+    meta: Schema.NullOr(Schema.String),
+    offer: OfferSchema
+  },
+  success: Answer,
+  error: OrderErrors
+})
+
+export const PaymentOrderEntity = Entity.make("PaymentOrder", [
+  Create,
+  Start,
+  PayInternal,
+  Cancel,
+  Expire,
+  Refund,
+  CreateTransfer,
+  PayTransfer
+])

@@ -9,6 +9,7 @@ import { OrderInserts, OrderUpdates, Trades } from "./ExchangeRows.ts"
 import { PaymentOrderPresets } from "./PaymentPresetRows.ts"
 import { PaymentOrderInserts, PaymentOrderUpdates } from "./PaymentRows.ts"
 import { PaymentRefundInserts } from "./RefundRows.ts"
+import { PayoutWithdrawals } from "./PayoutRows.ts"
 
 const all: ReadonlyArray<RowKind<any>> = [
   CodeInserts,
@@ -23,7 +24,8 @@ const all: ReadonlyArray<RowKind<any>> = [
   PaymentOrderInserts,
   PaymentOrderUpdates,
   PaymentRefundInserts,
-  PaymentOrderPresets
+  PaymentOrderPresets,
+  PayoutWithdrawals
 ]
 
 const byName = new Map(all.map((kind) => [kind.name, kind]))

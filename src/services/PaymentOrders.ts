@@ -180,15 +180,16 @@ export class PaymentOrders extends Context.Service<
           payAmount: preset
             ? dec(row, row.presetPayAmount, row.presetPayCurrency)
             : dec(row, row.payAmount, row.payCurrency),
-          fee: started ? dec(row, row.fee, row.payCurrency) : null,
+          // A payout's fee (order currency) is fixed at creation.
+          fee: started ? dec(row, row.fee, row.payCurrency) : row.kind === "TransferOrder" ? dec(row, row.fee) : null,
           totalToPay: dec(row, total, row.payCurrency),
           rate: row.rate,
           spreadPct: row.spreadPct,
           paidAmount: dec(row, row.paidAmount)!,
           refundedAmount: dec(row, row.refundedAmount)!,
           payerWalletId: row.payerWalletId === null ? null : (String(row.payerWalletId) as any),
-          recipient: null,
-          meta: null,
+          recipient: row.recipient,
+          meta: row.meta === null ? null : JSON.parse(row.meta),
           returnUrlSuccess: row.returnUrlSuccess,
           returnUrlFail: row.returnUrlFail,
           webhookUrl: row.webhookUrl
@@ -244,7 +245,8 @@ export class PaymentOrders extends Context.Service<
       const byCode = (code: string) =>
         Effect.gen(function* () {
           const row = yield* db(paymentOrderByCodeHash(hashOfOrderCode(code)))
-          if (row === undefined || row.kind !== "PaymentOrder") return yield* notFound()
+          // A TransferOrder is found too: its gate actions are pay_transfer's; others answer 10307 (engine).
+          if (row === undefined) return yield* notFound()
           return yield* fresh(row)
         })
 

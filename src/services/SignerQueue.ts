@@ -19,6 +19,7 @@ import type { TxSendReportIn, TxSendReportOut, TxToSend } from "../../schema/Wit
 import { makeDb } from "../platform/db/Sql.ts"
 import { LedgerWriter } from "../platform/LedgerWriter.ts"
 import { endUnsent, handOff, restage } from "./CryptoTxOps.ts"
+import { settlementHook, withSettlements } from "../platform/WithdrawalSettlement.ts"
 import { Feeds, longPollMaxSeconds } from "./Feeds.ts"
 
 export interface ListRequest {
@@ -67,6 +68,7 @@ export class SignerQueue extends Context.Service<
     Effect.gen(function* () {
       const db = yield* makeDb
       const ledger = yield* LedgerWriter
+      const settlements = yield* settlementHook
       const feeds = yield* Feeds
       const walletActor = yield* WalletEntity.client
 
@@ -130,7 +132,7 @@ export class SignerQueue extends Context.Service<
               ...(input.txHash === undefined || input.txHash === null ? {} : { txHash: input.txHash }),
               ...(message === null ? {} : { message })
             })
-          : endUnsent(tx, from, Stage.Failed, message === null ? {} : { message })
+          : yield* withSettlements(settlements, endUnsent(tx, from, Stage.Failed, message === null ? {} : { message }))
         const idUpdate = yield* ledger
           .commit(operation)
           .pipe(

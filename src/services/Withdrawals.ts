@@ -48,6 +48,7 @@ import { newConfirmation } from "../platform/SecondFactor.ts"
 import { Tariffs } from "../platform/Tariffs.ts"
 import { TimeTicks } from "../platform/TimeTicks.ts"
 import { endUnsent } from "./CryptoTxOps.ts"
+import { settlementHook, withSettlements } from "../platform/WithdrawalSettlement.ts"
 import type { Sender } from "./Transfers.ts"
 import { confirmThrough, requireProof } from "./SecondStep.ts"
 
@@ -114,6 +115,7 @@ export class Withdrawals extends Context.Service<
       const ticks = yield* TimeTicks
       const tariffs = yield* Tariffs
       const ledger = yield* LedgerWriter
+      const settlements = yield* settlementHook
       const walletActor = yield* WalletEntity.client
       const confirmationTtlMs = (yield* AppConfigService).confirmationTtlSeconds * 1000
 
@@ -303,7 +305,8 @@ export class Withdrawals extends Context.Service<
             if (lostRace) continue
             return yield* Effect.fail(done.failure)
           }
-          const committed = yield* ledger.commit(endUnsent(tx, [Stage.Queued], Stage.Canceled)).pipe(Effect.result)
+          const ending = yield* withSettlements(settlements, endUnsent(tx, [Stage.Queued], Stage.Canceled))
+          const committed = yield* ledger.commit(ending).pipe(Effect.result)
           if (committed._tag === "Success") {
             yield* walletActor(walletId).Reload().pipe(delivered, Effect.ignore)
             return { txId, idUpdate: String(committed.success) }

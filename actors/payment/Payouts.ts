@@ -1,0 +1,133 @@
+/**
+ * Payout (TransferOrder) pieces of the payment order actor (CONTRACT C16 "Orders and money", payout
+ * rows of the state table): the creation commit of put_transfer_order — the order's transaction
+ * (typeTx 21), its payment_orders row (the `T…` code only as its hash) and the engine's reserve
+ * postings (merchant free → lock_out). The actor routes it through the merchant wallet's actor,
+ * which alone debits free. Paying, cancel and expiry go through the actor's common `act`; a crypto
+ * payout's pay_transfer adds its C15 withdrawal (`payoutWithdrawalOperation`) to that commit.
+ */
+import type { LedgerOperation } from "../../sql/Ledger.ts"
+import { rowsOf, SystemWallet } from "../../sql/Ledger.ts"
+import { CryptoTxInserts, Stage } from "../../sql/rows/CryptoRows.ts"
+import { PaymentOrderInserts } from "../../sql/rows/PaymentRows.ts"
+import { PayoutWithdrawals } from "../../sql/rows/PayoutRows.ts"
+import { TxState, TxType } from "../../schema/Transfer.ts"
+import { createTransferOrder, type Decision, type OrderState, OrderStateCode } from "./Engine.ts"
+import type { CreateTransfer, PayoutWithdrawalSchema } from "./Protocol.ts"
+
+type CreateTransferPayload = (typeof CreateTransfer)["payloadSchema"]["Type"]
+
+/** The engine's decision on creating the payout, given the merchant's free balance of its currency. */
+export const decideTransferCreation = (payload: CreateTransferPayload, merchantFree: bigint): Decision =>
+  createTransferOrder(
+    {
+      currency: payload.currency,
+      orderAmount: payload.orderAmount,
+      merchantWallet: payload.merchantWallet,
+      expiresAt: payload.expiresAt.getTime(),
+      fee: payload.fee,
+      profitWallet: payload.profitWallet
+    },
+    merchantFree
+  )
+
+/** The one creation commit: transaction, order row, reserve postings. */
+export const transferCreationOperation = (
+  txId: bigint,
+  payload: CreateTransferPayload,
+  decision: Extract<Decision, { _tag: "Ok" }>
+): LedgerOperation => ({
+  tx: {
+    id: txId,
+    typeTx: TxType.TransferOrder,
+    txState: 1,
+    walletFrom: payload.merchantWallet,
+    walletTo: payload.merchantWallet,
+    currency: payload.currency,
+    amount: payload.orderAmount,
+    fee: payload.fee,
+    tag: null,
+    appId: payload.appId,
+    externalId: null,
+    requestHash: null
+  },
+  postings: decision.postings,
+  rows: [
+    rowsOf(PaymentOrderInserts, [
+      {
+        txId,
+        appId: payload.appId,
+        externalId: payload.externalId,
+        requestHash: payload.requestHash,
+        kind: "TransferOrder" as const,
+        codeHash: payload.codeHash,
+        code: null,
+        merchantWallet: payload.merchantWallet,
+        stateCode: OrderStateCode.Created,
+        currency: payload.currency,
+        orderAmount: payload.orderAmount,
+        fee: payload.fee,
+        profitWallet: payload.profitWallet,
+        expiresAt: payload.expiresAt,
+        description: payload.description,
+        returnUrlSuccess: null,
+        returnUrlFail: null,
+        webhookUrl: payload.webhookUrl
+      }
+    ])
+  ]
+})
+
+/**
+ * A crypto payout's C15 withdrawal, committed with the order's Started → Processing: an Outcome (typeTx
+ * 2, txState 3) of the merchant wallet for orderAmount with the order's fee and profit wallet, its
+ * crypto record Queued for the signer (networkFee 0: the Payout fee covers the chain), and its link to
+ * the order. No postings: the money is already the order's reserve in the merchant's lock_out, exactly
+ * what a C15 withdrawal's step one would have put there (A + fee). From here it is an ordinary
+ * withdrawal; where it settles, actors/payment/PayoutSettlement.ts moves the order along.
+ */
+export const payoutWithdrawalOperation = (
+  orderTxId: bigint,
+  s: OrderState,
+  w: typeof PayoutWithdrawalSchema.Type
+): LedgerOperation => ({
+  tx: {
+    id: w.txId,
+    typeTx: TxType.Outcome,
+    txState: TxState.Created | TxState.Confirmed,
+    walletFrom: s.merchantWallet,
+    walletTo: SystemWallet.Treasury,
+    currency: s.currency,
+    amount: s.orderAmount,
+    fee: s.fee,
+    tag: null,
+    appId: null,
+    externalId: null,
+    requestHash: null,
+    profitWallet: s.profitWallet
+  },
+  postings: [],
+  rows: [
+    rowsOf(CryptoTxInserts, [
+      {
+        txId: w.txId,
+        terminalId: w.terminalId,
+        typeTx: TxType.Outcome,
+        stage: Stage.Queued,
+        networkFee: 0n,
+        txHash: null,
+        index: null,
+        fromAddress: null,
+        toAddress: w.address,
+        memo: w.memo,
+        blockHeight: null,
+        blockHash: null,
+        sourceAddress: null,
+        sourceIndex: null,
+        incomeTxId: null,
+        queued: true
+      }
+    ]),
+    rowsOf(PayoutWithdrawals, [{ withdrawalTxId: w.txId, orderTxId }])
+  ]
+})
