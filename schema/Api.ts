@@ -7,6 +7,7 @@ import { InvestApi } from "./api/InvestApi.ts"
 import { MarketApi } from "./api/MarketApi.ts"
 import { PartnerInfoApi } from "./api/PartnerInfoApi.ts"
 import { PaymentApi, PaymentSessionApi } from "./api/PaymentApi.ts"
+import { PaymentCryptoApi } from "./api/PaymentCryptoApi.ts"
 import { PayordersApi } from "./api/PayordersApi.ts"
 import { PrivateApi } from "./api/PrivateApi.ts"
 import { PrivateLedgerApi } from "./api/PrivateLedgerApi.ts"
@@ -28,6 +29,7 @@ export class Api extends HttpApi.make("core")
   .add(PayordersApi)
   .add(PaymentApi)
   .add(PaymentSessionApi)
+  .add(PaymentCryptoApi)
   .add(PrivateApi)
   .add(PrivateLedgerApi)
   .add(ScannerApi)

@@ -27,6 +27,7 @@ import {
   PayordersHandlers
 } from "./http/handlers/AreaHandlers.ts"
 import { MarketHandlers } from "./http/handlers/MarketHandlers.ts"
+import { PaymentCryptoHandlers } from "./http/handlers/PaymentCryptoHandlers.ts"
 import { PrivateHandlers } from "./http/handlers/PrivateHandlers.ts"
 import { PrivateLedgerHandlers } from "./http/handlers/PrivateLedgerHandlers.ts"
 import { CryptoInfoHandlers, CryptoWalletReadsHandlers } from "./http/handlers/CryptoInfoHandlers.ts"
@@ -43,6 +44,7 @@ import { Credentials } from "./services/Credentials.ts"
 import { Currencies } from "./platform/Currencies.ts"
 import { Chains } from "./services/Chains.ts"
 import { Codes } from "./services/Codes.ts"
+import { PaymentCrypto } from "./services/PaymentCrypto.ts"
 import { PaymentOrders } from "./services/PaymentOrders.ts"
 import { ExchangeOrders } from "./services/ExchangeOrders.ts"
 import { MarketData } from "./services/MarketData.ts"
@@ -150,7 +152,7 @@ const Services = Layer.mergeAll(
 ).pipe(Layer.provideMerge(Actors))
 
 /** Services over the others (payment orders read terminals). */
-const Gateway = PaymentOrders.layer.pipe(Layer.provideMerge(Services))
+const Gateway = PaymentCrypto.layer.pipe(Layer.provideMerge(PaymentOrders.layer), Layer.provideMerge(Services))
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" }).pipe(
   Layer.provide([
@@ -163,6 +165,7 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" 
     PayordersHandlers,
     PaymentHandlers,
     PaymentSessionHandlers,
+    PaymentCryptoHandlers,
     PrivateHandlers,
     PrivateLedgerHandlers,
     ScannerHandlers,

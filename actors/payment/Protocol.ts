@@ -87,4 +87,22 @@ export const Cancel = Rpc.make("Cancel", { payload: {}, success: Answer, error: 
 /** Commit Expired if the order is due (a read or a sweeper); otherwise nothing. */
 export const Expire = Rpc.make("Expire", { payload: {}, success: Answer, error: OrderErrors })
 
-export const PaymentOrderEntity = Entity.make("PaymentOrder", [Create, Start, PayInternal, Cancel, Expire])
+/** pay_crypto: the implicit start on a crypto terminal (the deposit address is the service's). */
+export const PayCrypto = Rpc.make("PayCrypto", { payload: { offer: OfferSchema }, success: Answer, error: OrderErrors })
+
+/** cancel_crypto: Started (crypto) → Created, terminal and snapshot dropped, addresses detached. */
+export const CancelCrypto = Rpc.make("CancelCrypto", { payload: {}, success: Answer, error: OrderErrors })
+
+export const PaymentOrderEntity = Entity.make("PaymentOrder", [
+  Create,
+  Start,
+  PayInternal,
+  Cancel,
+  Expire,
+  PayCrypto,
+  CancelCrypto
+])
+
+/** The chain actor applies crypto incomes to orders inside its push commit (C16 crypto). */
+export { applyCryptoIncomes, type CryptoIncomeEvent } from "./CryptoIncomes.ts"
+export type { PaymentOrderRow } from "../../sql/PaymentOrderRepo.ts"

@@ -6,6 +6,7 @@ import type { RowKind } from "../Ledger.ts"
 import { CodeBindings, CodeInserts } from "./CodeRows.ts"
 import { ChainHeads, ChainItems, CryptoTxInserts, CryptoTxUpdates } from "./CryptoRows.ts"
 import { OrderInserts, OrderUpdates, Trades } from "./ExchangeRows.ts"
+import { PaymentOrderAddressClaims, PaymentOrderAddressDetaches, PaymentOrderIncomes } from "./PaymentCryptoRows.ts"
 import { PaymentOrderInserts, PaymentOrderUpdates } from "./PaymentRows.ts"
 
 const all: ReadonlyArray<RowKind<any>> = [
@@ -19,7 +20,10 @@ const all: ReadonlyArray<RowKind<any>> = [
   CryptoTxInserts,
   CryptoTxUpdates,
   PaymentOrderInserts,
-  PaymentOrderUpdates
+  PaymentOrderUpdates,
+  PaymentOrderIncomes,
+  PaymentOrderAddressDetaches,
+  PaymentOrderAddressClaims
 ]
 
 const byName = new Map(all.map((kind) => [kind.name, kind]))

@@ -32,6 +32,7 @@ import { makeDb } from "../platform/db/Sql.ts"
 import { delivered } from "../platform/Delivery.ts"
 import { Tariffs } from "../platform/Tariffs.ts"
 import { TimeTicks } from "../platform/TimeTicks.ts"
+import { orderAddressOut } from "./OrderAddressView.ts"
 import { Terminals } from "./Terminals.ts"
 
 export const hashOfOrderCode = (code: string): Uint8Array => createHash("sha256").update(code, "utf8").digest()
@@ -176,6 +177,13 @@ export class PaymentOrders extends Context.Service<
           returnUrl
         }
       }
+
+      /** The gate's view with the order's crypto address (OrderAddressView.ts). */
+      const infoOf = (row: PaymentOrderRow) =>
+        Effect.map(
+          orderAddressOut(db, (c) => currencies.find(c)?.decimals ?? 0, row),
+          (address): OrderInfoOut => ({ ...toInfo(row), address })
+        )
 
       const notFound = () => new PaymentOrderNotFound({ message: "code: no such order" })
 
@@ -332,13 +340,13 @@ export class PaymentOrders extends Context.Service<
             yield* delivered(actor(String(row.txId)).Cancel({}))
             return toOut(yield* reread(row.txId))
           }),
-        info: (code) => Effect.map(byCode(code), toInfo),
+        info: (code) => Effect.flatMap(byCode(code), infoOf),
         start: (code, tokenNetworkId) =>
           Effect.gen(function* () {
             const row = yield* byCode(code)
             const offer = yield* offerFor(row, tokenNetworkId)
             yield* delivered(actor(String(row.txId)).Start({ offer }))
-            return toInfo(yield* reread(row.txId))
+            return yield* infoOf(yield* reread(row.txId))
           }),
         payInternal: (code, payer) =>
           Effect.gen(function* () {
@@ -346,7 +354,7 @@ export class PaymentOrders extends Context.Service<
             // pay_internal always pays on the internal terminal; one locked elsewhere answers 10304 (engine).
             const offer = yield* offerFor(row, undefined)
             const answer = yield* delivered(actor(String(row.txId)).PayInternal({ payer: BigInt(payer), offer }))
-            return { ...toInfo(yield* reread(row.txId)), replayed: answer.replayed }
+            return { ...(yield* infoOf(yield* reread(row.txId))), replayed: answer.replayed }
           })
       })
     })
