@@ -9,7 +9,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { addCryptoTerminal, pushOk } from "../support/Chain.ts"
 import type { Party } from "../support/Client.ts"
-import { xpubEnv } from "../support/CryptoAddresses.ts"
+import { SOLANA_HOT, xpubEnv } from "../support/CryptoAddresses.ts"
 import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.ts"
 
 const { client } = serviceForFile({ env: xpubEnv, setup: async () => {} })
@@ -306,5 +306,79 @@ describe("the chain side: incomes to the order's address", () => {
     await pushOk(client, t.id, { height: 2, hash: "e2", parentHash: "e1" })
     await pushOk(client, t.id, { height: 3, hash: "e3", parentHash: "e2" })
     assert.closeTo((await buckets()).free - before.free, 1.01, 1e-9)
+  })
+
+  it("memo networks: the order's own memo at the terminal's hot address", async () => {
+    const t = await addCryptoTerminal(client, {
+      typeNetwork: 5,
+      typeContract: 0,
+      addressContract: null,
+      currencyId: "USDC",
+      decimals: 6,
+      defaultHotAddress: SOLANA_HOT,
+      confirmations: 1
+    })
+    const order = await newOrder({ currency: "USDC" })
+    const started = await gateOk("pay_crypto", order.code, { tokenNetworkId: t.id })
+    assert.strictEqual(started.address.address, SOLANA_HOT)
+    assert.match(started.address.memo, /^[0-9]{6,10}$/)
+    assert.strictEqual(
+      (await gateOk("pay_crypto", order.code, { tokenNetworkId: t.id })).address.memo,
+      started.address.memo
+    )
+    const other = await newOrder({ currency: "USDC" })
+    const otherMemo = (await gateOk("pay_crypto", other.code, { tokenNetworkId: t.id })).address.memo
+    assert.notStrictEqual(otherMemo, started.address.memo)
+    const pushed = await pushOk(client, t.id, {
+      height: 1,
+      hash: "m1",
+      parentHash: "m0",
+      items: [
+        { txHash: "ma", to: SOLANA_HOT, memo: "1", amount: "1" },
+        { txHash: "mb", to: SOLANA_HOT, memo: started.address.memo, amount: started.totalToPay }
+      ]
+    })
+    assert.deepStrictEqual(
+      pushed.items.map((i) => i.walletId),
+      ["-4", merchant.id]
+    )
+    assert.strictEqual((await info(order.code)).state, "Paid")
+    assert.strictEqual((await info(other.code)).state, "Started")
+  })
+
+  it("cancel_crypto racing an income: exactly one wins, the money follows the winner", async () => {
+    const t = await addCryptoTerminal(client, { confirmations: 3 })
+    await pushOk(client, t.id, { height: 10, hash: "r10", parentHash: "r9" })
+    for (let round = 1; round <= 4; round++) {
+      const order = await newOrder()
+      const to = (await gateOk("pay_crypto", order.code, { tokenNetworkId: t.id })).address.address
+      const before = await buckets()
+      const [cancel, push] = await Promise.all([
+        gate("cancel_crypto", order.code, {}),
+        pushOk(client, t.id, {
+          height: 10 + round,
+          hash: `r${10 + round}`,
+          parentHash: `r${9 + round}`,
+          items: [{ txHash: `rx${round}`, to, amount: "0.25" }]
+        })
+      ])
+      assert.strictEqual(push.items[0].walletId, merchant.id)
+      const after = await info(order.code)
+      const now = await buckets()
+      assert.closeTo(
+        now.lockIn + now.free - before.lockIn - before.free,
+        0.25,
+        1e-9,
+        "seen once, by the order or as a plain Income"
+      )
+      if (cancel.status === 200) {
+        assert.strictEqual(after.state, "Created", `round ${round}`)
+        assert.isNull(after.address)
+      } else {
+        assert.include([errorCode.PaymentPending, errorCode.PaymentOrderNotPayable], cancel.body.error?.code)
+        assert.deepInclude(after, { state: "Processing" })
+      }
+      await client.assertLedgerSound(`round ${round}`)
+    }
   })
 })
