@@ -110,14 +110,27 @@ const attachedQuery = (sql: SqlClient.SqlClient, orderTxId: bigint, terminalId: 
   sql`SELECT ${sql.literal(columns)} FROM ${sql.literal(from)}
     WHERE l.order_tx_id = ${orderTxId} AND l.terminal_id = ${terminalId} AND NOT l.detached`
 
-/** For the chain actor: the attached order addresses of a terminal whose key is one of `keys`. */
-export const orderAddressesAmong = (terminalId: bigint, keys: ReadonlyArray<string>) =>
+/**
+ * For the chain actor: the attached order addresses of a terminal that a block's in items may pay —
+ * derived ones by address key (the network's key index), memo records by memo (the terminal's memo
+ * index; they all share the hot address's key).
+ */
+export const orderAddressesAmong = (
+  terminal: { readonly id: bigint; readonly typeNetwork: number; readonly memoNetwork: boolean },
+  keys: ReadonlyArray<string>,
+  memos: ReadonlyArray<string>
+) =>
   SqlClient.SqlClient.use((sql) =>
-    keys.length === 0
+    (terminal.memoNetwork ? memos : keys).length === 0
       ? Effect.succeed([] as ReadonlyArray<OrderAddress>)
       : Effect.map(
           sql`SELECT ${sql.literal(columns)} FROM ${sql.literal(from)}
-          WHERE l.terminal_id = ${terminalId} AND NOT l.detached AND a.address_key = ANY (${textArray(keys)}::text[])`,
+          WHERE ${
+            terminal.memoNetwork
+              ? sql`a.terminal_id = ${terminal.id} AND a.memo = ANY (${textArray(memos)}::text[])`
+              : sql`a.type_network = ${terminal.typeNetwork} AND a.derivation_index IS NOT NULL
+                  AND a.address_key = ANY (${textArray(keys)}::text[])`
+          } AND l.terminal_id = ${terminal.id} AND NOT l.detached`,
           decodeAll(OrderAddress)
         )
   )

@@ -171,12 +171,7 @@ export const ChainEntityLayer = ChainEntity.toLayer(
           depositOwnerAmong(owners, terminal.typeNetwork, terminalId, item.toKey, item.memo)?.walletId
         // Only a new Income takes a fee now (at attribution); loaded ones carry theirs.
         const depositFee = yield* depositFees(terminal, [...new Set(owners.map((o) => o.walletId))])
-        const orderIncomes = yield* readOrderIncomeFacts(
-          db,
-          terminal,
-          inItems.map((i) => i.toKey),
-          loaded.values()
-        )
+        const orderIncomes = yield* readOrderIncomeFacts(db, terminal, inItems, loaded.values())
         const txs = makeWorkingSet(loaded.values())
         const plan = planPush({
           terminal,

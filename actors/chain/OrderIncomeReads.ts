@@ -15,11 +15,14 @@ import type { OrderIncomeFacts } from "./OrderIncomes.ts"
 export const readOrderIncomeFacts = (
   db: Db,
   terminal: { readonly id: bigint; readonly typeNetwork: number },
-  inKeys: ReadonlyArray<string>,
+  inItems: ReadonlyArray<{ readonly toKey: string; readonly memo: string | null }>,
   loaded: Iterable<CryptoTx>
 ) =>
   Effect.gen(function* () {
-    const addresses = yield* db(orderAddressesAmong(terminal.id, [...new Set(inKeys)]))
+    const memoNetwork = isMemoNetwork(terminal.typeNetwork)
+    const keys = [...new Set(inItems.map((i) => i.toKey))]
+    const memos = [...new Set(inItems.flatMap((i) => (i.memo === null || i.memo === "" ? [] : [i.memo])))]
+    const addresses = yield* db(orderAddressesAmong({ ...terminal, memoNetwork }, keys, memos))
     const incomes = [...loaded].filter((tx) => tx.typeTx === 1).map((tx) => tx.txId)
     const links = yield* db(ordersOfIncomes(incomes))
     const orders = new Map<bigint, PaymentOrderRow>()
@@ -31,7 +34,7 @@ export const readOrderIncomeFacts = (
       orders,
       linked: new Map(links.map((l) => [l.incomeTxId, l.orderTxId])),
       addresses,
-      memoNetwork: isMemoNetwork(terminal.typeNetwork),
+      memoNetwork,
       now: Date.now()
     }
     return facts
