@@ -7,7 +7,8 @@
  * Σ final ≥ totalToPay: Paid; orphaned before final: reversed). An order refusing an income leaves it a
  * plain C15 Income of the merchant wallet. Pure: no I/O.
  */
-import { applyCryptoIncomes, type CryptoIncomeEvent, type PaymentOrderRow } from "../payment/Protocol.ts"
+import { applyCryptoIncomes, type CryptoIncomeEvent } from "../payment/Protocol.ts"
+import type { PaymentOrderRow } from "../../sql/PaymentOrderRepo.ts"
 import type { LedgerOperation } from "../../sql/Ledger.ts"
 import { Stage } from "../../sql/rows/CryptoRows.ts"
 import { TxState } from "../../schema/Transfer.ts"

@@ -105,4 +105,3 @@ export const PaymentOrderEntity = Entity.make("PaymentOrder", [
 
 /** The chain actor applies crypto incomes to orders inside its push commit (C16 crypto). */
 export { applyCryptoIncomes, type CryptoIncomeEvent } from "./CryptoIncomes.ts"
-export type { PaymentOrderRow } from "../../sql/PaymentOrderRepo.ts"
