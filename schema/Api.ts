@@ -8,6 +8,7 @@ import { MarketApi } from "./api/MarketApi.ts"
 import { PartnerInfoApi } from "./api/PartnerInfoApi.ts"
 import { PaymentApi, PaymentSessionApi } from "./api/PaymentApi.ts"
 import { PaymentStatsApi, PrivatePaymentStatsApi } from "./api/PaymentStatsApi.ts"
+import { PaymentCryptoApi } from "./api/PaymentCryptoApi.ts"
 import { PayordersApi } from "./api/PayordersApi.ts"
 import { PayoutGateApi, PayoutsApi } from "./api/PayoutsApi.ts"
 import { PrivateApi } from "./api/PrivateApi.ts"
@@ -33,6 +34,7 @@ export class Api extends HttpApi.make("core")
   .add(PaymentSessionApi)
   .add(PayoutsApi)
   .add(PayoutGateApi)
+  .add(PaymentCryptoApi)
   .add(PrivateApi)
   .add(PrivateLedgerApi)
   .add(PrivatePaymentsApi)

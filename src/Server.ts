@@ -30,6 +30,7 @@ import {
   PayordersHandlers
 } from "./http/handlers/AreaHandlers.ts"
 import { MarketHandlers } from "./http/handlers/MarketHandlers.ts"
+import { PaymentCryptoHandlers } from "./http/handlers/PaymentCryptoHandlers.ts"
 import { PrivateHandlers } from "./http/handlers/PrivateHandlers.ts"
 import { PrivateLedgerHandlers } from "./http/handlers/PrivateLedgerHandlers.ts"
 import { PrivatePaymentsHandlers } from "./http/handlers/PrivatePaymentsHandlers.ts"
@@ -48,6 +49,7 @@ import { Credentials } from "./services/Credentials.ts"
 import { Currencies } from "./platform/Currencies.ts"
 import { Chains } from "./services/Chains.ts"
 import { Codes } from "./services/Codes.ts"
+import { PaymentCrypto } from "./services/PaymentCrypto.ts"
 import { PaymentOrders } from "./services/PaymentOrders.ts"
 import { PaymentRefunds } from "./services/PaymentRefunds.ts"
 import { PaymentExpiry } from "./services/PaymentExpiry.ts"
@@ -177,7 +179,7 @@ const Services = Layer.mergeAll(
 ).pipe(Layer.provideMerge(Actors))
 
 /** Services over the others (payment orders read terminals and schedule their expiry; the merchant feed maps orders as they do). */
-const Gateway = Layer.mergeAll(MerchantFeed.layer, PaymentStats.layer, PaymentRefunds.layer).pipe(
+const Gateway = Layer.mergeAll(MerchantFeed.layer, PaymentStats.layer, PaymentRefunds.layer, PaymentCrypto.layer).pipe(
   Layer.provideMerge(PaymentOrders.layer),
   Layer.provideMerge(Layer.merge(PaymentExpiry.layer, ClusterRetention)),
   Layer.provideMerge(Services)
@@ -198,6 +200,7 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" 
     PaymentSessionHandlers,
     PayoutsHandlers,
     PayoutGateHandlers,
+    PaymentCryptoHandlers,
     PrivateHandlers,
     PrivateLedgerHandlers,
     PrivatePaymentsHandlers,

@@ -46,6 +46,7 @@ import { TimeTicks } from "../../src/platform/TimeTicks.ts"
 import { WalletEntity } from "../wallet/Protocol.ts"
 import { applyPlacement, type ChainView, finalHeight, place, viewOf } from "./Engine.ts"
 import { ChainEntity } from "./Protocol.ts"
+import { readOrderIncomeFacts } from "./OrderIncomeReads.ts"
 import { itemKey, planPush, type TerminalFacts, TxKind } from "./Push.ts"
 import { incomeCredited, incomeLinked, makeWorkingSet, refundStarted } from "./WorkingSet.ts"
 
@@ -172,6 +173,7 @@ export const ChainEntityLayer = ChainEntity.toLayer(
           depositOwnerAmong(owners, terminal.typeNetwork, terminalId, item.toKey, item.memo)?.walletId
         // Only a new Income takes a fee now (at attribution); loaded ones carry theirs.
         const depositFee = yield* depositFees(terminal, [...new Set(owners.map((o) => o.walletId))])
+        const orderIncomes = yield* readOrderIncomeFacts(db, terminal, inItems, loaded.values())
         const txs = makeWorkingSet(loaded.values())
         const plan = planPush({
           terminal,
@@ -185,7 +187,8 @@ export const ChainEntityLayer = ChainEntity.toLayer(
           depositFee,
           nextTxId: () => ticks.next(),
           tick: ticks.next(),
-          addressKey: (a) => addressKey(terminal.typeNetwork, a)
+          addressKey: (a) => addressKey(terminal.typeNetwork, a),
+          orderIncomes
         })
         // Withdrawals settled here may carry payouts' orders along (src/platform/WithdrawalSettlement.ts).
         const committed = yield* commitOrReplan(
@@ -193,7 +196,7 @@ export const ChainEntityLayer = ChainEntity.toLayer(
             postings: [],
             rows: plan.rows,
             events: plan.events,
-            extra: txs.operations()
+            extra: [...txs.operations(), ...plan.orders.operations]
           })
         )
         if (committed === undefined) {
@@ -202,7 +205,7 @@ export const ChainEntityLayer = ChainEntity.toLayer(
           continue
         }
         view = applyPlacement(before, placement, payload.height, payload.hash)
-        yield* reloadWallets(txs.creditedWallets())
+        yield* reloadWallets([...new Set([...txs.creditedWallets(), ...plan.orders.credited])])
         return {
           tipHeight: plan.tipHeight,
           replayed: placement._tag === "Replay",

@@ -9,6 +9,7 @@ import { type EventInsert, type KindRows, rowsOf, SystemWallet } from "../../sql
 import { type ChainItem, ChainHeads, ChainItems, Stage } from "../../sql/rows/CryptoRows.ts"
 import { TxState } from "../../schema/Transfer.ts"
 import { type ChainView, finalHeight, type Placement, windowFloorAt } from "./Engine.ts"
+import { type OrderIncomeFacts, type OrderIncomesPlan, planOrderIncomes } from "./OrderIncomes.ts"
 import type { PushedItem, PushItem } from "./Protocol.ts"
 import {
   incomeCanceled,
@@ -50,6 +51,8 @@ export interface PushContext {
   readonly nextTxId: () => bigint
   readonly tick: bigint
   readonly addressKey: (address: string) => string
+  /** The payment orders the block may pay (OrderIncomes.ts); none: every Income is a plain deposit. */
+  readonly orderIncomes?: OrderIncomeFacts
 }
 
 export interface PushPlan {
@@ -58,6 +61,8 @@ export interface PushPlan {
   readonly answers: ReadonlyArray<PushedItem>
   readonly orphaned: ReadonlyArray<bigint>
   readonly tipHeight: bigint
+  /** The orders' operations (OrderIncomes.ts), committed with the push, and the wallets they credit. */
+  readonly orders: OrderIncomesPlan
 }
 
 export const itemKey = (txHash: string, index: bigint, direction: number): string => `${txHash}:${index}:${direction}`
@@ -276,6 +281,10 @@ export const planPush = (ctx: PushContext): PushPlan => {
     events,
     answers,
     orphaned,
-    tipHeight
+    tipHeight,
+    orders:
+      ctx.orderIncomes === undefined
+        ? { operations: [], credited: [] }
+        : planOrderIncomes(ctx.orderIncomes, terminal.id, txs, ctx.addressKey)
   }
 }

@@ -61,6 +61,16 @@ export const makeWorkingSet = (loaded: Iterable<CryptoTx>) => {
       e.changed = true
     },
     event: (txId: bigint, event: EventInsert) => entry(txId).events.push(event),
+    /** The changed snapshots in the order first touched: as loaded (null: created here) and now. */
+    changes: (): ReadonlyArray<{ readonly before: CryptoTx | null; readonly now: CryptoTx }> =>
+      [...entries.values()].filter((e) => e.changed).map((e) => ({ before: e.before, now: e.now })),
+    /** Drops a transaction's postings (another operation of the commit books its money) and applies `next`. */
+    takeOver: (txId: bigint, next: Partial<CryptoTx>) => {
+      const e = entry(txId)
+      e.now = { ...e.now, ...next }
+      e.postings.length = 0
+      e.changed = true
+    },
     /** One operation per changed transaction, in the order they were first touched. */
     operations: (): Array<LedgerOperation> => {
       const out: Array<LedgerOperation> = []

@@ -12,9 +12,10 @@
  */
 import { Effect } from "effect"
 import { Entity } from "effect/cluster"
-import { type EventInsert, type KindRows, type LedgerOperation, rowsOf } from "../../sql/Ledger.ts"
+import { type LedgerOperation, rowsOf } from "../../sql/Ledger.ts"
 import { paymentOrderByTx, type PaymentOrderRow } from "../../sql/PaymentOrderRepo.ts"
-import { PaymentOrderInserts, PaymentOrderUpdates } from "../../sql/rows/PaymentRows.ts"
+import { PaymentOrderAddressDetaches } from "../../sql/rows/PaymentCryptoRows.ts"
+import { PaymentOrderInserts } from "../../sql/rows/PaymentRows.ts"
 import { PaymentOrderPresets } from "../../sql/rows/PaymentPresetRows.ts"
 import { balanceIn } from "../../sql/LedgerRepo.ts"
 import { BalanceNotEnough, NonceExists, RateLimited, SameAccounts } from "../../schema/Errors.ts"
@@ -36,21 +37,25 @@ import { delivered } from "../../src/platform/Delivery.ts"
 import { WalletEntity } from "../wallet/Protocol.ts"
 import {
   cancel,
+  cancelCrypto,
   type Decision,
   expire,
   type OrderState,
   OrderStateCode,
+  payCrypto,
   payInternal,
   payTransferCrypto,
   payTransferInternal,
-  type PaymentMethod,
   type Rule,
   start,
   type TerminalOffer
 } from "./Engine.ts"
 import { decideTransferCreation, payoutWithdrawalOperation, transferCreationOperation } from "./Payouts.ts"
+import { type CommitExtras, orderUpdateRow, stateOfRow } from "./OrderRow.ts"
 import { type OfferData, type OrderError, PaymentOrderEntity } from "./Protocol.ts"
 import { makeRefundHandler } from "./RefundHandler.ts"
+
+export { type CommitExtras, orderUpdateRow, stateOfRow } from "./OrderRow.ts"
 
 const rejection = (rule: Rule): OrderError => {
   switch (rule) {
@@ -74,81 +79,6 @@ const rejection = (rule: Rule): OrderError => {
       return new PaymentOrderNotPayable({ message: "code: the order does not take this action in its state" })
   }
 }
-
-/** The engine's record of a stored order. */
-export const stateOfRow = (row: PaymentOrderRow): OrderState => ({
-  kind: row.kind,
-  stateCode: row.stateCode as OrderStateCode,
-  txState: row.txState as 1 | 8 | 16,
-  currency: row.currency,
-  orderAmount: row.orderAmount,
-  payCurrency: row.payCurrency,
-  payAmount: row.payAmount,
-  fee: row.fee,
-  profitWallet: row.profitWallet,
-  merchantWallet: row.merchantWallet,
-  terminal:
-    row.terminalId === null
-      ? null
-      : {
-          terminalId: row.terminalId,
-          method: row.method as PaymentMethod,
-          rate: row.rate ?? "1",
-          spreadPct: row.spreadPct ?? "0"
-        },
-  expiresAt: row.expiresAt.getTime(),
-  paidAmount: row.paidAmount,
-  refundedAmount: row.refundedAmount,
-  pendingRefunds: row.pendingRefunds,
-  refundCount: row.refundCount,
-  payerWalletId: row.payerWalletId,
-  cardSessionPending: row.cardSessionPending,
-  incomeSeen: row.incomeSeen,
-  incomeFinal: row.incomeFinal
-})
-
-/** What an operation adds beside the order's own change (a refund's transaction, a payout's recipient, ...). */
-export interface CommitExtras {
-  readonly rows?: ReadonlyArray<KindRows>
-  readonly extra?: ReadonlyArray<LedgerOperation>
-  readonly events?: ReadonlyArray<EventInsert>
-  readonly recipient?: string
-  readonly meta?: string
-}
-
-/** The conditional payment_order_update row of a decision's new state (every OrderState field). */
-export const orderUpdateRow = (
-  row: PaymentOrderRow,
-  before: OrderState,
-  after: OrderState,
-  extras: CommitExtras = {}
-): KindRows =>
-  rowsOf(PaymentOrderUpdates, [
-    {
-      txId: row.txId,
-      fromState: before.stateCode,
-      fromVersion: row.version,
-      stateCode: after.stateCode,
-      terminalId: after.terminal?.terminalId ?? null,
-      method: after.terminal?.method ?? null,
-      payCurrency: after.payCurrency,
-      payAmount: after.payAmount,
-      fee: after.fee,
-      profitWallet: after.profitWallet,
-      rate: after.terminal?.rate ?? null,
-      spreadPct: after.terminal?.spreadPct ?? null,
-      paidAmount: after.paidAmount,
-      refundedAmount: after.refundedAmount,
-      payerWalletId: after.payerWalletId,
-      pendingRefunds: after.pendingRefunds,
-      refundCount: after.refundCount,
-      cardSessionPending: after.cardSessionPending,
-      incomeSeen: after.incomeSeen,
-      incomeFinal: after.incomeFinal,
-      recipient: extras.recipient ?? null,
-      meta: extras.meta ?? null
-    }
-  ])
 
 export const offerOf = (o: OfferData): TerminalOffer => ({
   terminal: { terminalId: o.terminalId, method: o.method, rate: o.rate, spreadPct: o.spreadPct },
@@ -349,6 +279,14 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
       }),
       Cancel: Effect.fnUntraced(function* () {
         return yield* act((s, now) => cancel(s, now))
+      }),
+      PayCrypto: Effect.fnUntraced(function* ({ payload }) {
+        return yield* act((s, now) => payCrypto(s, offerOf(payload.offer), now))
+      }),
+      CancelCrypto: Effect.fnUntraced(function* () {
+        return yield* act((s, now) => cancelCrypto(s, now), {
+          rows: [rowsOf(PaymentOrderAddressDetaches, [{ orderTxId: txId }])]
+        })
       }),
       Expire: Effect.fnUntraced(function* () {
         const row = yield* load

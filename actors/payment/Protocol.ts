@@ -185,6 +185,12 @@ export const PayTransfer = Rpc.make("PayTransfer", {
   error: OrderErrors
 })
 
+/** pay_crypto: the implicit start on a crypto terminal (the deposit address is the service's). */
+export const PayCrypto = Rpc.make("PayCrypto", { payload: { offer: OfferSchema }, success: Answer, error: OrderErrors })
+
+/** cancel_crypto: Started (crypto) → Created, terminal and snapshot dropped, addresses detached. */
+export const CancelCrypto = Rpc.make("CancelCrypto", { payload: {}, success: Answer, error: OrderErrors })
+
 export const PaymentOrderEntity = Entity.make("PaymentOrder", [
   Create,
   Start,
@@ -193,5 +199,10 @@ export const PaymentOrderEntity = Entity.make("PaymentOrder", [
   Expire,
   Refund,
   CreateTransfer,
-  PayTransfer
+  PayTransfer,
+  PayCrypto,
+  CancelCrypto
 ])
+
+/** The chain actor applies crypto incomes to orders inside its push commit (C16 crypto). */
+export { applyCryptoIncomes, type CryptoIncomeEvent } from "./CryptoIncomes.ts"

@@ -7,6 +7,7 @@ import { CodeBindings, CodeInserts } from "./CodeRows.ts"
 import { ChainHeads, ChainItems, CryptoTxInserts, CryptoTxUpdates } from "./CryptoRows.ts"
 import { OrderInserts, OrderUpdates, Trades } from "./ExchangeRows.ts"
 import { PaymentOrderPresets } from "./PaymentPresetRows.ts"
+import { PaymentOrderAddressClaims, PaymentOrderAddressDetaches, PaymentOrderIncomes } from "./PaymentCryptoRows.ts"
 import { PaymentOrderInserts, PaymentOrderUpdates } from "./PaymentRows.ts"
 import { PaymentRefundInserts } from "./RefundRows.ts"
 import { PayoutWithdrawals } from "./PayoutRows.ts"
@@ -25,7 +26,10 @@ const all: ReadonlyArray<RowKind<any>> = [
   PaymentOrderUpdates,
   PaymentRefundInserts,
   PaymentOrderPresets,
-  PayoutWithdrawals
+  PayoutWithdrawals,
+  PaymentOrderIncomes,
+  PaymentOrderAddressDetaches,
+  PaymentOrderAddressClaims
 ]
 
 const byName = new Map(all.map((kind) => [kind.name, kind]))

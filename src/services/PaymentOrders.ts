@@ -46,6 +46,7 @@ import { delivered } from "../platform/Delivery.ts"
 import { PaymentExpiry } from "./PaymentExpiry.ts"
 import { TimeTicks } from "../platform/TimeTicks.ts"
 import { makePaymentOffers, type OfferOrder } from "./PaymentOffers.ts"
+import { orderAddressOut } from "./OrderAddressView.ts"
 import { Terminals } from "./Terminals.ts"
 
 export const hashOfOrderCode = (code: string): Uint8Array => createHash("sha256").update(code, "utf8").digest()
@@ -269,8 +270,13 @@ export class PaymentOrders extends Context.Service<
         })
       const ofApp = (appId: string, ref: OrderRef) => byRef(ref, appId)
 
-      /** The gate's view of an order: its locked (or preselected) terminal as offered. */
-      const infoOf = (row: PaymentOrderRow) => Effect.map(offers.terminalOf(row), (terminal) => toInfo(row, terminal))
+      /** The gate's view of an order: its locked (or preselected) terminal as offered, its crypto address (OrderAddressView.ts). */
+      const infoOf = (row: PaymentOrderRow) =>
+        Effect.gen(function* () {
+          const terminal = yield* offers.terminalOf(row)
+          const address = yield* orderAddressOut(db, (c) => currencies.find(c)?.decimals ?? 0, row)
+          return { ...toInfo(row, terminal), address }
+        })
 
       const reread = (txId: bigint) => Effect.map(db(paymentOrderByTx(txId)), (row) => row!)
 

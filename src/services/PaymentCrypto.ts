@@ -1,0 +1,203 @@
+/**
+ * Paying a payment order by crypto at the payment gate (C16 pay_crypto, confirm_crypto, cancel_crypto).
+ * pay_crypto starts the order on a crypto terminal (the order's actor, PayCrypto) and reserves a fresh
+ * C15 address of the merchant wallet for the order (purpose 1; memo networks: a memo of its own), one
+ * per order and terminal, so a repeat returns it. confirm_crypto records the payer's claimed hash
+ * (money follows the scanner only); cancel_crypto detaches the address and sends the order back to
+ * Created. Incomes to the address are booked by the chain actor (actors/chain/OrderIncomes.ts).
+ */
+import { Context, Effect, Layer } from "effect"
+import { PaymentOrderEntity, type OfferData } from "../../actors/payment/Protocol.ts"
+import { rowsOf } from "../../sql/Ledger.ts"
+import { attachedAddressOf, reserveOrderAddress } from "../../sql/OrderAddressRepo.ts"
+import { paymentOrderByCodeHash, type PaymentOrderRow } from "../../sql/PaymentOrderRepo.ts"
+import { findTerminal, type Terminal } from "../../sql/ReferenceRepo.ts"
+import { PaymentOrderAddressClaims } from "../../sql/rows/PaymentCryptoRows.ts"
+import { walletById } from "../../sql/WalletRepo.ts"
+import { AddressesUnavailable } from "../../schema/CryptoErrors.ts"
+import { InvalidRequest, TerminalNotFound } from "../../schema/Errors.ts"
+import {
+  NoPaymentInProgress,
+  PaymentOrderNotFound,
+  TerminalNotAvailable,
+  WrongOrderKind
+} from "../../schema/PaymentErrors.ts"
+import type { OrderInfoOut } from "../../schema/Payments.ts"
+import { TerminalFlag } from "../../schema/Reference.ts"
+import { AccountKeys } from "../platform/crypto/AccountKeys.ts"
+import {
+  addressKey,
+  deriveAddress,
+  isCryptoNetwork,
+  isDerivedNetwork,
+  randomMemo
+} from "../platform/crypto/Addresses.ts"
+import { Currencies } from "../platform/Currencies.ts"
+import { makeDb } from "../platform/db/Sql.ts"
+import { delivered } from "../platform/Delivery.ts"
+import { LedgerWriter } from "../platform/LedgerWriter.ts"
+import { Tariffs } from "../platform/Tariffs.ts"
+import { TimeTicks } from "../platform/TimeTicks.ts"
+import { type GateError, hashOfOrderCode, PaymentOrders } from "./PaymentOrders.ts"
+
+/** Tries at a fresh random memo before giving up (as Addresses.ts). */
+const memoAttemptsMax = 20
+
+export type CryptoGateError = GateError | AddressesUnavailable | WrongOrderKind | NoPaymentInProgress
+
+export class PaymentCrypto extends Context.Service<
+  PaymentCrypto,
+  {
+    readonly payCrypto: (code: string, tokenNetworkId: string) => Effect.Effect<OrderInfoOut, CryptoGateError>
+    readonly confirmCrypto: (code: string, txHash: string) => Effect.Effect<OrderInfoOut, CryptoGateError>
+    readonly cancelCrypto: (code: string) => Effect.Effect<OrderInfoOut, CryptoGateError>
+  }
+>()("core/PaymentCrypto") {
+  static readonly layer = Layer.effect(
+    PaymentCrypto,
+    Effect.gen(function* () {
+      const db = yield* makeDb
+      const ticks = yield* TimeTicks
+      const currencies = yield* Currencies
+      const tariffs = yield* Tariffs
+      const keys = yield* AccountKeys
+      const ledger = yield* LedgerWriter
+      const orders = yield* PaymentOrders
+      const actor = yield* PaymentOrderEntity.client
+
+      /** A PaymentOrder by code (404 10300); a TransferOrder's code here is 10307. */
+      const byCode = (code: string) =>
+        Effect.gen(function* () {
+          const row = yield* db(paymentOrderByCodeHash(hashOfOrderCode(code)))
+          if (row === undefined) return yield* new PaymentOrderNotFound({ message: "code: no such order" })
+          if (row.kind !== "PaymentOrder")
+            return yield* new WrongOrderKind({ message: "code: pay_crypto applies to payment orders" })
+          return row
+        })
+
+      /**
+       * The same-currency offer of a crypto Deposit terminal: payAmount = orderAmount, rate 1, spread 0,
+       * the Payment tariff of the currency for the merchant's group. (The full offers list with
+       * cross-currency quotes replaces this.)
+       */
+      const cryptoOffer = (row: PaymentOrderRow, terminal: Terminal) =>
+        Effect.gen(function* () {
+          const offered =
+            !terminal.builtIn &&
+            isCryptoNetwork(terminal.typeNetwork) &&
+            (terminal.flags & TerminalFlag.Deposit) !== 0 &&
+            (terminal.flags & TerminalFlag.Hidden) === 0 &&
+            terminal.currency === row.currency
+          if (!offered)
+            return yield* new TerminalNotAvailable({
+              message: "tokenNetworkId: not a crypto Deposit terminal in the order currency"
+            })
+          const merchant = yield* db(walletById(row.merchantWallet))
+          const quote = yield* tariffs.resolve({
+            txClass: "Payment",
+            currency: row.currency,
+            decimals: currencies.find(row.currency)?.decimals ?? 0,
+            amount: row.orderAmount,
+            walletGroup: merchant?.walletGroup ?? 0,
+            typeTx: row.typeTx
+          })
+          const offer: OfferData = {
+            terminalId: terminal.id,
+            method: "CryptoTransfer",
+            rate: "1",
+            spreadPct: "0",
+            payCurrency: row.currency,
+            payAmount: row.orderAmount,
+            fee: quote.fee,
+            profitWallet: quote.profitWalletId,
+            available: true
+          }
+          return offer
+        })
+
+      const unavailable = (terminal: Terminal, why: string) =>
+        new AddressesUnavailable({ message: `tokenNetworkId: no addresses on terminal ${terminal.id} (${why})` })
+
+      /** The order's address on the terminal: the attached one, else a fresh purpose-1 one. */
+      const reserve = (row: PaymentOrderRow, terminal: Terminal) =>
+        Effect.gen(function* () {
+          const network = terminal.typeNetwork
+          const base = {
+            orderTxId: row.txId,
+            terminalId: terminal.id,
+            walletId: row.merchantWallet,
+            typeNetwork: network
+          }
+          if (isDerivedNetwork(network)) {
+            const key = keys.keyOf(network)
+            if (key === undefined) return yield* unavailable(terminal, "its XPUB setting is unset")
+            const done = yield* db(
+              reserveOrderAddress({
+                ...base,
+                tick: ticks.next(),
+                derived: (index) => {
+                  const address = deriveAddress(network, key, index)
+                  return { address, addressKey: addressKey(network, address) }
+                }
+              })
+            )
+            if (done === undefined) return yield* Effect.die(new Error("invariant: an order address vanished"))
+            return done
+          }
+          const hot = terminal.defaultHotAddress
+          if (hot === null || hot.trim() === "") return yield* unavailable(terminal, "no defaultHotAddress")
+          for (let attempt = 0; attempt < memoAttemptsMax; attempt++) {
+            const done = yield* db(
+              reserveOrderAddress({
+                ...base,
+                tick: ticks.next(),
+                memo: { memo: randomMemo(), address: hot, addressKey: addressKey(network, hot) }
+              })
+            )
+            if (done !== undefined) return done
+          }
+          return yield* Effect.die(new Error(`no free memo for order ${row.txId} after ${memoAttemptsMax} attempts`))
+        })
+
+      const payCrypto = Effect.fn("PaymentCrypto.payCrypto")(function* (code: string, tokenNetworkId: string) {
+        const row = yield* byCode(code)
+        const terminal = yield* db(findTerminal(tokenNetworkId))
+        if (terminal === undefined)
+          return yield* new TerminalNotFound({ message: `tokenNetworkId: no terminal ${tokenNetworkId}` })
+        const offer = yield* cryptoOffer(row, terminal)
+        if (isDerivedNetwork(terminal.typeNetwork) && keys.keyOf(terminal.typeNetwork) === undefined)
+          return yield* unavailable(terminal, "its XPUB setting is unset")
+        yield* delivered(actor(String(row.txId)).PayCrypto({ offer }))
+        yield* reserve(row, terminal)
+        return yield* orders.info(code)
+      })
+
+      const confirmCrypto = Effect.fn("PaymentCrypto.confirmCrypto")(function* (code: string, txHash: string) {
+        if (!/^[0-9A-Za-z]{1,128}$/.test(txHash))
+          return yield* new InvalidRequest({ message: "txHash: 1 to 128 letters and digits" })
+        yield* orders.info(code) // an order past expiresAt is expired first
+        const row = yield* byCode(code)
+        const none = new NoPaymentInProgress({ message: "code: no crypto payment started" })
+        if ((row.stateCode !== 2 && row.stateCode !== 3) || row.method !== "CryptoTransfer" || row.terminalId === null)
+          return yield* none
+        const at = yield* db(attachedAddressOf(row.txId, row.terminalId))
+        if (at === undefined) return yield* none
+        yield* ledger
+          .commit({
+            postings: [],
+            rows: [rowsOf(PaymentOrderAddressClaims, [{ orderTxId: row.txId, terminalId: row.terminalId, txHash }])]
+          })
+          .pipe(Effect.catch((failure) => (failure._tag === "StateConflict" ? Effect.fail(none) : Effect.die(failure))))
+        return yield* orders.info(code)
+      })
+
+      const cancelCrypto = Effect.fn("PaymentCrypto.cancelCrypto")(function* (code: string) {
+        const row = yield* byCode(code)
+        yield* delivered(actor(String(row.txId)).CancelCrypto({}))
+        return yield* orders.info(code)
+      })
+
+      return PaymentCrypto.of({ payCrypto, confirmCrypto, cancelCrypto })
+    })
+  )
+}
