@@ -62,7 +62,7 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
         chargebackDays: yield* Config.Int("CHARGEBACK_DAYS").pipe(Config.withDefault(0)),
         swapDriftPct: yield* Config.String("SWAP_DRIFT_PCT").pipe(Config.withDefault("0.5")),
         publicBaseUrl: yield* Config.String("PUBLIC_BASE_URL").pipe(Config.withDefault("http://127.0.0.1:8080")),
-        paymentOrderTtlSeconds: yield* Config.Int("PAYMENT_ORDER_TTL_SECONDS").pipe(Config.withDefault(86_400)),
+        paymentOrderTtlSeconds: yield* Config.Int("PAYMENT_ORDER_TTL_SECONDS").pipe(Config.withDefault(3_600)),
         paymentFxSpreadPct: yield* Config.schema(
           Schema.String.check(Schema.isPattern(/^[0-9]{1,3}(\.[0-9]{1,6})?$/)),
           "PAYMENT_FX_SPREAD_PCT"
