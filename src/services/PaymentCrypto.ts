@@ -4,39 +4,26 @@
  * C15 address of the merchant wallet for the order (purpose 1; memo networks: a memo of its own), one
  * per order and terminal, so a repeat returns it. confirm_crypto records the payer's claimed hash
  * (money follows the scanner only); cancel_crypto detaches the address and sends the order back to
- * Created. Incomes to the address are booked by the chain actor (actors/chain/OrderIncomes.ts).
+ * Created. Incomes to the address are booked by the chain actor (actors/chain/OrderIncomes.ts). The
+ * terminal's offer (price, fee, availability) is PaymentOffers.ts', the one computation order_start uses, so
+ * a crypto terminal in another currency than the order's is paid at its quote (Broker legs when Paid).
  */
 import { Context, Effect, Layer } from "effect"
-import { PaymentOrderEntity, type OfferData } from "../../actors/payment/Protocol.ts"
+import { PaymentOrderEntity } from "../../actors/payment/Protocol.ts"
 import { rowsOf } from "../../sql/Ledger.ts"
 import { attachedAddressOf, reserveOrderAddress } from "../../sql/OrderAddressRepo.ts"
 import { paymentOrderByCodeHash, type PaymentOrderRow } from "../../sql/PaymentOrderRepo.ts"
 import { findTerminal, type Terminal } from "../../sql/ReferenceRepo.ts"
 import { PaymentOrderAddressClaims } from "../../sql/rows/PaymentCryptoRows.ts"
-import { walletById } from "../../sql/WalletRepo.ts"
 import { AddressesUnavailable } from "../../schema/CryptoErrors.ts"
 import { InvalidRequest, TerminalNotFound } from "../../schema/Errors.ts"
-import {
-  NoPaymentInProgress,
-  PaymentOrderNotFound,
-  TerminalNotAvailable,
-  WrongOrderKind
-} from "../../schema/PaymentErrors.ts"
+import { NoPaymentInProgress, PaymentOrderNotFound, WrongOrderKind } from "../../schema/PaymentErrors.ts"
 import type { OrderInfoOut } from "../../schema/Payments.ts"
-import { TerminalFlag } from "../../schema/Reference.ts"
 import { AccountKeys } from "../platform/crypto/AccountKeys.ts"
-import {
-  addressKey,
-  deriveAddress,
-  isCryptoNetwork,
-  isDerivedNetwork,
-  randomMemo
-} from "../platform/crypto/Addresses.ts"
-import { Currencies } from "../platform/Currencies.ts"
+import { addressKey, deriveAddress, isDerivedNetwork, randomMemo } from "../platform/crypto/Addresses.ts"
 import { makeDb } from "../platform/db/Sql.ts"
 import { delivered } from "../platform/Delivery.ts"
 import { LedgerWriter } from "../platform/LedgerWriter.ts"
-import { Tariffs } from "../platform/Tariffs.ts"
 import { TimeTicks } from "../platform/TimeTicks.ts"
 import { type GateError, hashOfOrderCode, PaymentOrders } from "./PaymentOrders.ts"
 
@@ -58,8 +45,6 @@ export class PaymentCrypto extends Context.Service<
     Effect.gen(function* () {
       const db = yield* makeDb
       const ticks = yield* TimeTicks
-      const currencies = yield* Currencies
-      const tariffs = yield* Tariffs
       const keys = yield* AccountKeys
       const ledger = yield* LedgerWriter
       const orders = yield* PaymentOrders
@@ -73,46 +58,6 @@ export class PaymentCrypto extends Context.Service<
           if (row.kind !== "PaymentOrder")
             return yield* new WrongOrderKind({ message: "code: pay_crypto applies to payment orders" })
           return row
-        })
-
-      /**
-       * The same-currency offer of a crypto Deposit terminal: payAmount = orderAmount, rate 1, spread 0,
-       * the Payment tariff of the currency for the merchant's group. (The full offers list with
-       * cross-currency quotes replaces this.)
-       */
-      const cryptoOffer = (row: PaymentOrderRow, terminal: Terminal) =>
-        Effect.gen(function* () {
-          const offered =
-            !terminal.builtIn &&
-            isCryptoNetwork(terminal.typeNetwork) &&
-            (terminal.flags & TerminalFlag.Deposit) !== 0 &&
-            (terminal.flags & TerminalFlag.Hidden) === 0 &&
-            terminal.currency === row.currency
-          if (!offered)
-            return yield* new TerminalNotAvailable({
-              message: "tokenNetworkId: not a crypto Deposit terminal in the order currency"
-            })
-          const merchant = yield* db(walletById(row.merchantWallet))
-          const quote = yield* tariffs.resolve({
-            txClass: "Payment",
-            currency: row.currency,
-            decimals: currencies.find(row.currency)?.decimals ?? 0,
-            amount: row.orderAmount,
-            walletGroup: merchant?.walletGroup ?? 0,
-            typeTx: row.typeTx
-          })
-          const offer: OfferData = {
-            terminalId: terminal.id,
-            method: "CryptoTransfer",
-            rate: "1",
-            spreadPct: "0",
-            payCurrency: row.currency,
-            payAmount: row.orderAmount,
-            fee: quote.fee,
-            profitWallet: quote.profitWalletId,
-            available: true
-          }
-          return offer
         })
 
       const unavailable = (terminal: Terminal, why: string) =>
@@ -164,8 +109,12 @@ export class PaymentCrypto extends Context.Service<
         const terminal = yield* db(findTerminal(tokenNetworkId))
         if (terminal === undefined)
           return yield* new TerminalNotFound({ message: `tokenNetworkId: no terminal ${tokenNetworkId}` })
-        const offer = yield* cryptoOffer(row, terminal)
-        if (isDerivedNetwork(terminal.typeNetwork) && keys.keyOf(terminal.typeNetwork) === undefined)
+        // The one offers computation (PaymentOffers.ts, as order_start): any offered crypto terminal, in the
+        // order currency or another at the C14 rate with PAYMENT_FX_SPREAD_PCT. The engine answers 10303 for an
+        // offer not available (or not crypto), 10304 when locked elsewhere, expiry and state first.
+        const offer = yield* orders.offerOn(row, tokenNetworkId)
+        const startable = offer.available && offer.method === "CryptoTransfer"
+        if (startable && isDerivedNetwork(terminal.typeNetwork) && keys.keyOf(terminal.typeNetwork) === undefined)
           return yield* unavailable(terminal, "its XPUB setting is unset")
         yield* delivered(actor(String(row.txId)).PayCrypto({ offer }))
         yield* reserve(row, terminal)

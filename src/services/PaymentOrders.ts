@@ -7,7 +7,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { createHash, randomBytes } from "node:crypto"
-import { type OrderError, PaymentOrderEntity } from "../../actors/payment/Protocol.ts"
+import { type OfferData, type OrderError, PaymentOrderEntity } from "../../actors/payment/Protocol.ts"
 import { findAppById } from "../../sql/CredentialRepo.ts"
 import {
   paymentOrderByCodeHash,
@@ -126,6 +126,15 @@ export class PaymentOrders extends Context.Service<
       code: string,
       payer: string
     ) => Effect.Effect<OrderInfoOut & { readonly replayed: boolean }, GateError>
+    /**
+     * The engine's offer of one terminal for the order (PaymentOffers.ts; undefined: the internal one), as
+     * order_start hands it over: not offered or not available now → an unavailable offer (10303 from the
+     * engine, after its expiry, state and 10304 rules); unknown 404 10040. pay_crypto uses it too.
+     */
+    readonly offerOn: (
+      row: PaymentOrderRow,
+      terminalId: string | undefined
+    ) => Effect.Effect<OfferData, TerminalNotFound>
     /** The order → PaymentOrderOut mapping every merchant read uses (get_app_payment, the feed). */
     readonly toOut: (row: PaymentOrderRow) => PaymentOrderOut
   }
@@ -411,6 +420,7 @@ export class PaymentOrders extends Context.Service<
       return PaymentOrders.of({
         put,
         toOut,
+        offerOn: (row, terminalId) => offers.offerOn(row, terminalId),
         get: (appId, ref) => Effect.map(ofApp(appId, ref), toOut),
         cancel: (appId, ref) =>
           Effect.gen(function* () {
