@@ -142,6 +142,13 @@ describe("refund_payment of a crypto-paid order", () => {
     assert.deepInclude(order1, { state: "Paid", refundedAmount: "0" })
     assert.deepInclude(order1.refunds[0], { refundId: pending.refundId, state: "Pending" })
 
+    // The refund's own transaction (typeTx 19, Pending) is not a transfer the merchant can cancel.
+    const cancelRefundTx = await client.call("POST", `/core/v1/wallet/cancel_tx?id=${pending.refundId}`, {
+      sid: merchant.sid
+    })
+    assert.notStrictEqual(cancelRefundTx.status, 200, JSON.stringify(cancelRefundTx.body))
+    assert.deepEqual(await eth(), m)
+
     const item = await queued(terminal, address)
     assert.deepInclude(item, { kind: "Withdrawal", amount: "0.4", currency: "ETH" })
     const sent = await client.priv("POST", "tx_send_report", { txId: item.txId, result: "broadcast", txHash: "r1" })
