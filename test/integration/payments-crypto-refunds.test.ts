@@ -6,7 +6,7 @@
  * Finished (lock_out spent once, fee to the profit wallet, the order PartiallyRefunded); the signer's
  * failure or the merchant's cancel of the Queued withdrawal → Failed with the money back in free and
  * the pending amount released; 10323 and 10204; Σ pending + finished ≤ paid under 10 concurrent
- * refunds. The ledger audit runs after each test (serviceForFile).
+ * refunds, also while the signer fails earlier ones. The ledger audit runs after each test (serviceForFile).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { addCryptoTerminal, emptyBlocks, pushOk, someEvmAddress } from "../support/Chain.ts"
@@ -272,5 +272,24 @@ describe("refund_payment of a crypto-paid order", () => {
       .filter((r) => r.state !== "Failed")
       .reduce((s, r) => s + Number(r.amount), 0)
     assert.isAtMost(pendingSum, 1)
+
+    // The signer fails all three while 3 more refunds race them: every report is taken (a failure that
+    // lost the order's row to a refund is judged again), Σ pending ≤ paid, lock_out = Σ pending (+ fees).
+    const handed = (listed.body.result as Array<any>).filter((i) => i.toAddress === address)
+    const raced = await Promise.all([
+      ...handed.map((i) => client.priv("POST", "tx_send_report", { txId: i.txId, result: "failed" })),
+      ...Array.from({ length: 3 }, () => refund(order.id, { amount: "0.3", refundAddress: address }))
+    ])
+    for (const r of raced.slice(0, 3)) assert.strictEqual(r.status, 200, JSON.stringify(r.body))
+    for (const r of raced.slice(3))
+      if (r.status !== 200) assertRejected(r, 400, errorCode.RefundExceedsPaid, JSON.stringify(r.body))
+    const after = await view(order.id)
+    const live = (after.refunds as Array<any>).filter((r) => r.state === "Pending")
+    assert.strictEqual((after.refunds as Array<any>).filter((r) => r.state === "Failed").length, 3)
+    assert.isAtMost(live.length, 3)
+    assert.strictEqual(live.length, raced.slice(3).filter((r) => r.status === 200).length)
+    const held = await eth()
+    close(held.lockOut - before.lockOut, live.length * 0.301, "lock_out holds the pending refunds only")
+    close(held.free - before.free, -live.length * 0.301, "the failed ones are back in free")
   })
 })
