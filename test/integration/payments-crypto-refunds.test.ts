@@ -11,7 +11,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { addCryptoTerminal, emptyBlocks, pushOk, someEvmAddress } from "../support/Chain.ts"
 import type { Party } from "../support/Client.ts"
-import { xpubEnv } from "../support/CryptoAddresses.ts"
+import { SOLANA_HOT, xpubEnv } from "../support/CryptoAddresses.ts"
 import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.ts"
 
 const { client } = serviceForFile({ env: xpubEnv, setup: async () => {} })
@@ -249,6 +249,52 @@ describe("refund_payment of a crypto-paid order", () => {
     )
     assert.deepEqual(await eth(), before)
     assert.deepInclude(await view(order.id), { refunds: [] })
+  })
+
+  it("memo networks: the refund goes to the address with no memo; an address of another network 10204", async () => {
+    await setup()
+    const t = await addCryptoTerminal(client, {
+      typeNetwork: 5,
+      typeContract: 0,
+      addressContract: null,
+      currencyId: "USDC",
+      decimals: 6,
+      defaultHotAddress: SOLANA_HOT,
+      confirmations: 1
+    })
+    const put = await merchantCall("POST", "put_payment_order", {
+      currency: "USDC",
+      orderAmount: "2",
+      externalId: `crypto-refund-order-${next++}`
+    })
+    assert.strictEqual(put.status, 200, JSON.stringify(put.body))
+    const order = put.body.result as { id: string; code: string }
+    const started = await gateOk("pay_crypto", order.code, { tokenNetworkId: t.id })
+    await pushOk(client, t.id, {
+      height: 1,
+      hash: "s1",
+      parentHash: "s0",
+      items: [{ txHash: "spay", to: SOLANA_HOT, memo: started.address.memo, amount: started.totalToPay }]
+    })
+    assert.strictEqual((await view(order.id)).state, "Paid")
+    const before = await client.bucketsOf(merchant, "USDC")
+    assertRejected(
+      await refund(order.id, { amount: "1", refundAddress: "0x9858EfFD232B4033E47d90003D41EC34EcaEda94" }),
+      400,
+      errorCode.InvalidAddress,
+      "",
+      "refundAddress"
+    )
+    const payer = "11111111111111111111111111111111"
+    const pending = await refundOk(order.id, { amount: "1", refundAddress: payer })
+    assert.deepInclude(pending, { state: "Pending", destination: "Crypto", payoutCurrency: "USDC" })
+    const item = await queued(t.id, payer)
+    assert.deepInclude(item, { amount: "1", currency: "USDC" })
+    assert.isNull(item.memo, "no memo")
+    const failed = await client.priv("POST", "tx_send_report", { txId: item.txId, result: "failed" })
+    assert.strictEqual(failed.status, 200, JSON.stringify(failed.body))
+    assert.strictEqual((await status(pending.refundId)).state, "Failed")
+    assert.deepEqual(await client.bucketsOf(merchant, "USDC"), before)
   })
 
   it("10 concurrent refunds of 0.3 on a paid 1: three Pending, the rest 10321, money reserved three times", async () => {
