@@ -196,6 +196,37 @@ describe("refund_payment of a crypto-paid order", () => {
     close((await users()) - before.users, -1, "the Treasury +1 in all")
   })
 
+  it("two refunds of one order final in the same block: both Finished, the order updated once with both", async () => {
+    const { terminal, order } = await paidOrder()
+    const before = { m: await eth(), fees: await feesFree() }
+    const a = someEvmAddress(),
+      b = someEvmAddress()
+    const first = await refundOk(order.id, { amount: "0.2", refundAddress: a })
+    const second = await refundOk(order.id, { amount: "0.3", refundAddress: b })
+    const items = [await queued(terminal, a), await queued(terminal, b)]
+    for (const [n, i] of items.entries()) {
+      const sent = await client.priv("POST", "tx_send_report", { txId: i.txId, result: "broadcast", txHash: `t${n}` })
+      assert.strictEqual(sent.status, 200, JSON.stringify(sent.body))
+    }
+    await pushOk(client, terminal, {
+      height: 4,
+      hash: "c4",
+      parentHash: "c3",
+      items: [
+        { txHash: "t0", direction: "out", to: a, amount: "0.2", txId: items[0].txId },
+        { txHash: "t1", direction: "out", to: b, amount: "0.3", txId: items[1].txId }
+      ]
+    })
+    await emptyBlocks(client, terminal, "c", 5, 6)
+    assert.strictEqual((await status(first.refundId)).state, "Finished")
+    assert.strictEqual((await status(second.refundId)).state, "Finished")
+    assert.deepInclude(await view(order.id), { state: "PartiallyRefunded", refundedAmount: "0.5" })
+    const m = await eth()
+    close(m.free - before.m.free, -0.502, "both paid once")
+    close(m.lockOut - before.m.lockOut, 0, "nothing left locked")
+    close((await feesFree()) - before.fees, 0.002, "both fees")
+  })
+
   it("the signer's failure → Failed, amount + fee back to free, the pending amount released", async () => {
     const { terminal, order } = await paidOrder()
     const before = await eth()
