@@ -10,6 +10,9 @@
  * −(A + fee), free +(A + fee)), since the payout's withdrawal is the order's reserve with the order's
  * amount, fee and profit wallet. The withdrawal's commit moves that money; the order's part moves none,
  * or it would move twice.
+ *
+ * The same hook settles crypto refunds of payment orders (their withdrawals are linked in
+ * refund_withdrawals): actors/payment/CryptoRefunds.ts `refundSettlements`, on the same terms.
  */
 import { Effect, Layer } from "effect"
 import type { LedgerOperation } from "../../sql/Ledger.ts"
@@ -19,6 +22,7 @@ import { TxState } from "../../schema/Transfer.ts"
 import { makeDb } from "../../src/platform/db/Sql.ts"
 import { WithdrawalSettlement } from "../../src/platform/WithdrawalSettlement.ts"
 import { orderUpdateRow, stateOfRow } from "./Behaviour.ts"
+import { refundSettlements } from "./CryptoRefunds.ts"
 import { payoutSettled } from "./Engine.ts"
 
 /** The withdrawals these operations settle: id → final (8) or not (16). */
@@ -62,7 +66,8 @@ export const PayoutSettlementLayer = Layer.effect(
               rows: [orderUpdateRow(row, before, decision.state)]
             })
           }
-          return added
+          // Crypto refunds ride on withdrawals the same way (actors/payment/CryptoRefunds.ts).
+          return [...added, ...(yield* refundSettlements(db, settled))]
         })
     })
   })

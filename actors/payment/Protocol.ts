@@ -102,12 +102,20 @@ export const Cancel = Rpc.make("Cancel", { payload: {}, success: Answer, error: 
 /** Commit Expired if the order is due (a read or a sweeper); otherwise nothing. */
 export const Expire = Rpc.make("Expire", { payload: {}, success: Answer, error: OrderErrors })
 
+/** A crypto payout's (or a crypto refund's) C15 withdrawal: its transaction id, terminal and the (validated) address. */
+export const PayoutWithdrawalSchema = Schema.Struct({
+  txId: Schema.BigIntFromString,
+  terminalId: Schema.BigIntFromString,
+  address: Schema.String,
+  memo: Schema.NullOr(Schema.String)
+})
+
 /**
  * refund_payment (C16 "Refunds"): the refund's transaction (typeTx 19, id `refundTxId`), its
  * payment_refunds row, the order's update and the postings in one commit through the merchant wallet's
  * actor (it debits free). `amount` null: all still refundable; `fee` is the Refund tariff on the amount
  * the service resolved. A refund already stored for (app, externalId) answers NonceExists (the service
- * replays it or answers 10060).
+ * replays it or answers 10060). A crypto refund carries its C15 withdrawal (queued in the same commit).
  */
 export const Refund = Rpc.make("Refund", {
   payload: {
@@ -119,7 +127,9 @@ export const Refund = Rpc.make("Refund", {
     fee: Schema.BigIntFromString,
     profitWallet: Schema.BigIntFromString,
     reason: Schema.NullOr(Schema.String),
-    refundAddress: Schema.NullOr(Schema.String)
+    refundAddress: Schema.NullOr(Schema.String),
+    /** A crypto refund's C15 withdrawal to refundAddress (the service validated it); null otherwise. */
+    withdrawal: Schema.optionalKey(Schema.NullOr(PayoutWithdrawalSchema))
   },
   success: Schema.Void,
   error: Schema.Union([
@@ -158,14 +168,6 @@ export const CreateTransfer = Rpc.make("CreateTransfer", {
   },
   success: Schema.Void,
   error: Schema.Union([NonceExists, BalanceNotEnough, RateLimited])
-})
-
-/** A crypto payout's C15 withdrawal: its transaction id, terminal and the (validated) address. */
-export const PayoutWithdrawalSchema = Schema.Struct({
-  txId: Schema.BigIntFromString,
-  terminalId: Schema.BigIntFromString,
-  address: Schema.String,
-  memo: Schema.NullOr(Schema.String)
 })
 
 /**

@@ -7,9 +7,12 @@
  *
  * One commit, through the merchant wallet's actor (it alone debits free, and keeps its cached
  * balance honest from the operation's postings, so the postings ride on the main operation):
- * - main: the refund's transaction (typeTx 19, created Finished for Wallet and Card destinations),
+ * - main: the refund's transaction (typeTx 19, created Finished for Wallet and Card destinations,
+ *   Pending (txState 1) for Crypto),
  *   the engine's postings, the order's update row and the payment_refunds row;
- * - extra: the order transaction's 8 → 8 transition, so its update tick moves with every refund.
+ * - extra: the order transaction's 8 → 8 transition, so its update tick moves with every refund; and
+ *   for a Crypto refund (Pending, amount + fee free → lock_out) its C15 withdrawal, Queued for the
+ *   signer (actors/payment/CryptoRefunds.ts), settled later through the WithdrawalSettlement hook.
  */
 import { Effect } from "effect"
 import type { Rpc } from "effect/rpc"
@@ -31,6 +34,7 @@ import { TxState, TxType } from "../../schema/Transfer.ts"
 import { type Db } from "../../src/platform/db/Sql.ts"
 import { delivered } from "../../src/platform/Delivery.ts"
 import type { WalletEntity } from "../wallet/Protocol.ts"
+import { refundWithdrawalOperation } from "./CryptoRefunds.ts"
 import { type OrderState, refund, type Rule } from "./Engine.ts"
 import type { Refund } from "./Protocol.ts"
 
@@ -100,11 +104,15 @@ export const makeRefundHandler = (deps: {
       })
       if (decision._tag === "Reject") return yield* rejection(decision.rule)
       const figures = decision.refund!
-      if (figures.destination === "Crypto")
-        // C16's crypto refund (a C15 Refund of amount + fee, free → lock_out, Pending until final) waits
-        // for crypto payments of orders (docs/PAYMENTS.md "Refunds over HTTP").
+      const crypto = figures.destination === "Crypto"
+      const withdrawal = payload.withdrawal ?? null
+      if (crypto && withdrawal === null)
+        return yield* new RefundAddressRequired({ message: "refundAddress: required to refund a crypto payment" })
+      // The refund's withdrawal carries the refund's amount and fee in the order currency, which is what it
+      // sends only when the payment was in that currency (crypto offers are same-currency today).
+      if (crypto && (figures.payoutCurrency !== row.currency || figures.payoutAmount !== figures.amount))
         return yield* new RefundNotAllowed({
-          message: "code: refunds of crypto payments are not available yet"
+          message: "code: refunds of a crypto payment in another currency than the order's are not available"
         })
       const after = decision.state
       const operation: LedgerOperation = {
@@ -142,11 +150,23 @@ export const makeRefundHandler = (deps: {
               payoutCurrency: figures.payoutCurrency,
               reason: payload.reason,
               refundAddress: payload.refundAddress,
-              stateCode: figures.finished ? 8 : 1
+              stateCode: figures.finished ? (8 as const) : (1 as const)
             }
           ])
         ],
-        extra: [{ transition: { id: txId, from: row.txState, to: after.txState }, postings: [] }]
+        extra: [
+          { transition: { id: txId, from: row.txState, to: after.txState }, postings: [] },
+          ...(crypto && withdrawal !== null
+            ? [
+                refundWithdrawalOperation(
+                  payload.refundTxId,
+                  before,
+                  { amount: figures.amount, fee: figures.fee, profitWallet: payload.profitWallet },
+                  withdrawal
+                )
+              ]
+            : [])
+        ]
       }
       yield* delivered(
         walletActor(String(row.merchantWallet)).CommitWithDebit({

@@ -13,6 +13,7 @@ import {
   TooManyDecimals,
   UnknownCurrency
 } from "../Errors.ts"
+import { InvalidAddress } from "../CryptoErrors.ts"
 import { Cursor, Int64 } from "../Ids.ts"
 import {
   NoPaymentInProgress,
@@ -153,6 +154,7 @@ export class PayordersApi extends HttpApiGroup.make("payorders")
         RefundNotAllowed,
         RefundExceedsPaid,
         RefundAddressRequired,
+        InvalidAddress,
         TooManyRefunds,
         BalanceNotEnough,
         RateLimited

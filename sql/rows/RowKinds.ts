@@ -11,6 +11,7 @@ import { PaymentOrderAddressClaims, PaymentOrderAddressDetaches, PaymentOrderInc
 import { PaymentOrderInserts, PaymentOrderUpdates } from "./PaymentRows.ts"
 import { PaymentRefundInserts } from "./RefundRows.ts"
 import { PayoutWithdrawals } from "./PayoutRows.ts"
+import { PaymentRefundSettles, RefundWithdrawals } from "./CryptoRefundRows.ts"
 
 const all: ReadonlyArray<RowKind<any>> = [
   CodeInserts,
@@ -29,7 +30,9 @@ const all: ReadonlyArray<RowKind<any>> = [
   PayoutWithdrawals,
   PaymentOrderIncomes,
   PaymentOrderAddressDetaches,
-  PaymentOrderAddressClaims
+  PaymentOrderAddressClaims,
+  RefundWithdrawals,
+  PaymentRefundSettles
 ]
 
 const byName = new Map(all.map((kind) => [kind.name, kind]))

@@ -1,8 +1,9 @@
 /**
  * The hook where C15 settles a withdrawal (chain finality of a bound Outcome, tx_send_report failure, a
  * Queued one cancelled): a feature whose state rides on a withdrawal adds its own operations to that
- * same ledger commit. Today only crypto payouts use it (actors/payment/PayoutSettlement.ts: the
- * TransferOrder paid out by the withdrawal goes Processing → Paid / Failed). Optional: where no
+ * same ledger commit. Crypto payouts and crypto refunds use it (actors/payment/PayoutSettlement.ts: the
+ * TransferOrder paid out by the withdrawal goes Processing → Paid / Failed; actors/payment/CryptoRefunds.ts:
+ * the refund it sends goes Pending → Finished / Failed with its order). Optional: where no
  * implementation is provided (actor tests), nothing is added.
  */
 import { Context, Effect, Option } from "effect"

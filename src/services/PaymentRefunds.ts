@@ -28,9 +28,11 @@ import {
   RefundNotFound,
   TooManyRefunds
 } from "../../schema/PaymentErrors.ts"
+import { InvalidAddress } from "../../schema/CryptoErrors.ts"
 import type { RefundOut, RefundPaymentIn } from "../../schema/Payments.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { TxType } from "../../schema/Transfer.ts"
+import { isCryptoNetwork, isValidAddress } from "../platform/crypto/Addresses.ts"
 import { Currencies } from "../platform/Currencies.ts"
 import { makeDb } from "../platform/db/Sql.ts"
 import { delivered } from "../platform/Delivery.ts"
@@ -49,6 +51,7 @@ export type RefundPaymentError =
   | RefundNotAllowed
   | RefundExceedsPaid
   | RefundAddressRequired
+  | InvalidAddress
   | TooManyRefunds
   | BalanceNotEnough
   | RateLimited
@@ -163,6 +166,22 @@ export class PaymentRefunds extends Context.Service<
           typeTx: TxType.Refund
         })
         const refundTxId = ticks.next()
+        // A crypto-paid order's refund goes to refundAddress as a C15 withdrawal on the order's terminal
+        // (the engine answers 10323 without one). Memo networks: the address alone, no memo (C16 has no
+        // refund memo field; a payer's own wallet needs none).
+        const refundAddress = input.refundAddress?.trim() ?? null
+        const onChain =
+          (order.stateCode === 8 || order.stateCode === 9) &&
+          order.method === "CryptoTransfer" &&
+          order.terminalId !== null &&
+          order.typeNetwork !== null &&
+          isCryptoNetwork(order.typeNetwork)
+        if (onChain && refundAddress !== null && !isValidAddress(order.typeNetwork!, refundAddress))
+          return yield* new InvalidAddress({ message: "refundAddress: not an address of the order's network" })
+        const withdrawal =
+          onChain && refundAddress !== null
+            ? { txId: ticks.next(), terminalId: order.terminalId!, address: refundAddress, memo: null }
+            : null
         const created = yield* delivered(
           actor(String(order.txId)).Refund({
             refundTxId,
@@ -173,7 +192,8 @@ export class PaymentRefunds extends Context.Service<
             fee: quote.fee,
             profitWallet: quote.profitWalletId,
             reason: input.reason ?? null,
-            refundAddress: input.refundAddress ?? null
+            refundAddress: input.refundAddress ?? null,
+            withdrawal
           })
         ).pipe(
           Effect.as(true),

@@ -38,6 +38,9 @@ export interface ListAnswer {
   readonly found: boolean
 }
 
+/** A failure report whose commit lost a race (a settled refund's order moved) is read and judged again this many times. */
+const reportRetriesMax = 3
+
 const toItem = (row: QueueItem): TxToSend => ({
   txId: String(row.txId) as TxToSend["txId"],
   kind: row.typeTx === TxType.Refund ? "Refund" : "Withdrawal",
@@ -116,7 +119,8 @@ export class SignerQueue extends Context.Service<
         }
       })
 
-      const report = Effect.fn("SignerQueue.report")(function* (input: TxSendReportIn) {
+      /** One attempt: read, judge, commit; a lost race answers undefined (a settlement's order moved meanwhile). */
+      const reportOnce = Effect.fnUntraced(function* (input: TxSendReportIn, lastAttempt: boolean) {
         const tx = yield* db(cryptoTxById(input.txId))
         if (tx === undefined || (tx.typeTx !== TxType.Outcome && tx.typeTx !== TxType.Refund))
           return yield* new TransactionNotFound({ message: `txId: no withdrawal or refund ${input.txId}` })
@@ -133,22 +137,30 @@ export class SignerQueue extends Context.Service<
               ...(message === null ? {} : { message })
             })
           : yield* withSettlements(settlements, endUnsent(tx, from, Stage.Failed, message === null ? {} : { message }))
-        const idUpdate = yield* ledger
-          .commit(operation)
-          .pipe(
-            Effect.catch(() =>
-              Effect.fail(
-                new SendReportRefused({ message: `txId: transaction ${input.txId} changed meanwhile (bound or ended)` })
-              )
-            )
-          )
+        const committed = yield* ledger.commit(operation).pipe(Effect.result)
+        if (committed._tag === "Failure") {
+          // A failure that settles a refund also updates its order, which a concurrent refund of that order
+          // may have moved between the read and the commit: read everything again (the withdrawal's own
+          // stage is judged again too, so a binding that won answers as before).
+          if (!broadcast && !lastAttempt) return undefined
+          return yield* new SendReportRefused({
+            message: `txId: transaction ${input.txId} changed meanwhile (bound or ended)`
+          })
+        }
         if (!broadcast) yield* walletActor(String(tx.walletFrom)).Reload().pipe(Effect.ignore)
         const after = operation.transition!.to
         return {
           txId: input.txId as unknown as TxSendReportOut["txId"],
           stage: broadcast ? Stage.Broadcast : Stage.Failed,
           txState: after,
-          idUpdate: String(idUpdate)
+          idUpdate: String(committed.success)
+        }
+      })
+
+      const report = Effect.fn("SignerQueue.report")(function* (input: TxSendReportIn) {
+        for (let attempt = 0; ; attempt++) {
+          const done = yield* reportOnce(input, attempt >= reportRetriesMax)
+          if (done !== undefined) return done
         }
       })
 
