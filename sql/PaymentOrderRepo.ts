@@ -61,7 +61,9 @@ export const PaymentOrderRow = record({
   /** The merchant's preselection (sql/migrations/0018_payment_presets.sql); null: none. */
   presetTerminalId: Nullable(Int8),
   presetPayCurrency: Nullable(Text),
-  presetPayAmount: Nullable(MinorUnits)
+  presetPayAmount: Nullable(MinorUnits),
+  /** The merchant wallet's group (its tariffs price the order's offers). */
+  merchantGroup: Int
 })
 export type PaymentOrderRow = typeof PaymentOrderRow.Type
 
@@ -74,10 +76,11 @@ const columns = `o.tx_id, o.app_id, o.external_id, o.request_hash, o.kind, o.cod
   o.pending_refunds::text AS pending_refunds, o.refund_count, o.card_session_pending, o.income_seen::text AS income_seen,
   o.income_final::text AS income_final, o.recipient, o.meta::text AS meta, o.version, o.description,
   o.return_url_success, o.return_url_fail, o.webhook_url, o.created_at, t.type_tx, t.tx_state, t.id_update, a.name AS app_name,
-  o.preset_terminal_id, o.preset_pay_currency, o.preset_pay_amount::text AS preset_pay_amount`
+  o.preset_terminal_id, o.preset_pay_currency, o.preset_pay_amount::text AS preset_pay_amount,
+  coalesce(mw.wallet_group, 0) AS merchant_group`
 
 const from = `payment_orders o JOIN transactions t ON t.id = o.tx_id LEFT JOIN terminals tm ON tm.id = o.terminal_id
-  LEFT JOIN apps a ON a.id = o.app_id`
+  LEFT JOIN apps a ON a.id = o.app_id LEFT JOIN wallets mw ON mw.id = o.merchant_wallet`
 
 export const paymentOrderByTx = (txId: string | bigint) =>
   SqlClient.SqlClient.use((sql) =>

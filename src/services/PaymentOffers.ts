@@ -54,7 +54,10 @@ export type OfferOrder = Pick<
   | "spreadPct"
   | "presetTerminalId"
   | "presetPayAmount"
->
+> & {
+  /** The merchant wallet's group when the caller has it (a stored row joins it); otherwise read. */
+  readonly merchantGroup?: number
+}
 
 /** One terminal offered for one order: its wire shape and the engine's offer. */
 export interface OrderOffer {
@@ -240,18 +243,34 @@ export const makePaymentOffers = Effect.gen(function* () {
       return { terminal, out, offer }
     })
 
-  /** Every terminal offered for the order, internal first, then by priority (SPEC's terminal order). */
+  /** The merchant wallet's group, from the order row when it carries it. */
+  const groupOf = (order: OfferOrder) =>
+    order.merchantGroup !== undefined
+      ? Effect.succeed(order.merchantGroup)
+      : Effect.map(db(walletById(order.merchantWallet)), (merchant) => merchant?.walletGroup ?? 0)
+
+  /** The terminals offered for the order, internal first, then by priority (SPEC's terminal order). */
+  const offeredTerminals = (order: OfferOrder, all: ReadonlyArray<Terminal>) =>
+    [...all.filter((t) => t.builtIn), ...all.filter((t) => !t.builtIn)].filter((t) => isOffered(order, t))
+
+  /** Every terminal offered for the order, with its quote. */
   const forOrder = (order: OfferOrder): Effect.Effect<ReadonlyArray<OrderOffer>> =>
     Effect.gen(function* () {
       const all = yield* terminals.all()
       const rules = yield* tariffs.list()
-      const merchant = yield* db(walletById(order.merchantWallet))
-      const walletGroup = merchant?.walletGroup ?? 0
+      const walletGroup = yield* groupOf(order)
       const now = Date.now()
-      const offered = [...all.filter((t) => t.builtIn), ...all.filter((t) => !t.builtIn)].filter((t) =>
-        isOffered(order, t)
-      )
-      return yield* Effect.forEach(offered, (t) => offerOf(order, t, rules, walletGroup, now))
+      return yield* Effect.forEach(offeredTerminals(order, all), (t) => offerOf(order, t, rules, walletGroup, now))
+    })
+
+  /** One terminal's offer for the order, priced only if it is offered (the others are not quoted). */
+  const oneOffer = (order: OfferOrder, pick: (t: Terminal) => boolean) =>
+    Effect.gen(function* () {
+      const all = yield* terminals.all()
+      const terminal = offeredTerminals(order, all).find(pick)
+      if (terminal === undefined) return undefined
+      const rules = yield* tariffs.list()
+      return yield* offerOf(order, terminal, rules, yield* groupOf(order), Date.now())
     })
 
   /**
@@ -261,10 +280,7 @@ export const makePaymentOffers = Effect.gen(function* () {
    */
   const offerOn = (order: OfferOrder, terminalId: string | undefined) =>
     Effect.gen(function* () {
-      const offers = yield* forOrder(order)
-      const found = offers.find((o) =>
-        terminalId === undefined ? o.terminal.builtIn : String(o.terminal.id) === terminalId
-      )
+      const found = yield* oneOffer(order, (t) => (terminalId === undefined ? t.builtIn : String(t.id) === terminalId))
       if (found !== undefined) return found.offer
       const terminal = (yield* terminals.all()).find((t) => String(t.id) === terminalId)
       if (terminal === undefined)
@@ -288,15 +304,13 @@ export const makePaymentOffers = Effect.gen(function* () {
     Effect.gen(function* () {
       const id = order.terminalId ?? (order.stateCode === Created ? order.presetTerminalId : null)
       if (id === null) return null
-      const offers = yield* forOrder(order)
-      const found = offers.find((o) => o.terminal.id === id)
+      const found = yield* oneOffer(order, (t) => t.id === id)
       if (found !== undefined) return found.out
       // Locked on a terminal no longer offered (hidden since): still shown, from the snapshot.
       const terminal = (yield* terminals.all()).find((t) => t.id === id)
       if (terminal === undefined) return null
       const rules = yield* tariffs.list()
-      const merchant = yield* db(walletById(order.merchantWallet))
-      return (yield* offerOf(order, terminal, rules, merchant?.walletGroup ?? 0, Date.now())).out
+      return (yield* offerOf(order, terminal, rules, yield* groupOf(order), Date.now())).out
     })
 
   /** get_terminals without a code: the generic list of SPEC (Deposit, non-Hidden terminals), no quotes. */
