@@ -40,7 +40,7 @@ import { addressKey } from "../../src/platform/crypto/Addresses.ts"
 import { Currencies } from "../../src/platform/Currencies.ts"
 import { makeDb } from "../../src/platform/db/Sql.ts"
 import { LedgerWriter } from "../../src/platform/LedgerWriter.ts"
-import { settlementHook, withSettlements } from "../../src/platform/WithdrawalSettlement.ts"
+import { creditedIn, settlementHook, withSettlements } from "../../src/platform/WithdrawalSettlement.ts"
 import { quoteFee, Tariffs } from "../../src/platform/Tariffs.ts"
 import { TimeTicks } from "../../src/platform/TimeTicks.ts"
 import { WalletEntity } from "../wallet/Protocol.ts"
@@ -191,21 +191,23 @@ export const ChainEntityLayer = ChainEntity.toLayer(
           orderIncomes
         })
         // Withdrawals settled here may carry payouts' orders along (src/platform/WithdrawalSettlement.ts).
-        const committed = yield* commitOrReplan(
-          yield* withSettlements(settlements, {
-            postings: [],
-            rows: plan.rows,
-            events: plan.events,
-            extra: [...txs.operations(), ...plan.orders.operations]
-          })
-        )
+        const operation = yield* withSettlements(settlements, {
+          postings: [],
+          rows: plan.rows,
+          events: plan.events,
+          extra: [...txs.operations(), ...plan.orders.operations]
+        })
+        const committed = yield* commitOrReplan(operation)
         if (committed === undefined) {
           view = undefined
           if (attempt >= replanMax) return yield* Effect.die("chain push: conflicting writers did not settle")
           continue
         }
         view = applyPlacement(before, placement, payload.height, payload.hash)
-        yield* reloadWallets([...new Set([...txs.creditedWallets(), ...plan.orders.credited])])
+        // The hook's operations may credit wallets too (a crypto refund's fee to a user profit wallet).
+        yield* reloadWallets([
+          ...new Set([...txs.creditedWallets(), ...plan.orders.credited, ...creditedIn(operation)])
+        ])
         return {
           tipHeight: plan.tipHeight,
           replayed: placement._tag === "Replay",

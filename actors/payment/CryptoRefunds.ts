@@ -1,20 +1,20 @@
 /**
  * Refunds of crypto-paid orders (CONTRACT C16 "Refunds", destination Crypto) ride on a C15 withdrawal,
- * as crypto payouts do (actors/payment/Payouts.ts, PayoutSettlement.ts):
+ * as crypto payouts do (actors/payment/Payouts.ts, PayoutSettlement.ts), in the order currency or in
+ * another one (an order in USDT paid in BTC through the Broker):
  *
  * - `refundWithdrawalOperation`: in the refund_payment commit, beside the refund (typeTx 19, Pending,
- *   the engine's amount + fee free → lock_out), an Outcome (typeTx 2, txState 3) of the merchant wallet
- *   for the refund's amount with the Refund fee and its profit wallet, its crypto record Queued for the
- *   signer (networkFee 0: the Refund fee covers the chain) to refundAddress, and its link to the refund.
- *   No postings: the engine's reserve is exactly what a withdrawal's step one would have put in lock_out.
+ *   the engine's amount + fee free → lock_out in the order currency), an Outcome (typeTx 2, txState 3)
+ *   of the merchant wallet of what the chain pays: payoutAmount in payCurrency (the terminal's
+ *   currency), fee 0, its crypto record Queued for the signer (networkFee 0: the Refund fee covers the
+ *   chain) to refundAddress, and its link to the refund. No postings: the money is the refund's.
  * - `refundSettlements`: where C15 settles that withdrawal (the WithdrawalSettlement hook), the refund's
- *   transaction 1 → 8 / 16, its row Finished / Failed (finished_at), and its order's update by the
- *   engine's `refundSettled` (refundedAmount, pendingRefunds, state 9/10) with the order's 8 → 8
- *   transition. No postings either: the engine's `refundSettled` postings equal the withdrawal's own
- *   (final: lock_out −(amount + fee), Treasury +amount, fee → profit; failed or cancelled: lock_out →
- *   free amount + fee) because payCurrency = currency (so payoutAmount = amount), networkFee is 0 and
- *   the withdrawal carries the refund's amount, fee and profit wallet. The withdrawal's commit moves
- *   that money; adding the engine's would move it twice.
+ *   transaction 1 → 8 / 16 with the engine's `refundSettled` postings (final: lock_out −(amount + fee),
+ *   fee → profit, Treasury +payoutAmount in payCurrency, the Broker's legs when the currencies differ;
+ *   failed or cancelled: lock_out → free amount + fee), its row Finished / Failed (finished_at), and its
+ *   order's update (refundedAmount, pendingRefunds, state 9/10) with the order's 8 → 8 transition. The
+ *   withdrawal is taken over: its own settlement postings (one currency: lock_out → Treasury of its
+ *   amount) are dropped from the commit, so each unit moves once, by the refund.
  */
 import { Effect } from "effect"
 import { type LedgerOperation, rowsOf, SystemWallet } from "../../sql/Ledger.ts"
@@ -24,15 +24,19 @@ import { PaymentRefundSettles, RefundWithdrawals } from "../../sql/rows/CryptoRe
 import { CryptoTxInserts, Stage } from "../../sql/rows/CryptoRows.ts"
 import { TxState, TxType } from "../../schema/Transfer.ts"
 import type { Db } from "../../src/platform/db/Sql.ts"
+import type { Settlements } from "../../src/platform/WithdrawalSettlement.ts"
 import { type OrderState, refundSettled } from "./Engine.ts"
 import { orderUpdateRow, stateOfRow } from "./OrderRow.ts"
 import type { PayoutWithdrawalSchema } from "./Protocol.ts"
 
-/** The crypto refund's C15 withdrawal, queued in the refund_payment commit (no postings of its own). */
+/**
+ * The crypto refund's C15 withdrawal, queued in the refund_payment commit: what the signer pays
+ * (payoutAmount in payCurrency, fee 0), no postings of its own.
+ */
 export const refundWithdrawalOperation = (
   refundTxId: bigint,
   s: OrderState,
-  refund: { readonly amount: bigint; readonly fee: bigint; readonly profitWallet: bigint },
+  payout: { readonly amount: bigint; readonly currency: string },
   w: typeof PayoutWithdrawalSchema.Type
 ): LedgerOperation => ({
   tx: {
@@ -41,14 +45,14 @@ export const refundWithdrawalOperation = (
     txState: TxState.Created | TxState.Confirmed,
     walletFrom: s.merchantWallet,
     walletTo: SystemWallet.Treasury,
-    currency: s.currency,
-    amount: refund.amount,
-    fee: refund.fee,
+    currency: payout.currency,
+    amount: payout.amount,
+    fee: 0n,
     tag: null,
     appId: null,
     externalId: null,
     requestHash: null,
-    profitWallet: refund.profitWallet
+    profitWallet: null
   },
   postings: [],
   rows: [
@@ -78,13 +82,15 @@ export const refundWithdrawalOperation = (
 
 /**
  * The refunds these settled withdrawals send (id → final), settled: one operation per refund (its
- * transition and row) and one per order (all of its refunds settled in this commit applied in turn, so
- * the order's conditional update is written once).
+ * transition, row and the engine's postings) and one per order (all of its refunds settled in this
+ * commit applied in turn, so the order's conditional update is written once). Every linked withdrawal
+ * is taken over, also one whose refund is not Pending any more (its money has moved already).
  */
 export const refundSettlements = (db: Db, settled: ReadonlyMap<bigint, boolean>) =>
   Effect.gen(function* () {
-    if (settled.size === 0) return [] as ReadonlyArray<LedgerOperation>
+    if (settled.size === 0) return { added: [], takenOver: new Set<bigint>() } as Settlements
     const links = yield* db(refundLinksOf([...settled.keys()]))
+    const takenOver = new Set(links.map((link) => link.withdrawalTxId))
     const byOrder = new Map<bigint, Array<RefundLink>>()
     for (const link of links) byOrder.set(link.orderTxId, [...(byOrder.get(link.orderTxId) ?? []), link])
     const added: Array<LedgerOperation> = []
@@ -105,8 +111,8 @@ export const refundSettlements = (db: Db, settled: ReadonlyMap<bigint, boolean>)
           final
         })
         // A withdrawal settles once and its refund is Pending until then. Should that ever not hold, the
-        // withdrawal still settles (its money is right on its own) and the refund is left as it is,
-        // loudly: stopping a chain's pushes or the signer's reports would be worse.
+        // withdrawal still settles, moving no money (the refund's settlement moved it already), and the
+        // refund is left as it is, loudly: stopping a chain's pushes or the signer's reports would be worse.
         if (link.stateCode !== 1 || decision._tag === "Reject") {
           yield* Effect.logError(
             `crypto refund ${link.refundTxId} of withdrawal ${link.withdrawalTxId} is not Pending; left unchanged`
@@ -120,7 +126,7 @@ export const refundSettlements = (db: Db, settled: ReadonlyMap<bigint, boolean>)
             from: link.refundTxState,
             to: final ? TxState.Finished : TxState.Canceled
           },
-          postings: [],
+          postings: decision.postings,
           rows: [
             rowsOf(PaymentRefundSettles, [{ txId: link.refundTxId, stateCode: final ? (8 as const) : (16 as const) }])
           ]
@@ -133,5 +139,5 @@ export const refundSettlements = (db: Db, settled: ReadonlyMap<bigint, boolean>)
         rows: [orderUpdateRow(row, before, state)]
       })
     }
-    return added
+    return { added, takenOver } as Settlements
   })

@@ -12,7 +12,10 @@
  * or it would move twice.
  *
  * The same hook settles crypto refunds of payment orders (their withdrawals are linked in
- * refund_withdrawals): actors/payment/CryptoRefunds.ts `refundSettlements`, on the same terms.
+ * refund_withdrawals): actors/payment/CryptoRefunds.ts `refundSettlements`. Those differ in one way: a
+ * refund's withdrawal pays payoutAmount in payCurrency, which may not be the order currency the
+ * merchant's lock_out holds, so the hook takes those withdrawals over (their own postings are dropped)
+ * and the refund's settlement books the engine's `refundSettled` postings instead.
  */
 import { Effect, Layer } from "effect"
 import type { LedgerOperation } from "../../sql/Ledger.ts"
@@ -44,7 +47,7 @@ export const PayoutSettlementLayer = Layer.effect(
       alongside: (operations) =>
         Effect.gen(function* () {
           const settled = settledWithdrawals(operations)
-          if (settled.size === 0) return []
+          if (settled.size === 0) return { added: [], takenOver: new Set<bigint>() }
           const links = yield* db(payoutLinksOf([...settled.keys()]))
           const added: Array<LedgerOperation> = []
           for (const link of links) {
@@ -66,8 +69,10 @@ export const PayoutSettlementLayer = Layer.effect(
               rows: [orderUpdateRow(row, before, decision.state)]
             })
           }
-          // Crypto refunds ride on withdrawals the same way (actors/payment/CryptoRefunds.ts).
-          return [...added, ...(yield* refundSettlements(db, settled))]
+          // Crypto refunds ride on withdrawals too, but book their withdrawals' money themselves
+          // (actors/payment/CryptoRefunds.ts): those withdrawals are taken over.
+          const refunds = yield* refundSettlements(db, settled)
+          return { added: [...added, ...refunds.added], takenOver: refunds.takenOver }
         })
     })
   })

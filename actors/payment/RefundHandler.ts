@@ -11,8 +11,9 @@
  *   Pending (txState 1) for Crypto),
  *   the engine's postings, the order's update row and the payment_refunds row;
  * - extra: the order transaction's 8 → 8 transition, so its update tick moves with every refund; and
- *   for a Crypto refund (Pending, amount + fee free → lock_out) its C15 withdrawal, Queued for the
- *   signer (actors/payment/CryptoRefunds.ts), settled later through the WithdrawalSettlement hook.
+ *   for a Crypto refund (Pending, amount + fee free → lock_out) its C15 withdrawal of payoutAmount in
+ *   payCurrency, Queued for the signer (actors/payment/CryptoRefunds.ts), settled later through the
+ *   WithdrawalSettlement hook.
  */
 import { Effect } from "effect"
 import type { Rpc } from "effect/rpc"
@@ -108,12 +109,6 @@ export const makeRefundHandler = (deps: {
       const withdrawal = payload.withdrawal ?? null
       if (crypto && withdrawal === null)
         return yield* new RefundAddressRequired({ message: "refundAddress: required to refund a crypto payment" })
-      // The refund's withdrawal carries the refund's amount and fee in the order currency, which is what it
-      // sends only when the payment was in that currency (crypto offers are same-currency today).
-      if (crypto && (figures.payoutCurrency !== row.currency || figures.payoutAmount !== figures.amount))
-        return yield* new RefundNotAllowed({
-          message: "code: refunds of a crypto payment in another currency than the order's are not available"
-        })
       const after = decision.state
       const operation: LedgerOperation = {
         tx: {
@@ -161,7 +156,7 @@ export const makeRefundHandler = (deps: {
                 refundWithdrawalOperation(
                   payload.refundTxId,
                   before,
-                  { amount: figures.amount, fee: figures.fee, profitWallet: payload.profitWallet },
+                  { amount: figures.payoutAmount, currency: figures.payoutCurrency },
                   withdrawal
                 )
               ]

@@ -2,9 +2,9 @@
  * The payment order actor's Refund message (actors/payment/RefundHandler.ts) on the destinations HTTP
  * cannot reach yet: a card-paid order (no card payments until issue #15) refunded cross-currency —
  * Treasury +payoutAmount in payCurrency, the Broker's two legs, the merchant −(amount + fee), the fee
- * to Fees — and a crypto-paid one (10323 without an address or its withdrawal; cross-currency refused
- * with 10320 since a refund's withdrawal carries the order currency; nothing moves). Same-currency
- * crypto refunds are proven over HTTP (test/integration/payments-crypto-refunds.test.ts). Also the commit paths: a stale order row (another process's commit won) is
+ * to Fees — and a crypto-paid one (10323 without an address or its withdrawal; nothing moves). Crypto
+ * refunds themselves are proven over HTTP (test/integration/payments-crypto-refunds.test.ts, and
+ * cross-currency payments-crypto-refunds-fx.test.ts). Also the commit paths: a stale order row (another process's commit won) is
  * decided again on the fresh row, a lost (app, externalId) race answers NonceExists. The order is
  * created by the actor and its paid state planted in SQL; the ledger audit must be sound after each.
  */
@@ -190,27 +190,18 @@ layer(TestLayer, { excludeTestServices: true, timeout: 120_000 })("payment order
       })
   )
 
-  it.effect(
-    "a crypto order: 10323 without refundAddress or its withdrawal; paid in another currency 10320; nothing moves",
-    () =>
-      Effect.gen(function* () {
-        const { merchant, txId, actor } = yield* paidOrder("CryptoTransfer")
-        const noAddress = yield* Effect.exit(actor.Refund(refundOf(1, `crypto-1-${txId}`)))
-        assert.strictEqual(failureOf(noAddress)._tag, "RefundAddressRequired")
-        const withAddress = yield* Effect.exit(actor.Refund(refundOf(1, `crypto-2-${txId}`, "0xabc")))
-        assert.strictEqual(failureOf(withAddress)._tag, "RefundAddressRequired")
-        const withdrawal = { txId: newTxId(), terminalId: 424242n, address: "0xabc", memo: null }
-        const crossCurrency = yield* Effect.exit(
-          actor.Refund({ ...refundOf(1, `crypto-3-${txId}`, "0xabc"), withdrawal })
-        )
-        const failure = failureOf(crossCurrency)
-        assert.strictEqual(failure._tag, "RefundNotAllowed")
-        assert.match(failure.message, /another currency/)
-        assert.strictEqual((yield* ledgerOf(merchant, USDT)).free, micro(100))
-        assert.deepInclude(yield* orderRow(txId), { state_code: 8, refund_count: 0 })
-        assert.strictEqual((yield* refundRows(txId)).length, 0)
-        yield* auditLedger("crypto refund refused")
-      })
+  it.effect("a crypto order: 10323 without refundAddress or its withdrawal; nothing moves", () =>
+    Effect.gen(function* () {
+      const { merchant, txId, actor } = yield* paidOrder("CryptoTransfer")
+      const noAddress = yield* Effect.exit(actor.Refund(refundOf(1, `crypto-1-${txId}`)))
+      assert.strictEqual(failureOf(noAddress)._tag, "RefundAddressRequired")
+      const withAddress = yield* Effect.exit(actor.Refund(refundOf(1, `crypto-2-${txId}`, "0xabc")))
+      assert.strictEqual(failureOf(withAddress)._tag, "RefundAddressRequired")
+      assert.strictEqual((yield* ledgerOf(merchant, USDT)).free, micro(100))
+      assert.deepInclude(yield* orderRow(txId), { state_code: 8, refund_count: 0 })
+      assert.strictEqual((yield* refundRows(txId)).length, 0)
+      yield* auditLedger("crypto refund refused")
+    })
   )
 
   it.effect("a stale order row is decided again; a lost externalId race answers NonceExists", () =>
