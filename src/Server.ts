@@ -10,7 +10,6 @@ import { HttpRouter } from "effect/http"
 import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
 import { ChainEntityLayer } from "../actors/chain/Behaviour.ts"
 import { CodeEntityLayer } from "../actors/code/Behaviour.ts"
-import { PaymentExpiryEntityLayer } from "../actors/expiry/Behaviour.ts"
 import { PaymentOrderEntityLayer } from "../actors/payment/Behaviour.ts"
 import { RoomEntityLayer } from "../actors/room/Behaviour.ts"
 import { WalletEntityLayer } from "../actors/wallet/Behaviour.ts"
@@ -52,7 +51,7 @@ import { Codes } from "./services/Codes.ts"
 import { PaymentCrypto } from "./services/PaymentCrypto.ts"
 import { PaymentOrders } from "./services/PaymentOrders.ts"
 import { PaymentRefunds } from "./services/PaymentRefunds.ts"
-import { PaymentExpiry } from "./services/PaymentExpiry.ts"
+import { PaymentExpirySweep } from "./services/PaymentExpiry.ts"
 import { ClusterRetention } from "./services/ClusterRetention.ts"
 import { PaymentPayouts } from "./services/PaymentPayouts.ts"
 import { PayoutSettlementLayer } from "../actors/payment/PayoutSettlement.ts"
@@ -87,7 +86,7 @@ import { TimeTicks } from "./platform/TimeTicks.ts"
 
 /**
  * Single runner (the default): every entity in this process. Ordinary messages are volatile and never
- * touch storage; persisted ones (the payment-order expiry timers, actors/expiry) are kept in
+ * touch storage; persisted ones (ClusterCron runs: the payment-order expiry sweep) are kept in
  * effect/cluster's SQL message storage (cluster_messages / cluster_replies, created by the layer itself)
  * and read when due every `limits.clusterPollMs` (docs/DURABLE-TIMERS.md). Runner storage stays in
  * memory: SqlRunnerStorage hangs on the embedded database (a reserved connection, a pool of one).
@@ -152,7 +151,6 @@ const Actors = Layer.mergeAll(
   WalletEntityLayer,
   CodeEntityLayer,
   PaymentOrderEntityLayer,
-  PaymentExpiryEntityLayer,
   RoomEntityLayer,
   ChainEntityLayer,
   Rooms.layer,
@@ -181,7 +179,7 @@ const Services = Layer.mergeAll(
 /** Services over the others (payment orders read terminals and schedule their expiry; the merchant feed maps orders as they do). */
 const Gateway = Layer.mergeAll(MerchantFeed.layer, PaymentStats.layer, PaymentRefunds.layer, PaymentCrypto.layer).pipe(
   Layer.provideMerge(PaymentOrders.layer),
-  Layer.provideMerge(Layer.merge(PaymentExpiry.layer, ClusterRetention)),
+  Layer.provideMerge(Layer.merge(PaymentExpirySweep, ClusterRetention)),
   Layer.provideMerge(Services)
 )
 /** Payout orders over payment orders (docs/PAYMENTS.md "Payout orders"). */

@@ -7,8 +7,8 @@
  * (`CommitWithDebit`), which alone debits free. The actor serialises one order's messages.
  *
  * Expiry happens on action (C16): an action on an order past expiresAt commits Expired first, then
- * answers 10301. Untouched orders get Expire from their durable timer (actors/expiry) or the sweeper
- * (src/services/PaymentExpiry.ts); see docs/PAYMENTS.md.
+ * answers 10301. Untouched orders get Expire from the sweep (a ClusterCron every
+ * PAYMENT_SWEEP_SECONDS, src/services/PaymentExpiry.ts); see docs/PAYMENTS.md.
  */
 import { Effect } from "effect"
 import { Entity } from "effect/cluster"

@@ -67,7 +67,13 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
           Schema.String.check(Schema.isPattern(/^[0-9]{1,3}(\.[0-9]{1,6})?$/)),
           "PAYMENT_FX_SPREAD_PCT"
         ).pipe(Config.withDefault("1")),
-        paymentSweepSeconds: yield* Config.Int("PAYMENT_SWEEP_SECONDS").pipe(Config.withDefault(5)),
+        paymentSweepSeconds: Number(
+          yield* Config.schema(
+            // 1..3600 (the sweep's ClusterCron beat, src/services/PaymentExpiry.ts)
+            Schema.String.check(Schema.isPattern(/^(?:[1-9][0-9]{0,2}|[1-2][0-9]{3}|3[0-5][0-9]{2}|3600)$/)),
+            "PAYMENT_SWEEP_SECONDS"
+          ).pipe(Config.withDefault("5"))
+        ),
         clusterMessageRetentionDays: yield* Config.Int("CLUSTER_MESSAGE_RETENTION_DAYS").pipe(Config.withDefault(7))
       })
     })

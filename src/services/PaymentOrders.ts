@@ -43,7 +43,6 @@ import { AppConfigService } from "../platform/Config.ts"
 import { Currencies } from "../platform/Currencies.ts"
 import { makeDb } from "../platform/db/Sql.ts"
 import { delivered } from "../platform/Delivery.ts"
-import { PaymentExpiry } from "./PaymentExpiry.ts"
 import { TimeTicks } from "../platform/TimeTicks.ts"
 import { makePaymentOffers, type OfferOrder } from "./PaymentOffers.ts"
 import { orderAddressOut } from "./OrderAddressView.ts"
@@ -149,7 +148,6 @@ export class PaymentOrders extends Context.Service<
       const offers = yield* makePaymentOffers
       const config = yield* AppConfigService
       const actor = yield* PaymentOrderEntity.client
-      const expiry = yield* PaymentExpiry
 
       const dec = (row: PaymentOrderRow, minor: bigint | null, currency: string | null = row.currency) =>
         minor === null ? null : fromMinorUnits(minor, currencies.find(currency ?? "")?.decimals ?? 0)
@@ -382,8 +380,6 @@ export class PaymentOrders extends Context.Service<
         }
         const txId = ticks.next()
         const code = newOrderCode()
-        // The durable expiry timer, before the commit (docs/DURABLE-TIMERS.md; the sweeper backs it up).
-        yield* expiry.schedule(txId, expiresAt)
         const created = yield* delivered(
           actor(String(txId)).Create({
             appId: BigInt(app.appId),
