@@ -9,12 +9,14 @@
  * refunds, also while the signer fails earlier ones. The ledger audit runs after each test (serviceForFile).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { addCryptoTerminal, emptyBlocks, pushOk, someEvmAddress } from "../support/Chain.ts"
+import { addCryptoTerminal, emptyBlocks, pushOk, queuedFor, someEvmAddress } from "../support/Chain.ts"
 import type { Party } from "../support/Client.ts"
 import { SOLANA_HOT, xpubEnv } from "../support/CryptoAddresses.ts"
 import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.ts"
+import { merchantOf } from "../support/Merchant.ts"
 
 const { client } = serviceForFile({ env: xpubEnv, setup: async () => {} })
+const shop = merchantOf(client)
 
 let merchant: Party
 let fees: Party
@@ -26,26 +28,16 @@ const setup = async () => {
   // 1 ETH of its own beside the orders' money, so refunds of a whole order can pay their fee.
   merchant = await client.party({ fund: { ETH: "1" } })
   fees = await client.party()
-  const reply = await client.priv("POST", "create_app", { walletId: merchant.id, name: "Refund shop" })
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  app = reply.body.result
+  app = await shop.createApp(merchant.id, "Refund shop")
   await client.setTariffs([
     { txClass: "Payment", currency: "ETH", feeFixed: "0.01", feePercent: "0", profitWalletId: fees.id },
     { txClass: "Refund", currency: "ETH", feeFixed: "0.001", feePercent: "0", profitWalletId: fees.id }
   ])
 }
 
-const merchantCall = (method: string, action: string, body?: unknown) =>
-  client.call(method, `/payorders/v1/${action}${action.includes("?") ? "&" : "?"}app_id=${app.appId}`, {
-    pkey: app.pkey,
-    body
-  })
+const merchantCall = (method: string, action: string, body?: unknown) => shop.call(app, method, action, body)
 
-const gateOk = async (action: string, code: string, body?: unknown) => {
-  const reply = await client.call("POST", `/payment/v1/${action}?code=${encodeURIComponent(code)}`, { body })
-  assert.strictEqual(reply.status, 200, `${action}: ${JSON.stringify(reply.body)}`)
-  return reply.body.result
-}
+const gateOk = (action: string, code: string, body?: unknown) => shop.gateOk("POST", action, code, body)
 
 const eth = () => client.bucketsOf(merchant, "ETH")
 const feesFree = async () => (await client.bucketsOf(fees, "ETH")).free
@@ -83,11 +75,7 @@ const paidOrder = async () => {
   return { terminal: t.id as string, order }
 }
 
-const view = async (id: string) => {
-  const reply = await merchantCall("GET", `get_app_payment?id=${id}`)
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  return reply.body.result
-}
+const view = (id: string) => shop.view(app, id)
 
 const refund = (orderId: string, body: Record<string, unknown>) =>
   merchantCall("POST", "refund_payment", { id: orderId, externalId: `crypto-refund-${next++}`, ...body })
@@ -98,20 +86,10 @@ const refundOk = async (orderId: string, body: Record<string, unknown>) => {
   return reply.body.result
 }
 
-const status = async (refundId: string) => {
-  const reply = await merchantCall("GET", `get_refund_status?refundId=${refundId}`)
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  return reply.body.result
-}
+const status = (refundId: string) => shop.refundStatus(app, refundId)
 
 /** The signer's queue item for `address` on `terminal` (exactly one). */
-const queued = async (terminal: string, address: string) => {
-  const listed = await client.priv("GET", `list_txs_to_send?tokenNetwork=${terminal}&limit=1000`)
-  assert.strictEqual(listed.status, 200, JSON.stringify(listed.body))
-  const items = (listed.body.result as Array<any>).filter((i) => i.toAddress === address)
-  assert.strictEqual(items.length, 1, JSON.stringify(listed.body))
-  return items[0]
-}
+const queued = (terminal: string, address: string) => queuedFor(client, terminal, address)
 
 describe("refund_payment of a crypto-paid order", () => {
   it("Pending with a withdrawal queued; broadcast, bound and final → Finished, money moved once", async () => {

@@ -11,8 +11,10 @@ import { addCryptoTerminal, pushOk } from "../support/Chain.ts"
 import type { Party } from "../support/Client.ts"
 import { SOLANA_HOT, xpubEnv } from "../support/CryptoAddresses.ts"
 import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.ts"
+import { merchantOf } from "../support/Merchant.ts"
 
 const { client } = serviceForFile({ env: xpubEnv, setup: async () => {} })
+const shop = merchantOf(client)
 
 let merchant: Party
 let fees: Party
@@ -23,9 +25,7 @@ const setup = async () => {
   if (merchant !== undefined) return
   merchant = await client.party()
   fees = await client.party()
-  const reply = await client.priv("POST", "create_app", { walletId: merchant.id, name: "Crypto shop" })
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  app = reply.body.result
+  app = await shop.createApp(merchant.id, "Crypto shop")
   await client.setTariffs([
     { txClass: "Payment", currency: "ETH", feeFixed: "0.01", feePercent: "0", profitWalletId: fees.id }
   ])
@@ -33,22 +33,20 @@ const setup = async () => {
 
 const newOrder = async (body: Record<string, unknown> = {}) => {
   await setup()
-  const reply = await client.call("POST", `/payorders/v1/put_payment_order?app_id=${app.appId}`, {
-    pkey: app.pkey,
-    body: { currency: "ETH", orderAmount: "1", externalId: `crypto-${next++}`, ...body }
+  const reply = await shop.call(app, "POST", "put_payment_order", {
+    currency: "ETH",
+    orderAmount: "1",
+    externalId: `crypto-${next++}`,
+    ...body
   })
   assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
   return reply.body.result as { code: string; id: string }
 }
 
-const gate = (action: string, code: string, body?: unknown, method = "POST") =>
-  client.call(method, `/payment/v1/${action}?code=${encodeURIComponent(code)}`, { body })
+const gate = (action: string, code: string, body?: unknown, method = "POST") => shop.gate(method, action, code, body)
 
-const gateOk = async (action: string, code: string, body?: unknown, method = "POST") => {
-  const reply = await gate(action, code, body, method)
-  assert.strictEqual(reply.status, 200, `${action}: ${JSON.stringify(reply.body)}`)
-  return reply.body.result
-}
+const gateOk = (action: string, code: string, body?: unknown, method = "POST") =>
+  shop.gateOk(method, action, code, body)
 
 const info = (code: string) => gateOk("get_order_info", code, undefined, "GET")
 

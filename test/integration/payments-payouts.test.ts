@@ -12,8 +12,10 @@ import { assert, describe, it } from "@effect/vitest"
 import type { Party } from "../support/Client.ts"
 import { addCryptoTerminal, emptyBlocks, pushOk, someEvmAddress } from "../support/Chain.ts"
 import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.ts"
+import { merchantOf } from "../support/Merchant.ts"
 
 const { client } = serviceForFile({ setup: async () => {} })
+const shop = merchantOf(client)
 
 let merchant: Party
 let fees: Party
@@ -24,20 +26,14 @@ const setup = async () => {
   if (merchant !== undefined) return
   merchant = await client.party({ fund: "1000" })
   fees = await client.party()
-  const reply = await client.priv("POST", "create_app", { walletId: merchant.id, name: "Payout shop" })
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  app = reply.body.result
+  app = await shop.createApp(merchant.id, "Payout shop")
   await client.setTariffs([
     { txClass: "Payment", currency: "USDT", feeFixed: "0.5", feePercent: "0", profitWalletId: fees.id },
     { txClass: "Payout", currency: "USDT", feeFixed: "1", feePercent: "0", profitWalletId: fees.id }
   ])
 }
 
-const merchantCall = (method: string, action: string, body?: unknown) =>
-  client.call(method, `/payorders/v1/${action}${action.includes("?") ? "&" : "?"}app_id=${app.appId}`, {
-    pkey: app.pkey,
-    body
-  })
+const merchantCall = (method: string, action: string, body?: unknown) => shop.call(app, method, action, body)
 
 const putTransfer = (body: Record<string, unknown> = {}) =>
   merchantCall("POST", "put_transfer_order", {
@@ -47,8 +43,7 @@ const putTransfer = (body: Record<string, unknown> = {}) =>
     ...body
   })
 
-const gate = (method: string, action: string, code: string, body?: unknown, sid?: string) =>
-  client.call(method, `/payment/v1/${action}?code=${encodeURIComponent(code)}`, { body, sid })
+const gate = shop.gate
 
 const newPayout = async (body: Record<string, unknown> = {}) => {
   await setup()

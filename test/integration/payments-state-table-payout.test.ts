@@ -11,10 +11,12 @@ import { assert, describe, it } from "@effect/vitest"
 import { addCryptoTerminal, emptyBlocks, pushOk, someEvmAddress } from "../support/Chain.ts"
 import type { Party } from "../support/Client.ts"
 import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.ts"
+import { merchantOf } from "../support/Merchant.ts"
 import { assertState, type Column, makeTour } from "../support/PaymentTour.ts"
 
 const { client, service } = serviceForFile()
 const tour = makeTour(client, service)
+const shop = merchantOf(client)
 
 let merchant: Party
 let recipient: Party
@@ -25,24 +27,14 @@ const setup = async () => {
   if (merchant !== undefined) return
   merchant = await client.party({ fund: "100" })
   recipient = await client.party()
-  const reply = await client.priv("POST", "create_app", { walletId: merchant.id, name: "Tour payouts" })
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  app = reply.body.result
+  app = await shop.createApp(merchant.id, "Tour payouts")
   // No profitWalletId: the Payout fee goes to the default profit wallet, Fees (−2).
   await client.setTariffs([{ txClass: "Payout", currency: "USDT", feeFixed: "1", feePercent: "0" }])
 }
 
-const merchantCall = (method: string, action: string, body?: unknown) =>
-  client.call(method, `/payorders/v1/${action}${action.includes("?") ? "&" : "?"}app_id=${app.appId}`, {
-    pkey: app.pkey,
-    body
-  })
+const merchantCall = (method: string, action: string, body?: unknown) => shop.call(app, method, action, body)
 
-const view = async (id: string) => {
-  const reply = await merchantCall("GET", `get_app_payment?id=${id}`)
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  return reply.body.result
-}
+const view = (id: string) => shop.view(app, id)
 
 const payTransfer = (code: string, body: Record<string, unknown>) =>
   client.call("POST", `/payment/v1/pay_transfer?code=${encodeURIComponent(code)}`, { body })

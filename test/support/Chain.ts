@@ -95,3 +95,12 @@ export const txInfo = async (client: TestClient, sid: string, txId: string) => {
   assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
   return reply.body.result as { txState: number; amount: number; fee: number; walletTo: string } & Record<string, any>
 }
+
+/** The signer's queue item (list_txs_to_send) for `address` on `tokenNetwork`: exactly one. */
+export const queuedFor = async (client: TestClient, tokenNetwork: string, address: string) => {
+  const listed = await client.priv("GET", `list_txs_to_send?tokenNetwork=${tokenNetwork}&limit=1000`)
+  assert.strictEqual(listed.status, 200, JSON.stringify(listed.body))
+  const items = (listed.body.result as Array<any>).filter((i) => i.toAddress === address)
+  assert.strictEqual(items.length, 1, JSON.stringify(listed.body))
+  return items[0]
+}

@@ -1,6 +1,7 @@
 /**
- * A merchant's side of the payment gateway over HTTP (CONTRACT C16), for the feed and statistics
- * tests: apps, merchant calls (`pkey` + `app_id`), orders, the payment gate, and draining the feed.
+ * A merchant's side of the payment gateway over HTTP (CONTRACT C16), for the payments-*.test.ts files:
+ * apps, merchant calls (`pkey` + `app_id`), orders and refunds as the merchant sees them, the payment
+ * gate, and draining the feed.
  */
 import { assert } from "@effect/vitest"
 import type { Reply, TestClient } from "./Client.ts"
@@ -37,11 +38,27 @@ export const merchantOf = (client: TestClient) => {
   }
   const gate = (method: string, action: string, code: string, body?: unknown, sid?: string) =>
     client.call(method, `/payment/v1/${action}?code=${encodeURIComponent(code)}`, { body, sid })
-  /** The order as get_app_payment shows it now, without its `refunds` (a feed row is PaymentOrderOut alone). */
-  const order = async (app: App, id: string) => {
+  /** A gate call that must answer 200: its result. */
+  const gateOk = async (method: string, action: string, code: string, body?: unknown, sid?: string) => {
+    const reply = await gate(method, action, code, body, sid)
+    assert.strictEqual(reply.status, 200, `${action}: ${JSON.stringify(reply.body)}`)
+    return reply.body.result
+  }
+  /** The order as get_app_payment shows it now (with its `refunds`). */
+  const view = async (app: App, id: string) => {
     const reply = await call(app, "GET", `get_app_payment?id=${id}`)
     assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-    const { refunds, ...out } = reply.body.result
+    return reply.body.result
+  }
+  /** get_refund_status of one refund. */
+  const refundStatus = async (app: App, refundId: string) => {
+    const reply = await call(app, "GET", `get_refund_status?refundId=${refundId}`)
+    assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
+    return reply.body.result
+  }
+  /** The order as get_app_payment shows it now, without its `refunds` (a feed row is PaymentOrderOut alone). */
+  const order = async (app: App, id: string) => {
+    const { refunds, ...out } = await view(app, id)
     assert.isArray(refunds)
     return out
   }
@@ -60,5 +77,5 @@ export const merchantOf = (client: TestClient) => {
       rows.push(...reply.body.result)
     }
   }
-  return { createApp, call, put, gate, order, page, drain }
+  return { createApp, call, put, gate, gateOk, view, refundStatus, order, page, drain }
 }
