@@ -12,7 +12,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { BigNumber } from "bignumber.js"
-import { addCryptoTerminal, pushOk, queuedFor, someEvmAddress } from "../support/Chain.ts"
+import { addCryptoTerminal, blockOk, queuedFor, someEvmAddress } from "../support/Chain.ts"
 import type { Party } from "../support/Client.ts"
 import { xpubEnv } from "../support/CryptoAddresses.ts"
 import { serviceForFile } from "../support/Fixtures.ts"
@@ -34,9 +34,7 @@ let next = 0
 
 const setup = async () => {
   if (merchant !== undefined) return
-  merchant = await client.party({ fund: { USDT: "100" } })
-  fees = await client.party()
-  app = await shop.createApp(merchant.id, "FX refund shop")
+  ;({ merchant, fees, app } = await shop.open("FX refund shop", { fund: { USDT: "100" } }))
   await client.setTariffs([
     { txClass: "Payment", currency: "BTC", feeFixed: "0.00001", feePercent: "0", profitWalletId: fees.id },
     { txClass: "Refund", currency: "USDT", feeFixed: "0.1", feePercent: "0", profitWalletId: fees.id }
@@ -66,12 +64,7 @@ const queued = (terminal: string, address: string) => queuedFor(client, terminal
 
 /** One block on `terminal` (heights from 1, one fork per terminal). */
 const block = (terminal: string, height: number, items: Array<Record<string, unknown>> = []) =>
-  pushOk(client, terminal, {
-    height,
-    hash: `fx${terminal}x${height}`,
-    parentHash: `fx${terminal}x${height - 1}`,
-    items: items as any
-  })
+  blockOk(client, terminal, `fx${terminal}x`, height, items as any)
 
 /** Every column a cross-currency refund could move. */
 const columns = (): Array<Column> => [

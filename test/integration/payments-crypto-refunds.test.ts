@@ -9,7 +9,7 @@
  * refunds, also while the signer fails earlier ones. The ledger audit runs after each test (serviceForFile).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { addCryptoTerminal, emptyBlocks, pushOk, queuedFor, someEvmAddress } from "../support/Chain.ts"
+import { addCryptoTerminal, blockOk, emptyBlocks, pushOk, queuedFor, someEvmAddress } from "../support/Chain.ts"
 import type { Party } from "../support/Client.ts"
 import { SOLANA_HOT, xpubEnv } from "../support/CryptoAddresses.ts"
 import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.ts"
@@ -26,9 +26,7 @@ let next = 0
 const setup = async () => {
   if (merchant !== undefined) return
   // 1 ETH of its own beside the orders' money, so refunds of a whole order can pay their fee.
-  merchant = await client.party({ fund: { ETH: "1" } })
-  fees = await client.party()
-  app = await shop.createApp(merchant.id, "Refund shop")
+  ;({ merchant, fees, app } = await shop.open("Refund shop", { fund: { ETH: "1" } }))
   await client.setTariffs([
     { txClass: "Payment", currency: "ETH", feeFixed: "0.01", feePercent: "0", profitWalletId: fees.id },
     { txClass: "Refund", currency: "ETH", feeFixed: "0.001", feePercent: "0", profitWalletId: fees.id }
@@ -64,12 +62,7 @@ const paidOrder = async () => {
   assert.strictEqual(put.status, 200, JSON.stringify(put.body))
   const order = put.body.result as { id: string; code: string }
   const started = await gateOk("pay_crypto", order.code, { tokenNetworkId: t.id })
-  await pushOk(client, t.id, {
-    height: 1,
-    hash: "c1",
-    parentHash: "c0",
-    items: [{ txHash: "pay", to: started.address.address, amount: "1.01" }]
-  })
+  await blockOk(client, t.id, "c", 1, [{ txHash: "pay", to: started.address.address, amount: "1.01" }])
   await emptyBlocks(client, t.id, "c", 2, 3)
   assert.strictEqual((await view(order.id)).state, "Paid")
   return { terminal: t.id as string, order }
@@ -131,12 +124,9 @@ describe("refund_payment of a crypto-paid order", () => {
     assert.deepInclude(item, { kind: "Withdrawal", amount: "0.4", currency: "ETH" })
     const sent = await client.priv("POST", "tx_send_report", { txId: item.txId, result: "broadcast", txHash: "r1" })
     assert.strictEqual(sent.status, 200, JSON.stringify(sent.body))
-    await pushOk(client, terminal, {
-      height: 4,
-      hash: "c4",
-      parentHash: "c3",
-      items: [{ txHash: "r1", direction: "out", to: address, amount: "0.4", txId: item.txId }]
-    })
+    await blockOk(client, terminal, "c", 4, [
+      { txHash: "r1", direction: "out", to: address, amount: "0.4", txId: item.txId }
+    ])
     assert.strictEqual((await status(pending.refundId)).state, "Pending", "bound, not final")
     await emptyBlocks(client, terminal, "c", 5, 6)
     const finished = await status(pending.refundId)
@@ -159,12 +149,9 @@ describe("refund_payment of a crypto-paid order", () => {
     const item2 = await queued(terminal, address)
     assert.strictEqual(item2.amount, "0.6")
     await client.priv("POST", "tx_send_report", { txId: item2.txId, result: "broadcast", txHash: "r2" })
-    await pushOk(client, terminal, {
-      height: 7,
-      hash: "c7",
-      parentHash: "c6",
-      items: [{ txHash: "r2", direction: "out", to: address, amount: "0.6", txId: item2.txId }]
-    })
+    await blockOk(client, terminal, "c", 7, [
+      { txHash: "r2", direction: "out", to: address, amount: "0.6", txId: item2.txId }
+    ])
     await emptyBlocks(client, terminal, "c", 8, 9)
     assert.deepInclude(await view(order.id), { state: "Refunded", stateCode: 10, refundedAmount: "1" })
     m = await eth()
@@ -279,12 +266,9 @@ describe("refund_payment of a crypto-paid order", () => {
     assert.strictEqual(put.status, 200, JSON.stringify(put.body))
     const order = put.body.result as { id: string; code: string }
     const started = await gateOk("pay_crypto", order.code, { tokenNetworkId: t.id })
-    await pushOk(client, t.id, {
-      height: 1,
-      hash: "s1",
-      parentHash: "s0",
-      items: [{ txHash: "spay", to: SOLANA_HOT, memo: started.address.memo, amount: started.totalToPay }]
-    })
+    await blockOk(client, t.id, "s", 1, [
+      { txHash: "spay", to: SOLANA_HOT, memo: started.address.memo, amount: started.totalToPay }
+    ])
     assert.strictEqual((await view(order.id)).state, "Paid")
     const before = await client.bucketsOf(merchant, "USDC")
     assertRejected(

@@ -32,9 +32,7 @@ interface Shop {
 
 /** A merchant wallet with its app, and a fee wallet for the Payment tariff (0.5 USDT fixed). */
 const newShop = async (c: TestClient): Promise<Shop> => {
-  const merchant = await c.party()
-  const fees = await c.party()
-  const app = await merchantOf(c).createApp(merchant.id, "Shop")
+  const { merchant, fees, app } = await merchantOf(c).open("Shop")
   await c.setTariffs([
     { txClass: "Payment", currency: "USDT", feeFixed: "0.5", feePercent: "0", profitWalletId: fees.id }
   ])
@@ -51,8 +49,7 @@ const newOrder = async (c: TestClient, shop: Shop, expiresInSeconds: number) => 
     externalId: `exp-${Date.now()}-${shop.next++}`,
     expiresInSeconds
   })
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  return reply.body.result as { id: string; code: string; expiresAt: string }
+  return merchantOf(c).ok(reply) as { id: string; code: string; expiresAt: string }
 }
 
 /** txState of each of the app's transactions in get_app_payments (raw rows: reading them expires nothing). */

@@ -50,9 +50,7 @@ const gate = shop.gate
 
 const newOrder = async (body: Record<string, unknown> = {}) => {
   await setup()
-  const reply = await put(body)
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  return reply.body.result
+  return shop.ok(await put(body))
 }
 
 describe("put_payment_order", () => {

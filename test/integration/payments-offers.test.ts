@@ -46,9 +46,7 @@ const setRates = async (rates: Array<{ from: string; to: string; rate: string }>
 
 const setup = async () => {
   if (merchant !== undefined) return
-  merchant = await client.party({ extra: { walletGroup: 3 } })
-  fees = await client.party()
-  app = await shop.createApp(merchant.id, "Offers shop")
+  ;({ merchant, fees, app } = await shop.open("Offers shop", { extra: { walletGroup: 3 } }))
   await client.setTariffs([
     // Any group: 0.5 fixed, 1–500 USDT.
     {
@@ -155,11 +153,7 @@ const put = async (body: Record<string, unknown> = {}) => {
   })
 }
 
-const newOrder = async (body: Record<string, unknown> = {}) => {
-  const reply = await put(body)
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  return reply.body.result
-}
+const newOrder = async (body: Record<string, unknown> = {}) => shop.ok(await put(body))
 
 const gate = shop.gate
 

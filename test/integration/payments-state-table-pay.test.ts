@@ -15,7 +15,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { BigNumber } from "bignumber.js"
-import { addCryptoTerminal, pushOk } from "../support/Chain.ts"
+import { addCryptoTerminal, blockOk } from "../support/Chain.ts"
 import type { Party } from "../support/Client.ts"
 import { xpubEnv } from "../support/CryptoAddresses.ts"
 import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.ts"
@@ -71,8 +71,7 @@ const newOrder = async (body: Record<string, unknown> = {}) => {
     externalId: `tour-${next++}`,
     ...body
   })
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  return reply.body.result as { code: string; id: string; state: string; stateCode: number; txState: number }
+  return shop.ok(reply) as { code: string; id: string; state: string; stateCode: number; txState: number }
 }
 
 /** The columns of a USDT order paid from a wallet. */
@@ -95,7 +94,7 @@ const cryptoColumns = (payCurrency: string): Array<Column> => [
 
 /** One block on `terminal` (heights from 1, one fork per terminal). */
 const block = (terminal: string, height: number, items: Array<{ txHash: string; to: string; amount: string }> = []) =>
-  pushOk(client, terminal, { height, hash: `h${terminal}x${height}`, parentHash: `h${terminal}x${height - 1}`, items })
+  blockOk(client, terminal, `h${terminal}x`, height, items)
 
 describe("C16 order state table, PaymentOrder rows, over HTTP", () => {
   it("- → Created: put_payment_order; nothing moves", async () => {

@@ -89,6 +89,15 @@ export const emptyBlocks = async (client: TestClient, tokenNetwork: string, fork
     await pushOk(client, tokenNetwork, { height: h, hash: `${fork}${h}`, parentHash: `${fork}${h - 1}` })
 }
 
+/** Block `fork`+height on `fork`+(height − 1), with these items; requires a 200. */
+export const blockOk = (
+  client: TestClient,
+  tokenNetwork: string,
+  fork: string,
+  height: number,
+  items: ReadonlyArray<ItemIn> = []
+) => pushOk(client, tokenNetwork, { height, hash: `${fork}${height}`, parentHash: `${fork}${height - 1}`, items })
+
 /** get_tx_info of the session's wallet. */
 export const txInfo = async (client: TestClient, sid: string, txId: string) => {
   const reply = await client.call("GET", `/core/v1/wallet/get_tx_info?id=${txId}`, { sid })
