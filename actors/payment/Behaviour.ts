@@ -15,7 +15,6 @@ import { Entity } from "effect/cluster"
 import { type LedgerOperation, rowsOf } from "../../sql/Ledger.ts"
 import { paymentOrderByTx, type PaymentOrderRow } from "../../sql/PaymentOrderRepo.ts"
 import { PaymentOrderAddressDetaches } from "../../sql/rows/PaymentCryptoRows.ts"
-import { PaymentOrderInserts } from "../../sql/rows/PaymentRows.ts"
 import { PaymentOrderPresets } from "../../sql/rows/PaymentPresetRows.ts"
 import { balanceIn } from "../../sql/LedgerRepo.ts"
 import { BalanceNotEnough, NonceExists, RateLimited, SameAccounts } from "../../schema/Errors.ts"
@@ -29,7 +28,6 @@ import {
   TerminalNotAvailable,
   WrongOrderKind
 } from "../../schema/PaymentErrors.ts"
-import { TxType } from "../../schema/Transfer.ts"
 import { limits } from "../../src/platform/Config.ts"
 import { makeDb } from "../../src/platform/db/Sql.ts"
 import { LedgerWriter } from "../../src/platform/LedgerWriter.ts"
@@ -51,7 +49,7 @@ import {
   type TerminalOffer
 } from "./Engine.ts"
 import { decideTransferCreation, payoutWithdrawalOperation, transferCreationOperation } from "./Payouts.ts"
-import { type CommitExtras, orderUpdateRow, stateOfRow } from "./OrderRow.ts"
+import { type CommitExtras, orderCreationOperation, orderUpdateRow, stateOfRow } from "./OrderRow.ts"
 import { type OfferData, type OrderError, PaymentOrderEntity } from "./Protocol.ts"
 import { makeRefundHandler } from "./RefundHandler.ts"
 
@@ -181,50 +179,31 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
 
     return PaymentOrderEntity.of({
       Create: Effect.fnUntraced(function* ({ payload }) {
-        const operation: LedgerOperation = {
-          tx: {
-            id: txId,
-            typeTx: TxType.PaymentOrder,
-            txState: 1,
-            walletFrom: payload.merchantWallet,
-            walletTo: payload.merchantWallet,
-            currency: payload.currency,
-            amount: payload.orderAmount,
-            fee: 0n,
-            tag: null,
+        const operation = orderCreationOperation(
+          {
+            txId,
             appId: payload.appId,
-            externalId: null,
-            requestHash: null
+            externalId: payload.externalId,
+            requestHash: payload.requestHash,
+            kind: "PaymentOrder",
+            codeHash: payload.codeHash,
+            code: payload.code,
+            merchantWallet: payload.merchantWallet,
+            currency: payload.currency,
+            orderAmount: payload.orderAmount,
+            fee: 0n,
+            profitWallet: -2n,
+            expiresAt: payload.expiresAt,
+            description: payload.description,
+            returnUrlSuccess: payload.returnUrlSuccess,
+            returnUrlFail: payload.returnUrlFail,
+            webhookUrl: payload.webhookUrl
           },
-          postings: [],
-          rows: [
-            rowsOf(PaymentOrderInserts, [
-              {
-                txId,
-                appId: payload.appId,
-                externalId: payload.externalId,
-                requestHash: payload.requestHash,
-                kind: "PaymentOrder" as const,
-                codeHash: payload.codeHash,
-                code: payload.code,
-                merchantWallet: payload.merchantWallet,
-                stateCode: OrderStateCode.Created,
-                currency: payload.currency,
-                orderAmount: payload.orderAmount,
-                fee: 0n,
-                profitWallet: -2n,
-                expiresAt: payload.expiresAt,
-                description: payload.description,
-                returnUrlSuccess: payload.returnUrlSuccess,
-                returnUrlFail: payload.returnUrlFail,
-                webhookUrl: payload.webhookUrl
-              }
-            ]),
-            ...(payload.preset === undefined || payload.preset === null
-              ? []
-              : [rowsOf(PaymentOrderPresets, [{ txId, ...payload.preset }])])
-          ]
-        }
+          [],
+          payload.preset === undefined || payload.preset === null
+            ? []
+            : [rowsOf(PaymentOrderPresets, [{ txId, ...payload.preset }])]
+        )
         yield* ledger
           .commit(operation)
           .pipe(

@@ -17,17 +17,17 @@
  *   amount) are dropped from the commit, so each unit moves once, by the refund.
  */
 import { Effect } from "effect"
-import { type LedgerOperation, rowsOf, SystemWallet } from "../../sql/Ledger.ts"
+import { type LedgerOperation, rowsOf } from "../../sql/Ledger.ts"
 import { refundLinksOf, type RefundLink } from "../../sql/CryptoRefundRepo.ts"
 import { paymentOrderByTx } from "../../sql/PaymentOrderRepo.ts"
 import { PaymentRefundSettles, RefundWithdrawals } from "../../sql/rows/CryptoRefundRows.ts"
-import { CryptoTxInserts, Stage } from "../../sql/rows/CryptoRows.ts"
-import { TxState, TxType } from "../../schema/Transfer.ts"
+import { TxState } from "../../schema/Transfer.ts"
 import type { Db } from "../../src/platform/db/Sql.ts"
 import type { Settlements } from "../../src/platform/WithdrawalSettlement.ts"
 import { type OrderState, refundSettled } from "./Engine.ts"
 import { orderUpdateRow, stateOfRow } from "./OrderRow.ts"
 import type { PayoutWithdrawalSchema } from "./Protocol.ts"
+import { queuedWithdrawalOperation } from "./QueuedWithdrawal.ts"
 
 /**
  * The crypto refund's C15 withdrawal, queued in the refund_payment commit: what the signer pays
@@ -38,47 +38,12 @@ export const refundWithdrawalOperation = (
   s: OrderState,
   payout: { readonly amount: bigint; readonly currency: string },
   w: typeof PayoutWithdrawalSchema.Type
-): LedgerOperation => ({
-  tx: {
-    id: w.txId,
-    typeTx: TxType.Outcome,
-    txState: TxState.Created | TxState.Confirmed,
-    walletFrom: s.merchantWallet,
-    walletTo: SystemWallet.Treasury,
-    currency: payout.currency,
-    amount: payout.amount,
-    fee: 0n,
-    tag: null,
-    appId: null,
-    externalId: null,
-    requestHash: null,
-    profitWallet: null
-  },
-  postings: [],
-  rows: [
-    rowsOf(CryptoTxInserts, [
-      {
-        txId: w.txId,
-        terminalId: w.terminalId,
-        typeTx: TxType.Outcome,
-        stage: Stage.Queued,
-        networkFee: 0n,
-        txHash: null,
-        index: null,
-        fromAddress: null,
-        toAddress: w.address,
-        memo: w.memo,
-        blockHeight: null,
-        blockHash: null,
-        sourceAddress: null,
-        sourceIndex: null,
-        incomeTxId: null,
-        queued: true
-      }
-    ]),
+): LedgerOperation =>
+  queuedWithdrawalOperation(
+    w,
+    { merchantWallet: s.merchantWallet, currency: payout.currency, amount: payout.amount, fee: 0n, profitWallet: null },
     rowsOf(RefundWithdrawals, [{ withdrawalTxId: w.txId, refundTxId }])
-  ]
-})
+  )
 
 /**
  * The refunds these settled withdrawals send (id → final), settled: one operation per refund (its

@@ -3,11 +3,12 @@
  * decision's new state: shared by the order's actor (Behaviour.ts) and the chain actor's crypto
  * incomes (CryptoIncomes.ts), which changes orders inside a tx_list_push commit.
  */
-import type { EventInsert, KindRows, LedgerOperation } from "../../sql/Ledger.ts"
+import type { EventInsert, KindRows, LedgerOperation, Posting } from "../../sql/Ledger.ts"
 import { rowsOf } from "../../sql/Ledger.ts"
 import type { PaymentOrderRow } from "../../sql/PaymentOrderRepo.ts"
-import { PaymentOrderUpdates } from "../../sql/rows/PaymentRows.ts"
-import type { OrderState, OrderStateCode, PaymentMethod } from "./Order.ts"
+import { type PaymentOrderInsert, PaymentOrderInserts, PaymentOrderUpdates } from "../../sql/rows/PaymentRows.ts"
+import { TxType } from "../../schema/Transfer.ts"
+import { type OrderState, OrderStateCode, type PaymentMethod } from "./Order.ts"
 
 /** The engine's record of a stored order. */
 export const stateOfRow = (row: PaymentOrderRow): OrderState => ({
@@ -83,3 +84,31 @@ export const orderUpdateRow = (
       meta: extras.meta ?? null
     }
   ])
+
+/**
+ * The creation commit of an order (PaymentOrder typeTx 20 or TransferOrder 21): its transaction (the
+ * merchant wallet to itself, orderAmount with the order's fee), its payment_orders row Created, the
+ * given postings (a payout's reserve; none for a payment order) and any further rows.
+ */
+export const orderCreationOperation = (
+  order: Omit<PaymentOrderInsert, "stateCode">,
+  postings: ReadonlyArray<Posting>,
+  more: ReadonlyArray<KindRows> = []
+): LedgerOperation => ({
+  tx: {
+    id: order.txId,
+    typeTx: order.kind === "PaymentOrder" ? TxType.PaymentOrder : TxType.TransferOrder,
+    txState: 1,
+    walletFrom: order.merchantWallet,
+    walletTo: order.merchantWallet,
+    currency: order.currency,
+    amount: order.orderAmount,
+    fee: order.fee,
+    tag: null,
+    appId: order.appId,
+    externalId: null,
+    requestHash: null
+  },
+  postings,
+  rows: [rowsOf(PaymentOrderInserts, [{ ...order, stateCode: OrderStateCode.Created }]), ...more]
+})

@@ -7,13 +7,12 @@
  * payout's pay_transfer adds its C15 withdrawal (`payoutWithdrawalOperation`) to that commit.
  */
 import type { LedgerOperation } from "../../sql/Ledger.ts"
-import { rowsOf, SystemWallet } from "../../sql/Ledger.ts"
-import { CryptoTxInserts, Stage } from "../../sql/rows/CryptoRows.ts"
-import { PaymentOrderInserts } from "../../sql/rows/PaymentRows.ts"
+import { rowsOf } from "../../sql/Ledger.ts"
 import { PayoutWithdrawals } from "../../sql/rows/PayoutRows.ts"
-import { TxState, TxType } from "../../schema/Transfer.ts"
-import { createTransferOrder, type Decision, type OrderState, OrderStateCode } from "./Engine.ts"
+import { createTransferOrder, type Decision, type OrderState } from "./Engine.ts"
+import { orderCreationOperation } from "./OrderRow.ts"
 import type { CreateTransfer, PayoutWithdrawalSchema } from "./Protocol.ts"
+import { queuedWithdrawalOperation } from "./QueuedWithdrawal.ts"
 
 type CreateTransferPayload = (typeof CreateTransfer)["payloadSchema"]["Type"]
 
@@ -36,47 +35,29 @@ export const transferCreationOperation = (
   txId: bigint,
   payload: CreateTransferPayload,
   decision: Extract<Decision, { _tag: "Ok" }>
-): LedgerOperation => ({
-  tx: {
-    id: txId,
-    typeTx: TxType.TransferOrder,
-    txState: 1,
-    walletFrom: payload.merchantWallet,
-    walletTo: payload.merchantWallet,
-    currency: payload.currency,
-    amount: payload.orderAmount,
-    fee: payload.fee,
-    tag: null,
-    appId: payload.appId,
-    externalId: null,
-    requestHash: null
-  },
-  postings: decision.postings,
-  rows: [
-    rowsOf(PaymentOrderInserts, [
-      {
-        txId,
-        appId: payload.appId,
-        externalId: payload.externalId,
-        requestHash: payload.requestHash,
-        kind: "TransferOrder" as const,
-        codeHash: payload.codeHash,
-        code: null,
-        merchantWallet: payload.merchantWallet,
-        stateCode: OrderStateCode.Created,
-        currency: payload.currency,
-        orderAmount: payload.orderAmount,
-        fee: payload.fee,
-        profitWallet: payload.profitWallet,
-        expiresAt: payload.expiresAt,
-        description: payload.description,
-        returnUrlSuccess: null,
-        returnUrlFail: null,
-        webhookUrl: payload.webhookUrl
-      }
-    ])
-  ]
-})
+): LedgerOperation =>
+  orderCreationOperation(
+    {
+      txId,
+      appId: payload.appId,
+      externalId: payload.externalId,
+      requestHash: payload.requestHash,
+      kind: "TransferOrder",
+      codeHash: payload.codeHash,
+      code: null,
+      merchantWallet: payload.merchantWallet,
+      currency: payload.currency,
+      orderAmount: payload.orderAmount,
+      fee: payload.fee,
+      profitWallet: payload.profitWallet,
+      expiresAt: payload.expiresAt,
+      description: payload.description,
+      returnUrlSuccess: null,
+      returnUrlFail: null,
+      webhookUrl: payload.webhookUrl
+    },
+    decision.postings
+  )
 
 /**
  * A crypto payout's C15 withdrawal, committed with the order's Started → Processing: an Outcome (typeTx
@@ -90,44 +71,15 @@ export const payoutWithdrawalOperation = (
   orderTxId: bigint,
   s: OrderState,
   w: typeof PayoutWithdrawalSchema.Type
-): LedgerOperation => ({
-  tx: {
-    id: w.txId,
-    typeTx: TxType.Outcome,
-    txState: TxState.Created | TxState.Confirmed,
-    walletFrom: s.merchantWallet,
-    walletTo: SystemWallet.Treasury,
-    currency: s.currency,
-    amount: s.orderAmount,
-    fee: s.fee,
-    tag: null,
-    appId: null,
-    externalId: null,
-    requestHash: null,
-    profitWallet: s.profitWallet
-  },
-  postings: [],
-  rows: [
-    rowsOf(CryptoTxInserts, [
-      {
-        txId: w.txId,
-        terminalId: w.terminalId,
-        typeTx: TxType.Outcome,
-        stage: Stage.Queued,
-        networkFee: 0n,
-        txHash: null,
-        index: null,
-        fromAddress: null,
-        toAddress: w.address,
-        memo: w.memo,
-        blockHeight: null,
-        blockHash: null,
-        sourceAddress: null,
-        sourceIndex: null,
-        incomeTxId: null,
-        queued: true
-      }
-    ]),
+): LedgerOperation =>
+  queuedWithdrawalOperation(
+    w,
+    {
+      merchantWallet: s.merchantWallet,
+      currency: s.currency,
+      amount: s.orderAmount,
+      fee: s.fee,
+      profitWallet: s.profitWallet
+    },
     rowsOf(PayoutWithdrawals, [{ withdrawalTxId: w.txId, orderTxId }])
-  ]
-})
+  )

@@ -52,6 +52,18 @@ export const OrderActionErrors = [
   RateLimited
 ] as const
 
+/** What creating an order (payment or payout) may answer whatever its kind (C16 "Errors"). */
+export const OrderCreationErrors = [InvalidRequest, UnknownCurrency, TooManyDecimals, ExternalIdConflict] as const
+
+/** What creating a payment order may answer, before its caller's own (auth, rate) errors. */
+export const PaymentOrderCreationErrors = [
+  ...OrderCreationErrors,
+  PayAmountNeedsTerminal,
+  TerminalNotAvailable,
+  TerminalNotFound,
+  InvalidAmount
+] as const
+
 /** `code` or `id`, exactly one (else 10001). */
 const orderRef = {
   app_id: Int64,
@@ -113,17 +125,7 @@ export class PayordersApi extends HttpApiGroup.make("payorders")
       query: { app_id: Int64 },
       payload: PutPaymentOrderIn,
       success: Envelope(PutOrderOut),
-      error: [
-        InvalidRequest,
-        UnknownCurrency,
-        TooManyDecimals,
-        ExternalIdConflict,
-        PayAmountNeedsTerminal,
-        TerminalNotAvailable,
-        TerminalNotFound,
-        InvalidAmount,
-        RateLimited
-      ]
+      error: [...PaymentOrderCreationErrors, RateLimited]
     })
   )
   .add(

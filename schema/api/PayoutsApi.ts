@@ -7,19 +7,11 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { InvalidAddress } from "../CryptoErrors.ts"
 import { Envelope } from "../Envelope.ts"
-import {
-  BalanceNotEnough,
-  ExternalIdConflict,
-  InvalidRequest,
-  RateLimited,
-  TooManyDecimals,
-  UnknownCurrency,
-  WalletNotFound
-} from "../Errors.ts"
+import { BalanceNotEnough, RateLimited, WalletNotFound } from "../Errors.ts"
 import { Int64, TerminalId } from "../Ids.ts"
 import { OrderInfoOut, PutOrderOut, PutTransferOrderIn } from "../Payments.ts"
 import { MerchantAuth } from "../Security.ts"
-import { OrderActionErrors } from "./PayordersApi.ts"
+import { OrderActionErrors, OrderCreationErrors } from "./PayordersApi.ts"
 
 export const PayTransferIn = Schema.Struct({
   tokenNetworkId: Schema.optional(TerminalId).annotate({ description: "Default: the internal terminal" }),
@@ -37,15 +29,7 @@ export class PayoutsApi extends HttpApiGroup.make("payouts")
       query: { app_id: Int64 },
       payload: PutTransferOrderIn,
       success: Envelope(PutOrderOut),
-      error: [
-        InvalidRequest,
-        UnknownCurrency,
-        TooManyDecimals,
-        ExternalIdConflict,
-        BalanceNotEnough,
-        RateLimited,
-        ...OrderActionErrors
-      ]
+      error: [...OrderCreationErrors, BalanceNotEnough, RateLimited, ...OrderActionErrors]
     })
   )
   .middleware(MerchantAuth)

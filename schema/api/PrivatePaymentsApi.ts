@@ -5,19 +5,11 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Envelope } from "../Envelope.ts"
-import {
-  ExternalIdConflict,
-  InvalidAmount,
-  InvalidRequest,
-  RateLimited,
-  TerminalNotFound,
-  TooManyDecimals,
-  UnknownCurrency
-} from "../Errors.ts"
-import { AppNotFound, PayAmountNeedsTerminal, TerminalNotAvailable } from "../PaymentErrors.ts"
+import { RateLimited } from "../Errors.ts"
+import { AppNotFound } from "../PaymentErrors.ts"
 import { CreatePaymentOrderIn, PaymentOrderDetailOut, PutOrderOut, TerminalOut } from "../Payments.ts"
 import { ServiceAuth } from "../Security.ts"
-import { OrderActionErrors } from "./PayordersApi.ts"
+import { OrderActionErrors, PaymentOrderCreationErrors } from "./PayordersApi.ts"
 
 /** `code` or `id`, exactly one (else 10001). */
 const orderRef = {
@@ -30,18 +22,7 @@ export class PrivatePaymentsApi extends HttpApiGroup.make("privatePayments")
     HttpApiEndpoint.post("create_payment_order", "/create_payment_order", {
       payload: CreatePaymentOrderIn,
       success: Envelope(PutOrderOut),
-      error: [
-        InvalidRequest,
-        UnknownCurrency,
-        TooManyDecimals,
-        ExternalIdConflict,
-        PayAmountNeedsTerminal,
-        TerminalNotAvailable,
-        TerminalNotFound,
-        InvalidAmount,
-        AppNotFound,
-        RateLimited
-      ]
+      error: [...PaymentOrderCreationErrors, AppNotFound, RateLimited]
     }),
     HttpApiEndpoint.get("get_payment_order_info", "/get_payment_order_info", {
       query: orderRef,

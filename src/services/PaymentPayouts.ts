@@ -247,17 +247,7 @@ export class PaymentPayouts extends Context.Service<
             withdrawal: null,
             recipient,
             meta,
-            offer: {
-              terminalId: terminal.id,
-              method: "InternalPayment",
-              rate: "1",
-              spreadPct: "0",
-              payCurrency: row.currency,
-              payAmount: row.orderAmount,
-              fee: row.fee,
-              profitWallet: row.profitWallet,
-              available: true
-            }
+            offer: { ...offer, method: "InternalPayment" }
           })
         )
         return yield* orders.info(code)

@@ -12,14 +12,16 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { BigNumber } from "bignumber.js"
-import { addCryptoTerminal, pushOk, someEvmAddress } from "../support/Chain.ts"
+import { addCryptoTerminal, blockOk, queuedFor, someEvmAddress } from "../support/Chain.ts"
 import type { Party } from "../support/Client.ts"
 import { xpubEnv } from "../support/CryptoAddresses.ts"
 import { serviceForFile } from "../support/Fixtures.ts"
+import { merchantOf } from "../support/Merchant.ts"
 import { type Column, makeTour } from "../support/PaymentTour.ts"
 
 const { client, service } = serviceForFile({ env: xpubEnv })
 const tour = makeTour(client, service)
+const shop = merchantOf(client)
 
 const USDT_BTC = "0.00001536"
 /** 10 USDT × 0.00001536 × 1.01 rounded up (payments-state-table-pay.test.ts proves the quote). */
@@ -32,11 +34,7 @@ let next = 0
 
 const setup = async () => {
   if (merchant !== undefined) return
-  merchant = await client.party({ fund: { USDT: "100" } })
-  fees = await client.party()
-  const reply = await client.priv("POST", "create_app", { walletId: merchant.id, name: "FX refund shop" })
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  app = reply.body.result
+  ;({ merchant, fees, app } = await shop.open("FX refund shop", { fund: { USDT: "100" } }))
   await client.setTariffs([
     { txClass: "Payment", currency: "BTC", feeFixed: "0.00001", feePercent: "0", profitWalletId: fees.id },
     { txClass: "Refund", currency: "USDT", feeFixed: "0.1", feePercent: "0", profitWalletId: fees.id }
@@ -45,17 +43,9 @@ const setup = async () => {
   assert.strictEqual(rates.status, 200, JSON.stringify(rates.body))
 }
 
-const merchantCall = (method: string, action: string, body?: unknown) =>
-  client.call(method, `/payorders/v1/${action}${action.includes("?") ? "&" : "?"}app_id=${app.appId}`, {
-    pkey: app.pkey,
-    body
-  })
+const merchantCall = (method: string, action: string, body?: unknown) => shop.call(app, method, action, body)
 
-const view = async (id: string) => {
-  const reply = await merchantCall("GET", `get_app_payment?id=${id}`)
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  return reply.body.result
-}
+const view = (id: string) => shop.view(app, id)
 
 const refundOk = async (orderId: string, body: Record<string, unknown>) => {
   const reply = await merchantCall("POST", "refund_payment", {
@@ -67,29 +57,14 @@ const refundOk = async (orderId: string, body: Record<string, unknown>) => {
   return reply.body.result
 }
 
-const status = async (refundId: string) => {
-  const reply = await merchantCall("GET", `get_refund_status?refundId=${refundId}`)
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  return reply.body.result
-}
+const status = (refundId: string) => shop.refundStatus(app, refundId)
 
 /** The signer's queue item for `address` on `terminal` (exactly one; a Queued one is handed off). */
-const queued = async (terminal: string, address: string) => {
-  const listed = await client.priv("GET", `list_txs_to_send?tokenNetwork=${terminal}&limit=1000`)
-  assert.strictEqual(listed.status, 200, JSON.stringify(listed.body))
-  const items = (listed.body.result as Array<any>).filter((i) => i.toAddress === address)
-  assert.strictEqual(items.length, 1, JSON.stringify(listed.body))
-  return items[0]
-}
+const queued = (terminal: string, address: string) => queuedFor(client, terminal, address)
 
 /** One block on `terminal` (heights from 1, one fork per terminal). */
 const block = (terminal: string, height: number, items: Array<Record<string, unknown>> = []) =>
-  pushOk(client, terminal, {
-    height,
-    hash: `fx${terminal}x${height}`,
-    parentHash: `fx${terminal}x${height - 1}`,
-    items: items as any
-  })
+  blockOk(client, terminal, `fx${terminal}x`, height, items as any)
 
 /** Every column a cross-currency refund could move. */
 const columns = (): Array<Column> => [

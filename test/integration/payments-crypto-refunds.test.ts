@@ -9,12 +9,14 @@
  * refunds, also while the signer fails earlier ones. The ledger audit runs after each test (serviceForFile).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { addCryptoTerminal, emptyBlocks, pushOk, someEvmAddress } from "../support/Chain.ts"
+import { addCryptoTerminal, blockOk, emptyBlocks, pushOk, queuedFor, someEvmAddress } from "../support/Chain.ts"
 import type { Party } from "../support/Client.ts"
 import { SOLANA_HOT, xpubEnv } from "../support/CryptoAddresses.ts"
 import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.ts"
+import { merchantOf } from "../support/Merchant.ts"
 
 const { client } = serviceForFile({ env: xpubEnv, setup: async () => {} })
+const shop = merchantOf(client)
 
 let merchant: Party
 let fees: Party
@@ -24,28 +26,16 @@ let next = 0
 const setup = async () => {
   if (merchant !== undefined) return
   // 1 ETH of its own beside the orders' money, so refunds of a whole order can pay their fee.
-  merchant = await client.party({ fund: { ETH: "1" } })
-  fees = await client.party()
-  const reply = await client.priv("POST", "create_app", { walletId: merchant.id, name: "Refund shop" })
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  app = reply.body.result
+  ;({ merchant, fees, app } = await shop.open("Refund shop", { fund: { ETH: "1" } }))
   await client.setTariffs([
     { txClass: "Payment", currency: "ETH", feeFixed: "0.01", feePercent: "0", profitWalletId: fees.id },
     { txClass: "Refund", currency: "ETH", feeFixed: "0.001", feePercent: "0", profitWalletId: fees.id }
   ])
 }
 
-const merchantCall = (method: string, action: string, body?: unknown) =>
-  client.call(method, `/payorders/v1/${action}${action.includes("?") ? "&" : "?"}app_id=${app.appId}`, {
-    pkey: app.pkey,
-    body
-  })
+const merchantCall = (method: string, action: string, body?: unknown) => shop.call(app, method, action, body)
 
-const gateOk = async (action: string, code: string, body?: unknown) => {
-  const reply = await client.call("POST", `/payment/v1/${action}?code=${encodeURIComponent(code)}`, { body })
-  assert.strictEqual(reply.status, 200, `${action}: ${JSON.stringify(reply.body)}`)
-  return reply.body.result
-}
+const gateOk = (action: string, code: string, body?: unknown) => shop.gateOk("POST", action, code, body)
 
 const eth = () => client.bucketsOf(merchant, "ETH")
 const feesFree = async () => (await client.bucketsOf(fees, "ETH")).free
@@ -72,22 +62,13 @@ const paidOrder = async () => {
   assert.strictEqual(put.status, 200, JSON.stringify(put.body))
   const order = put.body.result as { id: string; code: string }
   const started = await gateOk("pay_crypto", order.code, { tokenNetworkId: t.id })
-  await pushOk(client, t.id, {
-    height: 1,
-    hash: "c1",
-    parentHash: "c0",
-    items: [{ txHash: "pay", to: started.address.address, amount: "1.01" }]
-  })
+  await blockOk(client, t.id, "c", 1, [{ txHash: "pay", to: started.address.address, amount: "1.01" }])
   await emptyBlocks(client, t.id, "c", 2, 3)
   assert.strictEqual((await view(order.id)).state, "Paid")
   return { terminal: t.id as string, order }
 }
 
-const view = async (id: string) => {
-  const reply = await merchantCall("GET", `get_app_payment?id=${id}`)
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  return reply.body.result
-}
+const view = (id: string) => shop.view(app, id)
 
 const refund = (orderId: string, body: Record<string, unknown>) =>
   merchantCall("POST", "refund_payment", { id: orderId, externalId: `crypto-refund-${next++}`, ...body })
@@ -98,20 +79,10 @@ const refundOk = async (orderId: string, body: Record<string, unknown>) => {
   return reply.body.result
 }
 
-const status = async (refundId: string) => {
-  const reply = await merchantCall("GET", `get_refund_status?refundId=${refundId}`)
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  return reply.body.result
-}
+const status = (refundId: string) => shop.refundStatus(app, refundId)
 
 /** The signer's queue item for `address` on `terminal` (exactly one). */
-const queued = async (terminal: string, address: string) => {
-  const listed = await client.priv("GET", `list_txs_to_send?tokenNetwork=${terminal}&limit=1000`)
-  assert.strictEqual(listed.status, 200, JSON.stringify(listed.body))
-  const items = (listed.body.result as Array<any>).filter((i) => i.toAddress === address)
-  assert.strictEqual(items.length, 1, JSON.stringify(listed.body))
-  return items[0]
-}
+const queued = (terminal: string, address: string) => queuedFor(client, terminal, address)
 
 describe("refund_payment of a crypto-paid order", () => {
   it("Pending with a withdrawal queued; broadcast, bound and final → Finished, money moved once", async () => {
@@ -153,12 +124,9 @@ describe("refund_payment of a crypto-paid order", () => {
     assert.deepInclude(item, { kind: "Withdrawal", amount: "0.4", currency: "ETH" })
     const sent = await client.priv("POST", "tx_send_report", { txId: item.txId, result: "broadcast", txHash: "r1" })
     assert.strictEqual(sent.status, 200, JSON.stringify(sent.body))
-    await pushOk(client, terminal, {
-      height: 4,
-      hash: "c4",
-      parentHash: "c3",
-      items: [{ txHash: "r1", direction: "out", to: address, amount: "0.4", txId: item.txId }]
-    })
+    await blockOk(client, terminal, "c", 4, [
+      { txHash: "r1", direction: "out", to: address, amount: "0.4", txId: item.txId }
+    ])
     assert.strictEqual((await status(pending.refundId)).state, "Pending", "bound, not final")
     await emptyBlocks(client, terminal, "c", 5, 6)
     const finished = await status(pending.refundId)
@@ -181,12 +149,9 @@ describe("refund_payment of a crypto-paid order", () => {
     const item2 = await queued(terminal, address)
     assert.strictEqual(item2.amount, "0.6")
     await client.priv("POST", "tx_send_report", { txId: item2.txId, result: "broadcast", txHash: "r2" })
-    await pushOk(client, terminal, {
-      height: 7,
-      hash: "c7",
-      parentHash: "c6",
-      items: [{ txHash: "r2", direction: "out", to: address, amount: "0.6", txId: item2.txId }]
-    })
+    await blockOk(client, terminal, "c", 7, [
+      { txHash: "r2", direction: "out", to: address, amount: "0.6", txId: item2.txId }
+    ])
     await emptyBlocks(client, terminal, "c", 8, 9)
     assert.deepInclude(await view(order.id), { state: "Refunded", stateCode: 10, refundedAmount: "1" })
     m = await eth()
@@ -301,12 +266,9 @@ describe("refund_payment of a crypto-paid order", () => {
     assert.strictEqual(put.status, 200, JSON.stringify(put.body))
     const order = put.body.result as { id: string; code: string }
     const started = await gateOk("pay_crypto", order.code, { tokenNetworkId: t.id })
-    await pushOk(client, t.id, {
-      height: 1,
-      hash: "s1",
-      parentHash: "s0",
-      items: [{ txHash: "spay", to: SOLANA_HOT, memo: started.address.memo, amount: started.totalToPay }]
-    })
+    await blockOk(client, t.id, "s", 1, [
+      { txHash: "spay", to: SOLANA_HOT, memo: started.address.memo, amount: started.totalToPay }
+    ])
     assert.strictEqual((await view(order.id)).state, "Paid")
     const before = await client.bucketsOf(merchant, "USDC")
     assertRejected(

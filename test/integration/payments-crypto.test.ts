@@ -7,12 +7,14 @@
  * and income to a paid or expired order's address is a plain Income. The ledger audit runs after each test.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { addCryptoTerminal, pushOk } from "../support/Chain.ts"
+import { addCryptoTerminal, blockOk, pushOk } from "../support/Chain.ts"
 import type { Party } from "../support/Client.ts"
 import { SOLANA_HOT, xpubEnv } from "../support/CryptoAddresses.ts"
 import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.ts"
+import { merchantOf } from "../support/Merchant.ts"
 
 const { client } = serviceForFile({ env: xpubEnv, setup: async () => {} })
+const shop = merchantOf(client)
 
 let merchant: Party
 let fees: Party
@@ -21,11 +23,7 @@ let next = 0
 
 const setup = async () => {
   if (merchant !== undefined) return
-  merchant = await client.party()
-  fees = await client.party()
-  const reply = await client.priv("POST", "create_app", { walletId: merchant.id, name: "Crypto shop" })
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  app = reply.body.result
+  ;({ merchant, fees, app } = await shop.open("Crypto shop"))
   await client.setTariffs([
     { txClass: "Payment", currency: "ETH", feeFixed: "0.01", feePercent: "0", profitWalletId: fees.id }
   ])
@@ -33,22 +31,19 @@ const setup = async () => {
 
 const newOrder = async (body: Record<string, unknown> = {}) => {
   await setup()
-  const reply = await client.call("POST", `/payorders/v1/put_payment_order?app_id=${app.appId}`, {
-    pkey: app.pkey,
-    body: { currency: "ETH", orderAmount: "1", externalId: `crypto-${next++}`, ...body }
+  const reply = await shop.call(app, "POST", "put_payment_order", {
+    currency: "ETH",
+    orderAmount: "1",
+    externalId: `crypto-${next++}`,
+    ...body
   })
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  return reply.body.result as { code: string; id: string }
+  return shop.ok(reply) as { code: string; id: string }
 }
 
-const gate = (action: string, code: string, body?: unknown, method = "POST") =>
-  client.call(method, `/payment/v1/${action}?code=${encodeURIComponent(code)}`, { body })
+const gate = (action: string, code: string, body?: unknown, method = "POST") => shop.gate(method, action, code, body)
 
-const gateOk = async (action: string, code: string, body?: unknown, method = "POST") => {
-  const reply = await gate(action, code, body, method)
-  assert.strictEqual(reply.status, 200, `${action}: ${JSON.stringify(reply.body)}`)
-  return reply.body.result
-}
+const gateOk = (action: string, code: string, body?: unknown, method = "POST") =>
+  shop.gateOk(method, action, code, body)
 
 const info = (code: string) => gateOk("get_order_info", code, undefined, "GET")
 
@@ -137,24 +132,14 @@ describe("pay_crypto, confirm_crypto, cancel_crypto", () => {
     assertRejected(await gate("confirm_crypto", order.code, { txHash: "abc" }), 400, errorCode.NoPaymentInProgress)
     // Income to the detached address is a plain Income of the merchant wallet.
     const before = await buckets()
-    const pushed = await pushOk(client, t.id, {
-      height: 1,
-      hash: "c1",
-      parentHash: "c0",
-      items: [{ txHash: "cx1", to, amount: "0.2" }]
-    })
+    const pushed = await blockOk(client, t.id, "c", 1, [{ txHash: "cx1", to, amount: "0.2" }])
     assert.strictEqual(pushed.items[0].walletId, merchant.id)
     assert.strictEqual((await info(order.code)).state, "Created")
     assert.closeTo((await buckets()).lockIn - before.lockIn, 0.2, 1e-9)
 
     const again = await gateOk("pay_crypto", order.code, { tokenNetworkId: t.id })
     assert.notStrictEqual(again.address.address, to)
-    await pushOk(client, t.id, {
-      height: 2,
-      hash: "c2",
-      parentHash: "c1",
-      items: [{ txHash: "cx2", to: again.address.address, amount: "0.5" }]
-    })
+    await blockOk(client, t.id, "c", 2, [{ txHash: "cx2", to: again.address.address, amount: "0.5" }])
     assert.strictEqual((await info(order.code)).state, "Processing")
     assertRejected(await gate("cancel_crypto", order.code, {}), 400, errorCode.PaymentPending)
   })
@@ -165,12 +150,7 @@ describe("the chain side: incomes to the order's address", () => {
     const { t, order, to } = await paying()
     const before = await buckets()
     const feesBefore = (await client.bucketsOf(fees, "ETH")).free
-    const seen = await pushOk(client, t.id, {
-      height: 1,
-      hash: "p1",
-      parentHash: "p0",
-      items: [{ txHash: "px", to, amount: "1.01" }]
-    })
+    const seen = await blockOk(client, t.id, "p", 1, [{ txHash: "px", to, amount: "1.01" }])
     assert.strictEqual(seen.items[0].walletId, merchant.id)
     const processing = await info(order.code)
     assert.deepInclude(processing, { state: "Processing", stateCode: 3 })
@@ -178,9 +158,9 @@ describe("the chain side: incomes to the order's address", () => {
     let now = await buckets()
     assert.closeTo(now.lockIn - before.lockIn, 1.01, 1e-9)
     assert.closeTo(now.free - before.free, 0, 1e-9)
-    await pushOk(client, t.id, { height: 2, hash: "p2", parentHash: "p1" })
+    await blockOk(client, t.id, "p", 2)
     assert.strictEqual((await info(order.code)).state, "Processing")
-    await pushOk(client, t.id, { height: 3, hash: "p3", parentHash: "p2" })
+    await blockOk(client, t.id, "p", 3)
     const paid = await info(order.code)
     assert.deepInclude(paid, { state: "Paid", stateCode: 8, txState: 8 })
     assert.strictEqual(paid.address.confirmations, 3)
@@ -193,15 +173,10 @@ describe("the chain side: incomes to the order's address", () => {
     assert.deepInclude(tx.body.result[0], { txState: 8, stage: "Credited", fee: "0" })
 
     // Income to a paid order's address is a plain Income of the merchant.
-    const late = await pushOk(client, t.id, {
-      height: 4,
-      hash: "p4",
-      parentHash: "p3",
-      items: [{ txHash: "py", to, amount: "0.3" }]
-    })
+    const late = await blockOk(client, t.id, "p", 4, [{ txHash: "py", to, amount: "0.3" }])
     assert.strictEqual(late.items[0].walletId, merchant.id)
-    await pushOk(client, t.id, { height: 5, hash: "p5", parentHash: "p4" })
-    await pushOk(client, t.id, { height: 6, hash: "p6", parentHash: "p5" })
+    await blockOk(client, t.id, "p", 5)
+    await blockOk(client, t.id, "p", 6)
     now = await buckets()
     assert.closeTo(now.free - before.free, 1.3, 1e-9)
     const after = await info(order.code)
@@ -212,25 +187,15 @@ describe("the chain side: incomes to the order's address", () => {
     const { t, order, to } = await paying()
     const before = await buckets()
     const feesBefore = (await client.bucketsOf(fees, "ETH")).free
-    await pushOk(client, t.id, {
-      height: 1,
-      hash: "u1",
-      parentHash: "u0",
-      items: [{ txHash: "ua", to, amount: "0.5" }]
-    })
-    await pushOk(client, t.id, { height: 2, hash: "u2", parentHash: "u1" })
-    await pushOk(client, t.id, { height: 3, hash: "u3", parentHash: "u2" })
+    await blockOk(client, t.id, "u", 1, [{ txHash: "ua", to, amount: "0.5" }])
+    await blockOk(client, t.id, "u", 2)
+    await blockOk(client, t.id, "u", 3)
     assert.strictEqual((await info(order.code)).state, "Processing", "final but short")
     assert.closeTo((await buckets()).lockIn - before.lockIn, 0.5, 1e-9)
-    await pushOk(client, t.id, {
-      height: 4,
-      hash: "u4",
-      parentHash: "u3",
-      items: [{ txHash: "ub", to, amount: "0.6" }]
-    })
-    await pushOk(client, t.id, { height: 5, hash: "u5", parentHash: "u4" })
+    await blockOk(client, t.id, "u", 4, [{ txHash: "ub", to, amount: "0.6" }])
+    await blockOk(client, t.id, "u", 5)
     assert.strictEqual((await info(order.code)).state, "Processing")
-    await pushOk(client, t.id, { height: 6, hash: "u6", parentHash: "u5" })
+    await blockOk(client, t.id, "u", 6)
     const paid = await info(order.code)
     assert.deepInclude(paid, { state: "Paid" })
     assert.strictEqual(paid.address.received, "1.1")
@@ -261,13 +226,8 @@ describe("the chain side: incomes to the order's address", () => {
   it("an income orphaned before final is reversed and the order is Started again", async () => {
     const { t, order, to } = await paying()
     const before = await buckets()
-    await pushOk(client, t.id, { height: 1, hash: "o1", parentHash: "o0" })
-    await pushOk(client, t.id, {
-      height: 2,
-      hash: "o2",
-      parentHash: "o1",
-      items: [{ txHash: "ox", to, amount: "1.01" }]
-    })
+    await blockOk(client, t.id, "o", 1)
+    await blockOk(client, t.id, "o", 2, [{ txHash: "ox", to, amount: "1.01" }])
     assert.strictEqual((await info(order.code)).state, "Processing")
     const reorg = await pushOk(client, t.id, { height: 2, hash: "o2b", parentHash: "o1" })
     assert.deepStrictEqual(reorg.orphaned, [2])
@@ -284,8 +244,8 @@ describe("the chain side: incomes to the order's address", () => {
       parentHash: "o2b",
       items: [{ txHash: "ox", to, amount: "1.01" }]
     })
-    await pushOk(client, t.id, { height: 4, hash: "o4", parentHash: "o3" })
-    await pushOk(client, t.id, { height: 5, hash: "o5", parentHash: "o4" })
+    await blockOk(client, t.id, "o", 4)
+    await blockOk(client, t.id, "o", 5)
     assert.strictEqual((await info(order.code)).state, "Paid")
     assert.closeTo((await buckets()).free - before.free, 1, 1e-9)
   })
@@ -294,17 +254,12 @@ describe("the chain side: incomes to the order's address", () => {
     const { t, order, to } = await paying({ expiresInSeconds: 1 })
     await new Promise((r) => setTimeout(r, 1500))
     const before = await buckets()
-    const pushed = await pushOk(client, t.id, {
-      height: 1,
-      hash: "e1",
-      parentHash: "e0",
-      items: [{ txHash: "ex", to, amount: "1.01" }]
-    })
+    const pushed = await blockOk(client, t.id, "e", 1, [{ txHash: "ex", to, amount: "1.01" }])
     assert.strictEqual(pushed.items[0].walletId, merchant.id)
     const expired = await info(order.code)
     assert.deepInclude(expired, { state: "Expired" })
-    await pushOk(client, t.id, { height: 2, hash: "e2", parentHash: "e1" })
-    await pushOk(client, t.id, { height: 3, hash: "e3", parentHash: "e2" })
+    await blockOk(client, t.id, "e", 2)
+    await blockOk(client, t.id, "e", 3)
     assert.closeTo((await buckets()).free - before.free, 1.01, 1e-9)
   })
 
@@ -348,7 +303,7 @@ describe("the chain side: incomes to the order's address", () => {
 
   it("cancel_crypto racing an income: exactly one wins, the money follows the winner", async () => {
     const t = await addCryptoTerminal(client, { confirmations: 3 })
-    await pushOk(client, t.id, { height: 10, hash: "r10", parentHash: "r9" })
+    await blockOk(client, t.id, "r", 10)
     for (let round = 1; round <= 4; round++) {
       const order = await newOrder()
       const to = (await gateOk("pay_crypto", order.code, { tokenNetworkId: t.id })).address.address

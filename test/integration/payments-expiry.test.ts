@@ -15,6 +15,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type Party, makeClient, type TestClient } from "../support/Client.ts"
 import { assertRejected, serviceForFile } from "../support/Fixtures.ts"
+import { merchantOf } from "../support/Merchant.ts"
 import { withDatabase } from "../support/Postgres.ts"
 import { itWithServer, type RunningService, startService } from "../support/Service.ts"
 
@@ -31,21 +32,15 @@ interface Shop {
 
 /** A merchant wallet with its app, and a fee wallet for the Payment tariff (0.5 USDT fixed). */
 const newShop = async (c: TestClient): Promise<Shop> => {
-  const merchant = await c.party()
-  const fees = await c.party()
-  const reply = await c.priv("POST", "create_app", { walletId: merchant.id, name: "Shop" })
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
+  const { merchant, fees, app } = await merchantOf(c).open("Shop")
   await c.setTariffs([
     { txClass: "Payment", currency: "USDT", feeFixed: "0.5", feePercent: "0", profitWalletId: fees.id }
   ])
-  return { merchant, fees, app: reply.body.result, next: 0 }
+  return { merchant, fees, app, next: 0 }
 }
 
 const merchantCall = (c: TestClient, shop: Shop, method: string, action: string, body?: unknown) =>
-  c.call(method, `/payorders/v1/${action}${action.includes("?") ? "&" : "?"}app_id=${shop.app.appId}`, {
-    pkey: shop.app.pkey,
-    body
-  })
+  merchantOf(c).call(shop.app, method, action, body)
 
 const newOrder = async (c: TestClient, shop: Shop, expiresInSeconds: number) => {
   const reply = await merchantCall(c, shop, "POST", "put_payment_order", {
@@ -54,8 +49,7 @@ const newOrder = async (c: TestClient, shop: Shop, expiresInSeconds: number) => 
     externalId: `exp-${Date.now()}-${shop.next++}`,
     expiresInSeconds
   })
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  return reply.body.result as { id: string; code: string; expiresAt: string }
+  return merchantOf(c).ok(reply) as { id: string; code: string; expiresAt: string }
 }
 
 /** txState of each of the app's transactions in get_app_payments (raw rows: reading them expires nothing). */

@@ -8,8 +8,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { Party } from "../support/Client.ts"
 import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.ts"
+import { merchantOf } from "../support/Merchant.ts"
 
 const { client } = serviceForFile({ setup: async () => {} })
+const shop = merchantOf(client)
 
 let merchant: Party
 let other: Party
@@ -19,19 +21,13 @@ let otherApp: { appId: string; pkey: string }
 let internalTerminal: string
 let next = 0
 
-const createApp = async (walletId: string, name: string) => {
-  const reply = await client.priv("POST", "create_app", { walletId, name })
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  return reply.body.result as { appId: string; pkey: string }
-}
-
 const setup = async () => {
   if (merchant !== undefined) return
   merchant = await client.party()
   other = await client.party()
   fees = await client.party()
-  app = await createApp(merchant.id, "Shop")
-  otherApp = await createApp(other.id, "Other shop")
+  app = await shop.createApp(merchant.id, "Shop")
+  otherApp = await shop.createApp(other.id, "Other shop")
   await client.setTariffs([
     { txClass: "Payment", currency: "USDT", feeFixed: "0.5", feePercent: "0", profitWalletId: fees.id }
   ])
@@ -40,10 +36,7 @@ const setup = async () => {
 }
 
 const merchantCall = (method: string, action: string, body?: unknown, who = app, pkey = who.pkey) =>
-  client.call(method, `/payorders/v1/${action}${action.includes("?") ? "&" : "?"}app_id=${who.appId}`, {
-    pkey,
-    body
-  })
+  shop.call(who, method, action, body, pkey)
 
 const put = (body: Record<string, unknown> = {}) =>
   merchantCall("POST", "put_payment_order", {
@@ -53,14 +46,11 @@ const put = (body: Record<string, unknown> = {}) =>
     ...body
   })
 
-const gate = (method: string, action: string, code: string, body?: unknown, sid?: string) =>
-  client.call(method, `/payment/v1/${action}?code=${encodeURIComponent(code)}`, { body, sid })
+const gate = shop.gate
 
 const newOrder = async (body: Record<string, unknown> = {}) => {
   await setup()
-  const reply = await put(body)
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  return reply.body.result
+  return shop.ok(await put(body))
 }
 
 describe("put_payment_order", () => {

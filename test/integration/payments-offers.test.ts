@@ -12,8 +12,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { BigNumber } from "bignumber.js"
 import type { Party } from "../support/Client.ts"
 import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.ts"
+import { merchantOf } from "../support/Merchant.ts"
 
 const { client } = serviceForFile()
+const shop = merchantOf(client)
 
 const SPREAD = "1" // PAYMENT_FX_SPREAD_PCT default
 const USDT_BTC = "0.00001536"
@@ -44,11 +46,7 @@ const setRates = async (rates: Array<{ from: string; to: string; rate: string }>
 
 const setup = async () => {
   if (merchant !== undefined) return
-  merchant = await client.party({ extra: { walletGroup: 3 } })
-  fees = await client.party()
-  const created = await client.priv("POST", "create_app", { walletId: merchant.id, name: "Offers shop" })
-  assert.strictEqual(created.status, 200, JSON.stringify(created.body))
-  app = created.body.result
+  ;({ merchant, fees, app } = await shop.open("Offers shop", { extra: { walletGroup: 3 } }))
   await client.setTariffs([
     // Any group: 0.5 fixed, 1–500 USDT.
     {
@@ -143,11 +141,7 @@ const setup = async () => {
   ])
 }
 
-const merchantCall = (method: string, action: string, body?: unknown) =>
-  client.call(method, `/payorders/v1/${action}${action.includes("?") ? "&" : "?"}app_id=${app.appId}`, {
-    pkey: app.pkey,
-    body
-  })
+const merchantCall = (method: string, action: string, body?: unknown) => shop.call(app, method, action, body)
 
 const put = async (body: Record<string, unknown> = {}) => {
   await setup()
@@ -159,14 +153,9 @@ const put = async (body: Record<string, unknown> = {}) => {
   })
 }
 
-const newOrder = async (body: Record<string, unknown> = {}) => {
-  const reply = await put(body)
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  return reply.body.result
-}
+const newOrder = async (body: Record<string, unknown> = {}) => shop.ok(await put(body))
 
-const gate = (method: string, action: string, code: string, body?: unknown, sid?: string) =>
-  client.call(method, `/payment/v1/${action}?code=${encodeURIComponent(code)}`, { body, sid })
+const gate = shop.gate
 
 const offersOf = async (code: string) => {
   const reply = await gate("GET", "get_terminals", code)

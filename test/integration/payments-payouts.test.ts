@@ -10,10 +10,12 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { Party } from "../support/Client.ts"
-import { addCryptoTerminal, emptyBlocks, pushOk, someEvmAddress } from "../support/Chain.ts"
+import { addCryptoTerminal, blockOk, emptyBlocks, someEvmAddress } from "../support/Chain.ts"
 import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.ts"
+import { merchantOf } from "../support/Merchant.ts"
 
 const { client } = serviceForFile({ setup: async () => {} })
+const shop = merchantOf(client)
 
 let merchant: Party
 let fees: Party
@@ -22,22 +24,14 @@ let next = 0
 
 const setup = async () => {
   if (merchant !== undefined) return
-  merchant = await client.party({ fund: "1000" })
-  fees = await client.party()
-  const reply = await client.priv("POST", "create_app", { walletId: merchant.id, name: "Payout shop" })
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  app = reply.body.result
+  ;({ merchant, fees, app } = await shop.open("Payout shop", { fund: "1000" }))
   await client.setTariffs([
     { txClass: "Payment", currency: "USDT", feeFixed: "0.5", feePercent: "0", profitWalletId: fees.id },
     { txClass: "Payout", currency: "USDT", feeFixed: "1", feePercent: "0", profitWalletId: fees.id }
   ])
 }
 
-const merchantCall = (method: string, action: string, body?: unknown) =>
-  client.call(method, `/payorders/v1/${action}${action.includes("?") ? "&" : "?"}app_id=${app.appId}`, {
-    pkey: app.pkey,
-    body
-  })
+const merchantCall = (method: string, action: string, body?: unknown) => shop.call(app, method, action, body)
 
 const putTransfer = (body: Record<string, unknown> = {}) =>
   merchantCall("POST", "put_transfer_order", {
@@ -47,14 +41,11 @@ const putTransfer = (body: Record<string, unknown> = {}) =>
     ...body
   })
 
-const gate = (method: string, action: string, code: string, body?: unknown, sid?: string) =>
-  client.call(method, `/payment/v1/${action}?code=${encodeURIComponent(code)}`, { body, sid })
+const gate = shop.gate
 
 const newPayout = async (body: Record<string, unknown> = {}) => {
   await setup()
-  const reply = await putTransfer(body)
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  return reply.body.result
+  return shop.ok(await putTransfer(body))
 }
 
 describe("put_transfer_order", () => {
@@ -296,12 +287,9 @@ describe("pay_transfer (crypto)", () => {
 
     const sent = await client.priv("POST", "tx_send_report", { txId: withdrawal, result: "broadcast", txHash: "p1" })
     assert.strictEqual(sent.status, 200, JSON.stringify(sent.body))
-    await pushOk(client, terminal, {
-      height: 1,
-      hash: "pay1",
-      parentHash: "pay0",
-      items: [{ txHash: "p1", direction: "out", to: address, amount: "10", txId: withdrawal }]
-    })
+    await blockOk(client, terminal, "pay", 1, [
+      { txHash: "p1", direction: "out", to: address, amount: "10", txId: withdrawal }
+    ])
     assert.strictEqual((await view(order.id)).state, "Processing", "bound, not final")
     await emptyBlocks(client, terminal, "pay", 2, 4)
     assert.deepInclude(await view(order.id), { state: "Paid", stateCode: 8, txState: 8, paidAmount: "10" })

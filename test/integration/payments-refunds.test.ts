@@ -9,19 +9,15 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type Party, twoProcessClients } from "../support/Client.ts"
 import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.ts"
+import { merchantOf } from "../support/Merchant.ts"
 import { itWithServer } from "../support/Service.ts"
 
 const { service, client } = serviceForFile({ setup: async () => {} })
+const m = merchantOf(client)
 const bothProcesses = twoProcessClients(service)
 
 let fees: Party
 let next = 0
-
-const createApp = async (walletId: string, name: string) => {
-  const reply = await client.priv("POST", "create_app", { walletId, name })
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  return reply.body.result as { appId: string; pkey: string }
-}
 
 const setup = async () => {
   if (fees !== undefined) return
@@ -41,17 +37,13 @@ interface Shop {
 const newShop = async (): Promise<Shop> => {
   await setup()
   const merchant = await client.party()
-  return { merchant, app: await createApp(merchant.id, `Shop ${next++}`) }
+  return { merchant, app: await m.createApp(merchant.id, `Shop ${next++}`) }
 }
 
 const merchantCall = (shop: Shop, method: string, action: string, body?: unknown) =>
-  client.call(method, `/payorders/v1/${action}${action.includes("?") ? "&" : "?"}app_id=${shop.app.appId}`, {
-    pkey: shop.app.pkey,
-    body
-  })
+  m.call(shop.app, method, action, body)
 
-const gate = (method: string, action: string, code: string, body?: unknown, sid?: string) =>
-  client.call(method, `/payment/v1/${action}?code=${encodeURIComponent(code)}`, { body, sid })
+const gate = m.gate
 
 /** A PaymentOrder of `amount` USDT paid from a new wallet funded with `fund` (it pays amount + 0.5). */
 const paidOrder = async (shop: Shop, amount = "10", fund = "100") => {

@@ -15,13 +15,15 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { BigNumber } from "bignumber.js"
-import { addCryptoTerminal, pushOk } from "../support/Chain.ts"
+import { addCryptoTerminal, blockOk } from "../support/Chain.ts"
 import type { Party } from "../support/Client.ts"
 import { xpubEnv } from "../support/CryptoAddresses.ts"
 import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.ts"
+import { merchantOf } from "../support/Merchant.ts"
 import { assertState, type Column, makeTour } from "../support/PaymentTour.ts"
 
 const { client, service } = serviceForFile({ env: xpubEnv })
+const shop = merchantOf(client)
 const tour = makeTour(client, service)
 
 const USDT_BTC = "0.00001536"
@@ -37,9 +39,7 @@ const setup = async () => {
   if (merchant !== undefined) return
   merchant = await client.party({ fund: "100" })
   payer = await client.party({ fund: "100" })
-  const reply = await client.priv("POST", "create_app", { walletId: merchant.id, name: "Tour shop" })
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  app = reply.body.result
+  app = await shop.createApp(merchant.id, "Tour shop")
   // No profitWalletId: every fee goes to the default profit wallet, Fees (−2).
   await client.setTariffs([
     { txClass: "Payment", currency: "USDT", feeFixed: "0.5", feePercent: "0" },
@@ -53,20 +53,13 @@ const setup = async () => {
   internal = String((networks.body.result as Array<any>).find((t) => t.typeNetwork === 240).id)
 }
 
-const merchantCall = async (method: string, action: string, body?: unknown) =>
-  client.call(method, `/payorders/v1/${action}${action.includes("?") ? "&" : "?"}app_id=${app.appId}`, {
-    pkey: app.pkey,
-    body
-  })
+const merchantCall = (method: string, action: string, body?: unknown) => shop.call(app, method, action, body)
 
 const gate = (action: string, code: string, body?: unknown, sid?: string, method = "POST") =>
-  client.call(method, `/payment/v1/${action}?code=${encodeURIComponent(code)}`, { body, sid })
+  shop.gate(method, action, code, body, sid)
 
-const gateOk = async (action: string, code: string, body?: unknown, sid?: string, method = "POST") => {
-  const reply = await gate(action, code, body, sid, method)
-  assert.strictEqual(reply.status, 200, `${action}: ${JSON.stringify(reply.body)}`)
-  return reply.body.result
-}
+const gateOk = (action: string, code: string, body?: unknown, sid?: string, method = "POST") =>
+  shop.gateOk(method, action, code, body, sid)
 
 const info = (code: string) => gateOk("get_order_info", code, undefined, undefined, "GET")
 
@@ -78,8 +71,7 @@ const newOrder = async (body: Record<string, unknown> = {}) => {
     externalId: `tour-${next++}`,
     ...body
   })
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  return reply.body.result as { code: string; id: string; state: string; stateCode: number; txState: number }
+  return shop.ok(reply) as { code: string; id: string; state: string; stateCode: number; txState: number }
 }
 
 /** The columns of a USDT order paid from a wallet. */
@@ -102,7 +94,7 @@ const cryptoColumns = (payCurrency: string): Array<Column> => [
 
 /** One block on `terminal` (heights from 1, one fork per terminal). */
 const block = (terminal: string, height: number, items: Array<{ txHash: string; to: string; amount: string }> = []) =>
-  pushOk(client, terminal, { height, hash: `h${terminal}x${height}`, parentHash: `h${terminal}x${height - 1}`, items })
+  blockOk(client, terminal, `h${terminal}x`, height, items)
 
 describe("C16 order state table, PaymentOrder rows, over HTTP", () => {
   it("- → Created: put_payment_order; nothing moves", async () => {

@@ -8,13 +8,15 @@
  * (test/support/PaymentTour.ts), then the ledger audit.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { addCryptoTerminal, emptyBlocks, pushOk, someEvmAddress } from "../support/Chain.ts"
+import { addCryptoTerminal, blockOk, emptyBlocks, someEvmAddress } from "../support/Chain.ts"
 import type { Party } from "../support/Client.ts"
 import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.ts"
+import { merchantOf } from "../support/Merchant.ts"
 import { assertState, type Column, makeTour } from "../support/PaymentTour.ts"
 
 const { client, service } = serviceForFile()
 const tour = makeTour(client, service)
+const shop = merchantOf(client)
 
 let merchant: Party
 let recipient: Party
@@ -23,26 +25,14 @@ let next = 0
 
 const setup = async () => {
   if (merchant !== undefined) return
-  merchant = await client.party({ fund: "100" })
-  recipient = await client.party()
-  const reply = await client.priv("POST", "create_app", { walletId: merchant.id, name: "Tour payouts" })
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  app = reply.body.result
+  ;({ merchant, fees: recipient, app } = await shop.open("Tour payouts", { fund: "100" }))
   // No profitWalletId: the Payout fee goes to the default profit wallet, Fees (−2).
   await client.setTariffs([{ txClass: "Payout", currency: "USDT", feeFixed: "1", feePercent: "0" }])
 }
 
-const merchantCall = (method: string, action: string, body?: unknown) =>
-  client.call(method, `/payorders/v1/${action}${action.includes("?") ? "&" : "?"}app_id=${app.appId}`, {
-    pkey: app.pkey,
-    body
-  })
+const merchantCall = (method: string, action: string, body?: unknown) => shop.call(app, method, action, body)
 
-const view = async (id: string) => {
-  const reply = await merchantCall("GET", `get_app_payment?id=${id}`)
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  return reply.body.result
-}
+const view = (id: string) => shop.view(app, id)
 
 const payTransfer = (code: string, body: Record<string, unknown>) =>
   client.call("POST", `/payment/v1/pay_transfer?code=${encodeURIComponent(code)}`, { body })
@@ -64,8 +54,7 @@ const newPayout = async (body: Record<string, unknown> = {}) => {
     externalId: `tour-payout-${next++}`,
     ...body
   })
-  assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-  return reply.body.result as { id: string; code: string; state: string; stateCode: number; txState: number }
+  return shop.ok(reply) as { id: string; code: string; state: string; stateCode: number; txState: number }
 }
 
 const reserved = { merchant: { free: "-11", lockOut: "11" } }
@@ -122,12 +111,9 @@ describe("C16 order state table, TransferOrder rows, over HTTP", () => {
     const { terminal, order, address, withdrawal } = await cryptoPayout(t)
     const sent = await client.priv("POST", "tx_send_report", { txId: withdrawal, result: "broadcast", txHash: "tour1" })
     assert.strictEqual(sent.status, 200, JSON.stringify(sent.body))
-    await pushOk(client, terminal, {
-      height: 1,
-      hash: "tour1",
-      parentHash: "tour0",
-      items: [{ txHash: "tour1", direction: "out", to: address, amount: "10", txId: withdrawal }]
-    })
+    await blockOk(client, terminal, "tour", 1, [
+      { txHash: "tour1", direction: "out", to: address, amount: "10", txId: withdrawal }
+    ])
     assertState(await view(order.id), "Processing", 3, 1)
     await t.step("broadcast, seen on chain")
     await emptyBlocks(client, terminal, "tour", 2, 3)

@@ -89,9 +89,27 @@ export const emptyBlocks = async (client: TestClient, tokenNetwork: string, fork
     await pushOk(client, tokenNetwork, { height: h, hash: `${fork}${h}`, parentHash: `${fork}${h - 1}` })
 }
 
+/** Block `fork`+height on `fork`+(height − 1), with these items; requires a 200. */
+export const blockOk = (
+  client: TestClient,
+  tokenNetwork: string,
+  fork: string,
+  height: number,
+  items: ReadonlyArray<ItemIn> = []
+) => pushOk(client, tokenNetwork, { height, hash: `${fork}${height}`, parentHash: `${fork}${height - 1}`, items })
+
 /** get_tx_info of the session's wallet. */
 export const txInfo = async (client: TestClient, sid: string, txId: string) => {
   const reply = await client.call("GET", `/core/v1/wallet/get_tx_info?id=${txId}`, { sid })
   assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
   return reply.body.result as { txState: number; amount: number; fee: number; walletTo: string } & Record<string, any>
+}
+
+/** The signer's queue item (list_txs_to_send) for `address` on `tokenNetwork`: exactly one. */
+export const queuedFor = async (client: TestClient, tokenNetwork: string, address: string) => {
+  const listed = await client.priv("GET", `list_txs_to_send?tokenNetwork=${tokenNetwork}&limit=1000`)
+  assert.strictEqual(listed.status, 200, JSON.stringify(listed.body))
+  const items = (listed.body.result as Array<any>).filter((i) => i.toAddress === address)
+  assert.strictEqual(items.length, 1, JSON.stringify(listed.body))
+  return items[0]
 }

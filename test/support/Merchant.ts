@@ -1,9 +1,10 @@
 /**
- * A merchant's side of the payment gateway over HTTP (CONTRACT C16), for the feed and statistics
- * tests: apps, merchant calls (`pkey` + `app_id`), orders, the payment gate, and draining the feed.
+ * A merchant's side of the payment gateway over HTTP (CONTRACT C16), for the payments-*.test.ts files:
+ * apps, merchant calls (`pkey` + `app_id`), orders and refunds as the merchant sees them, the payment
+ * gate, and draining the feed.
  */
 import { assert } from "@effect/vitest"
-import type { Reply, TestClient } from "./Client.ts"
+import type { Party, Reply, TestClient } from "./Client.ts"
 
 export interface App {
   readonly appId: string
@@ -18,6 +19,23 @@ export const merchantOf = (client: TestClient) => {
     assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
     return reply.body.result as App
   }
+  /**
+   * A file's shop: the merchant's wallet (with `party` options: funds, wallet group), then a second
+   * party (its fee wallet, or whoever the file needs beside the merchant), then the merchant's app.
+   */
+  const open = async (
+    name: string,
+    merchantOptions?: Parameters<TestClient["party"]>[0]
+  ): Promise<{ merchant: Party; fees: Party; app: App }> => {
+    const merchant = await client.party(merchantOptions)
+    const fees = await client.party()
+    return { merchant, fees, app: await createApp(merchant.id, name) }
+  }
+  /** A reply that must be 200: its result. */
+  const ok = (reply: Reply) => {
+    assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
+    return reply.body.result
+  }
   /** `action` may carry its own query; `app_id` is added. */
   const call = (app: App, method: string, action: string, body?: unknown, pkey = app.pkey): Promise<Reply> =>
     client.call(method, `/payorders/v1/${action}${action.includes("?") ? "&" : "?"}app_id=${app.appId}`, {
@@ -25,23 +43,31 @@ export const merchantOf = (client: TestClient) => {
       body
     })
   /** A new order of `app` (a fresh externalId), its PaymentOrderOut. */
-  const put = async (app: App, body: Record<string, unknown> = {}) => {
-    const reply = await call(app, "POST", "put_payment_order", {
-      currency: "USDT",
-      orderAmount: "1",
-      externalId: `feed-${process.pid}-${nextOrder++}`,
-      ...body
-    })
-    assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-    return reply.body.result
-  }
+  const put = async (app: App, body: Record<string, unknown> = {}) =>
+    ok(
+      await call(app, "POST", "put_payment_order", {
+        currency: "USDT",
+        orderAmount: "1",
+        externalId: `feed-${process.pid}-${nextOrder++}`,
+        ...body
+      })
+    )
   const gate = (method: string, action: string, code: string, body?: unknown, sid?: string) =>
     client.call(method, `/payment/v1/${action}?code=${encodeURIComponent(code)}`, { body, sid })
+  /** A gate call that must answer 200: its result. */
+  const gateOk = async (method: string, action: string, code: string, body?: unknown, sid?: string) => {
+    const reply = await gate(method, action, code, body, sid)
+    assert.strictEqual(reply.status, 200, `${action}: ${JSON.stringify(reply.body)}`)
+    return reply.body.result
+  }
+  /** The order as get_app_payment shows it now (with its `refunds`). */
+  const view = async (app: App, id: string) => ok(await call(app, "GET", `get_app_payment?id=${id}`))
+  /** get_refund_status of one refund. */
+  const refundStatus = async (app: App, refundId: string) =>
+    ok(await call(app, "GET", `get_refund_status?refundId=${refundId}`))
   /** The order as get_app_payment shows it now, without its `refunds` (a feed row is PaymentOrderOut alone). */
   const order = async (app: App, id: string) => {
-    const reply = await call(app, "GET", `get_app_payment?id=${id}`)
-    assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-    const { refunds, ...out } = reply.body.result
+    const { refunds, ...out } = await view(app, id)
     assert.isArray(refunds)
     return out
   }
@@ -60,5 +86,5 @@ export const merchantOf = (client: TestClient) => {
       rows.push(...reply.body.result)
     }
   }
-  return { createApp, call, put, gate, order, page, drain }
+  return { createApp, open, ok, call, put, gate, gateOk, view, refundStatus, order, page, drain }
 }
