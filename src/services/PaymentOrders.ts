@@ -1,5 +1,5 @@
 /**
- * Payment orders (CONTRACT C16, issue #14), the first slice: a merchant creates an order
+ * Payment orders (CONTRACT C16, issue #14): a merchant creates an order
  * (put_payment_order, idempotent per (app, externalId)), reads and cancels it; the payment gate shows it
  * by code, starts it and pays it from a wallet (pay_internal). Every change is a message to the order's
  * actor (actors/payment), which asks the pure engine and commits. The terminals an order is offered on,
@@ -38,7 +38,6 @@ import type {
   RefundOut,
   TerminalOut
 } from "../../schema/Payments.ts"
-import { fromMinorUnits } from "../../schema/Money.ts"
 import { AppConfigService } from "../platform/Config.ts"
 import { Currencies } from "../platform/Currencies.ts"
 import { makeDb } from "../platform/db/Sql.ts"
@@ -46,25 +45,11 @@ import { delivered } from "../platform/Delivery.ts"
 import { TimeTicks } from "../platform/TimeTicks.ts"
 import { makePaymentOffers, type OfferOrder } from "./PaymentOffers.ts"
 import { orderAddressOut } from "./OrderAddressView.ts"
+import { orderViews } from "./PaymentOrderViews.ts"
 import { Terminals } from "./Terminals.ts"
 
 export const hashOfOrderCode = (code: string): Uint8Array => createHash("sha256").update(code, "utf8").digest()
 const newOrderCode = () => "P" + randomBytes(16).toString("base64url")
-
-const stateNames: Record<number, PaymentOrderOut["state"]> = {
-  1: "Created",
-  2: "Started",
-  3: "Processing",
-  8: "Paid",
-  9: "PartiallyRefunded",
-  10: "Refunded",
-  16: "Expired",
-  17: "Canceled",
-  18: "Failed"
-}
-
-/** What the payer pays (payAmount + fee) once a terminal is locked. */
-const totalToPay = (row: PaymentOrderRow) => (row.payAmount === null ? null : row.payAmount + row.fee)
 
 /**
  * Whether an order is past expiresAt with nothing in flight (the engine's isDue, for this slice's
@@ -149,96 +134,7 @@ export class PaymentOrders extends Context.Service<
       const config = yield* AppConfigService
       const actor = yield* PaymentOrderEntity.client
 
-      const dec = (row: PaymentOrderRow, minor: bigint | null, currency: string | null = row.currency) =>
-        minor === null ? null : fromMinorUnits(minor, currencies.find(currency ?? "")?.decimals ?? 0)
-
-      const payUrl = (code: string | null) => (code === null ? null : `${config.publicBaseUrl}/pay?code=${code}`)
-
-      const toOut = (row: PaymentOrderRow): PaymentOrderOut => {
-        const total = totalToPay(row)
-        const started = row.terminalId !== null
-        // While Created, the merchant's preselection shows as the order's terminal (and fixed price).
-        const preset = row.stateCode === 1 && row.presetTerminalId !== null
-        return {
-          id: String(row.txId) as any,
-          idUpdate: String(row.idUpdate),
-          code: row.kind === "PaymentOrder" ? row.code : null,
-          payUrl: row.kind === "PaymentOrder" ? payUrl(row.code) : null,
-          kind: row.kind,
-          typeTx: row.typeTx,
-          appId: String(row.appId) as any,
-          externalId: row.externalId,
-          stateCode: row.stateCode,
-          state: stateNames[row.stateCode] ?? "Created",
-          txState: row.txState,
-          currency: row.currency,
-          orderAmount: dec(row, row.orderAmount)!,
-          description: row.description,
-          createdAt: row.createdAt.toISOString(),
-          expiresAt: row.expiresAt.toISOString(),
-          paidAt: row.paidAt?.toISOString() ?? null,
-          terminalId: preset
-            ? (String(row.presetTerminalId) as any)
-            : row.terminalId === null
-              ? null
-              : (String(row.terminalId) as any),
-          typeNetwork: row.typeNetwork,
-          paymentMethod: row.method as PaymentOrderOut["paymentMethod"],
-          payCurrency: preset ? row.presetPayCurrency : row.payCurrency,
-          payAmount: preset
-            ? dec(row, row.presetPayAmount, row.presetPayCurrency)
-            : dec(row, row.payAmount, row.payCurrency),
-          // A payout's fee (order currency) is fixed at creation.
-          fee: started ? dec(row, row.fee, row.payCurrency) : row.kind === "TransferOrder" ? dec(row, row.fee) : null,
-          totalToPay: dec(row, total, row.payCurrency),
-          rate: row.rate,
-          spreadPct: row.spreadPct,
-          paidAmount: dec(row, row.paidAmount)!,
-          refundedAmount: dec(row, row.refundedAmount)!,
-          payerWalletId: row.payerWalletId === null ? null : (String(row.payerWalletId) as any),
-          recipient: row.recipient,
-          meta: row.meta === null ? null : JSON.parse(row.meta),
-          returnUrlSuccess: row.returnUrlSuccess,
-          returnUrlFail: row.returnUrlFail,
-          webhookUrl: row.webhookUrl
-        }
-      }
-
-      const toInfo = (row: PaymentOrderRow, terminal: TerminalOut | null): OrderInfoOut => {
-        const out = toOut(row)
-        const returnUrl =
-          row.stateCode >= 8 && row.stateCode <= 10
-            ? row.returnUrlSuccess
-            : row.stateCode >= 16
-              ? row.returnUrlFail
-              : null
-        return {
-          code: row.code ?? "",
-          kind: out.kind,
-          typeTx: out.typeTx,
-          stateCode: out.stateCode,
-          state: out.state,
-          txState: out.txState,
-          currency: out.currency,
-          orderAmount: out.orderAmount,
-          description: out.description,
-          merchantName: row.appName ?? "",
-          createdAt: out.createdAt,
-          expiresAt: out.expiresAt,
-          paidAt: out.paidAt,
-          terminal,
-          typeNetwork: row.typeNetwork,
-          payCurrency: row.payCurrency,
-          payAmount: dec(row, row.payAmount, row.payCurrency),
-          fee: out.fee,
-          totalToPay: out.totalToPay,
-          rate: out.rate,
-          spreadPct: out.spreadPct,
-          address: null,
-          acquiring: null,
-          returnUrl
-        }
-      }
+      const { toOut, toInfo } = orderViews((currency) => currencies.find(currency)?.decimals ?? 0, config.publicBaseUrl)
 
       const notFound = () => new PaymentOrderNotFound({ message: "code: no such order" })
 
