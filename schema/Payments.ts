@@ -48,7 +48,9 @@ const orderFields = {
   expiresInSeconds: Schema.optional(
     Schema.Int.check(Schema.isGreaterThanOrEqualTo(1), Schema.isLessThanOrEqualTo(orderExpiresInSecondsMax))
   ).annotate({ description: "1–2592000, default PAYMENT_ORDER_TTL_SECONDS" }),
-  webhookUrl: Schema.optional(Schema.NullOr(Url))
+  // Its own rules (length, userinfo, private hosts) answer 10340 (src/platform/WebhookUrls.ts); the
+  // schema only bounds what is read.
+  webhookUrl: Schema.optional(Schema.NullOr(Text(1, 8192)))
 }
 
 /** put_payment_order (create_payment_order adds `appId`, CreatePaymentOrderIn). */

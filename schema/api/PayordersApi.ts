@@ -29,6 +29,7 @@ import {
   TerminalLocked,
   TerminalNotAvailable,
   TooManyRefunds,
+  WebhookUrlRejected,
   WrongOrderKind
 } from "../PaymentErrors.ts"
 import { PaymentOrderOut, PutOrderOut, PutPaymentOrderIn, RefundOut, RefundPaymentIn } from "../Payments.ts"
@@ -53,7 +54,13 @@ export const OrderActionErrors = [
 ] as const
 
 /** What creating an order (payment or payout) may answer whatever its kind (C16 "Errors"). */
-export const OrderCreationErrors = [InvalidRequest, UnknownCurrency, TooManyDecimals, ExternalIdConflict] as const
+export const OrderCreationErrors = [
+  InvalidRequest,
+  UnknownCurrency,
+  TooManyDecimals,
+  ExternalIdConflict,
+  WebhookUrlRejected
+] as const
 
 /** What creating a payment order may answer, before its caller's own (auth, rate) errors. */
 export const PaymentOrderCreationErrors = [

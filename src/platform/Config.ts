@@ -30,6 +30,8 @@ export interface AppConfig {
   readonly paymentSweepSeconds: number
   /** How long effect/cluster keeps a processed persisted message (cluster_messages) before the retention job deletes it. */
   readonly clusterMessageRetentionDays: number
+  /** C16: let webhook URLs name loopback, private and link-local hosts (a test or a closed network). */
+  readonly webhookAllowPrivateAddresses: boolean
 }
 
 export class AppConfigService extends Context.Service<AppConfigService, AppConfig>()("core/Config") {
@@ -74,7 +76,10 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
             "PAYMENT_SWEEP_SECONDS"
           ).pipe(Config.withDefault("5"))
         ),
-        clusterMessageRetentionDays: yield* Config.Int("CLUSTER_MESSAGE_RETENTION_DAYS").pipe(Config.withDefault(7))
+        clusterMessageRetentionDays: yield* Config.Int("CLUSTER_MESSAGE_RETENTION_DAYS").pipe(Config.withDefault(7)),
+        webhookAllowPrivateAddresses: yield* Config.Boolean("WEBHOOK_ALLOW_PRIVATE_ADDRESSES").pipe(
+          Config.withDefault(false)
+        )
       })
     })
   )

@@ -28,7 +28,8 @@ import {
   AppNotFound,
   PayAmountNeedsTerminal,
   PaymentOrderNotFound,
-  TerminalNotAvailable
+  TerminalNotAvailable,
+  WebhookUrlRejected
 } from "../../schema/PaymentErrors.ts"
 import type {
   AcquiringSessionOut,
@@ -46,6 +47,7 @@ import { TimeTicks } from "../platform/TimeTicks.ts"
 import { makePaymentOffers, type OfferOrder } from "./PaymentOffers.ts"
 import { orderAddressOut } from "./OrderAddressView.ts"
 import { orderViews } from "./PaymentOrderViews.ts"
+import { checkWebhookUrl } from "./WebhookUrlCheck.ts"
 import { Terminals } from "./Terminals.ts"
 
 export const hashOfOrderCode = (code: string): Uint8Array => createHash("sha256").update(code, "utf8").digest()
@@ -73,6 +75,7 @@ export type PutError =
   | TerminalNotAvailable
   | InvalidAmount
   | RateLimited
+  | WebhookUrlRejected
 export type GateError = OrderError | PaymentOrderNotFound | TerminalNotFound | InvalidRequest
 
 /**
@@ -214,12 +217,12 @@ export class PaymentOrders extends Context.Service<
             : null
         for (const [field, url] of [
           ["returnUrlSuccess", input.returnUrlSuccess],
-          ["returnUrlFail", input.returnUrlFail],
-          ["webhookUrl", input.webhookUrl]
+          ["returnUrlFail", input.returnUrlFail]
         ] as const) {
           if (url !== undefined && url !== null && !/^https?:\/\/[^\s]+$/.test(url))
             return yield* new InvalidRequest({ message: `${field}: must be an http(s) URL` })
         }
+        yield* checkWebhookUrl(input.webhookUrl, config.webhookAllowPrivateAddresses)
         const normalized = {
           currency: currency.code,
           orderAmount: String(orderAmount),

@@ -31,6 +31,7 @@ import {
   PaymentOrderNotFound,
   PaymentOrderNotPayable,
   TerminalNotAvailable,
+  WebhookUrlRejected,
   WrongOrderKind
 } from "../../schema/PaymentErrors.ts"
 import type { OrderInfoOut, PaymentOrderOut, PutTransferOrderIn } from "../../schema/Payments.ts"
@@ -46,6 +47,7 @@ import { Recipients } from "./Recipients.ts"
 import { Terminals } from "./Terminals.ts"
 
 /** C16: pay_transfer's `meta` is a JSON object of at most 4 KiB (UTF-8 of its JSON text). */
+import { checkWebhookUrl } from "./WebhookUrlCheck.ts"
 export const payoutMetaBytesMax = 4096
 export const recipientLengthMax = 200
 
@@ -56,7 +58,14 @@ export interface PayTransferIn {
 }
 
 export type PutTransferError =
-  UnknownCurrency | TooManyDecimals | InvalidRequest | ExternalIdConflict | BalanceNotEnough | RateLimited | GateError
+  | UnknownCurrency
+  | TooManyDecimals
+  | InvalidRequest
+  | ExternalIdConflict
+  | BalanceNotEnough
+  | RateLimited
+  | WebhookUrlRejected
+  | GateError
 
 export class PaymentPayouts extends Context.Service<
   PaymentPayouts,
@@ -103,12 +112,7 @@ export class PaymentPayouts extends Context.Service<
       ) {
         const currency = yield* currencies.require(input.currency, "currency")
         const orderAmount = yield* currencies.toMinor(input.orderAmount, currency, "orderAmount")
-        if (
-          input.webhookUrl !== undefined &&
-          input.webhookUrl !== null &&
-          !/^https?:\/\/[^\s]+$/.test(input.webhookUrl)
-        )
-          return yield* new InvalidRequest({ message: "webhookUrl: must be an http(s) URL" })
+        yield* checkWebhookUrl(input.webhookUrl, config.webhookAllowPrivateAddresses)
         const normalized = {
           kind: "TransferOrder",
           currency: currency.code,

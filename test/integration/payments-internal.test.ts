@@ -92,13 +92,32 @@ describe("put_payment_order", () => {
     assert.strictEqual(replies.filter((r) => !r.body.result.replayed).length, 1)
   })
 
-  it("field errors: 10001, 10021, 10305; bad pkey 401, another app's app_id 403", async () => {
+  it("field errors: 10001, 10021, 10305, 10340; bad pkey 401, another app's app_id 403", async () => {
     await setup()
     assertRejected(await put({ orderAmount: "abc" }), 400, errorCode.InvalidRequest, "amount")
     assertRejected(await put({ orderAmount: "1.1234567" }), 400, errorCode.TooManyDecimals, "decimals")
     assertRejected(await put({ returnUrlSuccess: "ftp://x" }), 400, errorCode.InvalidRequest, "url")
     assertRejected(await put({ expiresInSeconds: 0 }), 400, errorCode.InvalidRequest, "expires")
     assertRejected(await put({ payAmount: "1" }), 400, errorCode.PayAmountNeedsTerminal, "payAmount")
+    // webhookUrl rules (C16): 10340 naming the rule, and nothing is created.
+    for (const [webhookUrl, rule] of [
+      ["http://localhost:9/hook", "localhost"],
+      ["http://169.254.169.254/latest", "linkLocal"],
+      ["http://10.0.0.7/hook", "private"],
+      ["https://user:pw@shop.example/hook", "user name"],
+      ["ftp://shop.example/hook", "http or https"],
+      ["https://shop.example/" + "a".repeat(2048), "2048"]
+    ]) {
+      const externalId = `hook-${next++}`
+      const refused = await put({ externalId, webhookUrl })
+      assertRejected(refused, 400, errorCode.WebhookUrlRejected, rule, "webhookUrl")
+      assert.include(refused.body.error?.message, rule)
+      const fresh = await put({ externalId }) // the externalId is still free: nothing was stored
+      assert.deepInclude(fresh.body.result, { externalId, replayed: false })
+    }
+    const hooked = await put({ webhookUrl: "https://shop.example/hook" })
+    assert.strictEqual(hooked.status, 200, JSON.stringify(hooked.body))
+    assert.strictEqual(hooked.body.result.webhookUrl, "https://shop.example/hook")
     const bad = await merchantCall("POST", "put_payment_order", { currency: "USDT" }, app, "nope")
     assert.strictEqual(bad.status, 401)
     const forbidden = await merchantCall("GET", "get_app_payments", undefined, otherApp, app.pkey)

@@ -109,6 +109,14 @@ describe("put_transfer_order", () => {
     assert.deepEqual(await client.bucketsOf(merchant), before)
   })
 
+  it("a webhookUrl on a private host is 10340; nothing reserved", async () => {
+    await setup()
+    const before = await client.bucketsOf(merchant)
+    const refused = await putTransfer({ webhookUrl: "http://192.168.0.10/hook" })
+    assertRejected(refused, 400, errorCode.WebhookUrlRejected, "private host", "webhookUrl")
+    assert.deepEqual(await client.bucketsOf(merchant), before)
+  })
+
   it("concurrent puts of one externalId make one order and reserve once", async () => {
     await setup()
     const before = await client.bucketsOf(merchant)

@@ -43,7 +43,8 @@ export const testConfig = (databaseUrl: string | undefined, dataDir: string) =>
     paymentOrderTtlSeconds: 86_400,
     paymentFxSpreadPct: "1",
     paymentSweepSeconds: 5,
-    clusterMessageRetentionDays: 7
+    clusterMessageRetentionDays: 7,
+    webhookAllowPrivateAddresses: false
   })
 
 /** Configuration for one test database: a fresh one on the server, or embedded in a temp directory. */
