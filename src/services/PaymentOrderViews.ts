@@ -4,21 +4,10 @@
  * merchant-only keys; its `terminal` and `address` are filled by the caller). Amounts are canonical
  * decimal strings in their currency's decimals.
  */
+import { stateName } from "../../actors/payment/Protocol.ts"
 import type { PaymentOrderRow } from "../../sql/PaymentOrderRepo.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import type { OrderInfoOut, PaymentOrderOut, TerminalOut } from "../../schema/Payments.ts"
-
-const stateNames: Record<number, PaymentOrderOut["state"]> = {
-  1: "Created",
-  2: "Started",
-  3: "Processing",
-  8: "Paid",
-  9: "PartiallyRefunded",
-  10: "Refunded",
-  16: "Expired",
-  17: "Canceled",
-  18: "Failed"
-}
 
 /** What the payer pays (payAmount + fee) once a terminal is locked. */
 const totalToPay = (row: PaymentOrderRow) => (row.payAmount === null ? null : row.payAmount + row.fee)
@@ -44,7 +33,7 @@ export const orderViews = (decimalsOf: (currency: string) => number, publicBaseU
       appId: String(row.appId) as any,
       externalId: row.externalId,
       stateCode: row.stateCode,
-      state: stateNames[row.stateCode] ?? "Created",
+      state: stateName(row.stateCode) as PaymentOrderOut["state"],
       txState: row.txState,
       currency: row.currency,
       orderAmount: dec(row, row.orderAmount)!,
