@@ -82,6 +82,8 @@ export const startService = async (options: StartOptions = {}): Promise<RunningS
     LOG_LEVEL: "warn",
     ...options.env
   }
+  // "self": the service's own address (the sandbox acquirer posts its webhooks to PUBLIC_BASE_URL).
+  if (env.PUBLIC_BASE_URL === "self") env.PUBLIC_BASE_URL = `http://127.0.0.1:${port}`
   if (databaseUrl !== undefined) env.DATABASE_URL = databaseUrl
   else delete env.DATABASE_URL
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
