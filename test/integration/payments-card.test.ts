@@ -7,9 +7,13 @@
  * ledger audit (serviceForFile).
  */
 import { assert, describe, it } from "@effect/vitest"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { CARDS, cardEnv, cardsOf } from "../support/Cards.ts"
 import { assertRejected, serviceForFile } from "../support/Fixtures.ts"
 import { assertState } from "../support/PaymentTour.ts"
+import { startService } from "../support/Service.ts"
 
 const { service, client } = serviceForFile({ env: cardEnv() })
 const c = cardsOf(client, service)
@@ -268,4 +272,28 @@ describe("refunds and private actions", () => {
     assert.strictEqual((await c.sessionsOf(created.order.id))[0].status, "Approved")
     await tour.step("paid through create_acquiring_order's session", paid)
   })
+})
+
+describe("settings", () => {
+  it("an ACQUIR* setting out of range stops the start, naming it", async () => {
+    for (const [name, value] of [
+      ["ACQUIRING_RECONCILE_SECONDS", "0"],
+      ["ACQUIRING_RECONCILE_SECONDS", "3601"],
+      ["ACQUIRER_WEBHOOK_TOLERANCE_SECONDS", "abc"],
+      ["ACQUIRING_SESSION_TTL_SECONDS", "0"],
+      ["ACQUIRING_RECONCILE_AFTER_SECONDS", "-1"]
+    ]) {
+      // The running service's database (PostgreSQL) or a scratch directory: nothing is created for a start that fails.
+      const dataDir = mkdtempSync(join(tmpdir(), "card-settings-"))
+      const failed = await startService({ env: { [name]: value }, databaseUrl: service().databaseUrl, dataDir }).then(
+        async (s) => {
+          await s.stop()
+          return ""
+        },
+        (e: Error) => e.message
+      )
+      rmSync(dataDir, { recursive: true, force: true })
+      assert.include(failed, name, `${name}=${value} must stop the start`)
+    }
+  }, 120_000)
 })
