@@ -13,6 +13,7 @@ import { join } from "node:path"
 import { CARDS, cardEnv, cardsOf } from "../support/Cards.ts"
 import { assertRejected, serviceForFile } from "../support/Fixtures.ts"
 import { assertState } from "../support/PaymentTour.ts"
+import { makeClient } from "../support/Client.ts"
 import { startService } from "../support/Service.ts"
 
 const { service, client } = serviceForFile({ env: cardEnv() })
@@ -294,6 +295,24 @@ describe("settings", () => {
       )
       rmSync(dataDir, { recursive: true, force: true })
       assert.include(failed, name, `${name}=${value} must stop the start`)
+    }
+  }, 120_000)
+
+  it("ACQUIRER_WEBHOOK_SECRET unset: one is generated and stored; the sandbox's webhooks verify with it, the test's do not", async () => {
+    const own = await startService({ env: { PUBLIC_BASE_URL: "self" } })
+    try {
+      const other = cardsOf(
+        makeClient(() => own),
+        () => own
+      )
+      const { order, terminal } = await other.newOrder("10")
+      const s = other.m.ok(await other.payCard(order.code, terminal))
+      assertRejected(await other.webhook(other.event(s, "10.6")), 401, 10313, "signed with another secret")
+      other.m.ok(await other.submitCard(s.checkoutUrl, CARDS.approve))
+      assertState(await other.info(order.code), "Paid", 8, 8)
+      await makeClient(() => own).assertLedgerSound("generated secret")
+    } finally {
+      await own.stop()
     }
   }, 120_000)
 })
