@@ -62,12 +62,14 @@ export interface StartOptions {
   readonly monitoringPorts?: number
   /** Reuse this embedded data directory (a restart of the same embedded database). */
   readonly dataDir?: string
+  /** Listen on this port (a test that sets PUBLIC_BASE_URL to the service's own address); default: a free one. */
+  readonly port?: number
 }
 
 export const usingRealPostgres = (): boolean => (process.env.DATABASE_URL ?? "").length > 0
 
 export const startService = async (options: StartOptions = {}): Promise<RunningService> => {
-  const port = await freePort()
+  const port = options.port ?? (await freePort())
   const monitoringPort = await freePorts(options.monitoringPorts ?? 1)
   const key = "test-key-" + randomBytes(16).toString("hex")
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "core-test-"))
