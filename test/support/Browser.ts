@@ -7,6 +7,7 @@
 import { it } from "@effect/vitest"
 import { existsSync } from "node:fs"
 import { chromium, type Browser, type BrowserContext } from "playwright-core"
+import type { TestContext } from "vitest"
 
 export const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 export const hasChromium = (): boolean => existsSync(chromiumPath)
@@ -17,9 +18,9 @@ const skipNotice = () =>
       "(or set CHROMIUM_PATH); CI installs it and never skips these."
   )
 
-/** A browser test: runs with Chromium, otherwise skipped with a loud notice. */
-export const itWithBrowser = (name: string, body: () => Promise<void>, timeout?: number) => {
-  if (hasChromium()) return it(name, body, timeout)
+/** A browser test: runs with Chromium, otherwise skipped with a loud notice. `body` gets vitest's context (`skip`). */
+export const itWithBrowser = (name: string, body: (context: TestContext) => Promise<void>, timeout?: number) => {
+  if (hasChromium()) return it(name, (context) => body(context), timeout)
   return it.skip(name, () => {
     skipNotice()
   })

@@ -32,7 +32,7 @@ const shell = (title: string, body: string, bodyAttributes = "") => `<!DOCTYPE h
 <body${bodyAttributes}>
 <main class="pay">
 ${body}
-<footer class="pay-footer">Secured payment page · nothing here is loaded from another site</footer>
+<footer class="pay-footer">Secure checkout</footer>
 </main>
 </body>
 </html>

@@ -188,8 +188,7 @@
     kindOf(t) === "internal" ? "Wallet balance" : kindOf(t) === "card" ? "Card" : t.displayName || t.currency
 
   const terminalSubtitle = (t) => {
-    if (kindOf(t) === "internal")
-      return t.requiresAuth && !auth ? "Pay from your wallet (sign-in needed)" : "Pay from your wallet"
+    if (kindOf(t) === "internal") return t.requiresAuth && !auth ? "Sign-in needed" : "Pay from your balance"
     if (kindOf(t) === "card") return t.displayName && t.displayName !== "Card" ? t.displayName : "Visa, Mastercard"
     return `Crypto · ${t.currency}`
   }
