@@ -258,6 +258,29 @@ describe("paying", () => {
   })
 
   itWithBrowser(
+    "crypto: before any income the payer may switch back (cancel_crypto): Created, every method offered again",
+    async () => {
+      await setup()
+      const terminal = await addCryptoTerminal(client, { confirmations: 2 })
+      const order = await newOrder({ currency: "ETH", orderAmount: "1" })
+      const { context, page, problems } = await open()
+      await page.goto(order.payUrl)
+      await page.locator(`button[data-pay=terminal][data-terminal-id="${terminal.id}"]`).click()
+      await orderState(page, "Started")
+      await hook(page, "pay").click()
+      await hook(page, "address").waitFor({ state: "visible" })
+      await page.locator("[data-role=cancel-crypto]").click()
+      await orderState(page, "Created")
+      assert.isFalse(await hook(page, "address").isVisible())
+      assert.isTrue(await page.locator(`button[data-terminal-id="${terminal.id}"]`).isEnabled())
+      assert.isFalse(await hook(page, "pay").isVisible(), "nothing chosen any more")
+      assert.isNull((await shop.gateOk("GET", "get_order_info", order.code)).address)
+      assert.deepStrictEqual(problems, [])
+      await context.close()
+    }
+  )
+
+  itWithBrowser(
     "expiry: the countdown reaches zero and the page shows Expired with every terminal disabled",
     async () => {
       const order = await newOrder({ expiresInSeconds: 3 })

@@ -290,7 +290,24 @@
     row(dl, "Received", `${a.received} ${a.currency}`)
     row(dl, "Confirmations", `${a.confirmations} / ${a.confirmationsRequired}`)
     const old = el.address.querySelector("[data-role=qr]")
-    el.address.replaceChildren(title, old && old.src === new URL(qr.src, location.href).href ? old : qr, address, dl)
+    const parts = [title, old && old.src === new URL(qr.src, location.href).href ? old : qr, address, dl]
+    // Nothing received yet: the payer may still switch (cancel_crypto brings the order back to Created).
+    if (info.state === "Started" && a.received === "0") {
+      const other = make("button", "secondary-button", "Use another method")
+      other.type = "button"
+      other.dataset.role = "cancel-crypto"
+      other.disabled = busy
+      other.addEventListener("click", () =>
+        act("cancel_crypto", async () => {
+          const back = await gate("POST", "cancel_crypto", {})
+          chosen = null
+          lastState = null
+          await apply(back)
+        })
+      )
+      parts.push(other)
+    }
+    el.address.replaceChildren(...parts)
     el.address.hidden = false
   }
 
