@@ -8,6 +8,7 @@ import { MarketApi } from "./api/MarketApi.ts"
 import { PartnerInfoApi } from "./api/PartnerInfoApi.ts"
 import { PaymentApi, PaymentSessionApi } from "./api/PaymentApi.ts"
 import { PaymentStatsApi, PrivatePaymentStatsApi } from "./api/PaymentStatsApi.ts"
+import { PaymentCardApi, PrivateAcquiringApi } from "./api/PaymentCardApi.ts"
 import { PaymentCryptoApi } from "./api/PaymentCryptoApi.ts"
 import { PayordersApi } from "./api/PayordersApi.ts"
 import { PayoutGateApi, PayoutsApi } from "./api/PayoutsApi.ts"
@@ -46,6 +47,8 @@ export class Api extends HttpApi.make("core")
   .add(CryptoWalletReadsApi)
   .add(PaymentStatsApi)
   .add(PrivatePaymentStatsApi)
+  .add(PaymentCardApi)
+  .add(PrivateAcquiringApi)
   .annotateMerge(
     OpenApi.annotations({
       title: "Core wallet service",

@@ -31,6 +31,13 @@ import {
 } from "./http/handlers/AreaHandlers.ts"
 import { MarketHandlers } from "./http/handlers/MarketHandlers.ts"
 import { PaymentCryptoHandlers } from "./http/handlers/PaymentCryptoHandlers.ts"
+import { PaymentCardHandlers, PrivateAcquiringHandlers } from "./http/handlers/PaymentCardHandlers.ts"
+import { AcquiringWebhookRoute } from "./http/acquirer/AcquiringWebhookRoute.ts"
+import { CheckoutRoutes } from "./http/acquirer/CheckoutRoutes.ts"
+import { AcquiringReconcileCron } from "./services/AcquiringReconcile.ts"
+import { AcquirerSecret } from "./services/acquiring/WebhookSignature.ts"
+import { SandboxAcquirerLayer } from "./services/acquiring/SandboxAcquirer.ts"
+import { PaymentCards } from "./services/PaymentCards.ts"
 import { PrivateHandlers } from "./http/handlers/PrivateHandlers.ts"
 import { PrivateLedgerHandlers } from "./http/handlers/PrivateLedgerHandlers.ts"
 import { PrivatePaymentsHandlers } from "./http/handlers/PrivatePaymentsHandlers.ts"
@@ -183,8 +190,19 @@ const Gateway = Layer.mergeAll(MerchantFeed.layer, PaymentStats.layer, PaymentRe
   Layer.provideMerge(Layer.merge(PaymentExpirySweep, ClusterRetention)),
   Layer.provideMerge(Services)
 )
+/**
+ * Card acquiring over payment orders (docs/CARDS.md): the `Acquirer` is the sandbox shipped with the
+ * service (a real provider is another layer of that service), its webhook secret, card payments and
+ * their reconciliation schedule.
+ */
+const Cards = AcquiringReconcileCron.pipe(
+  Layer.provideMerge(PaymentCards.layer),
+  Layer.provideMerge(SandboxAcquirerLayer),
+  Layer.provideMerge(AcquirerSecret.layer),
+  Layer.provideMerge(Gateway)
+)
 /** Payout orders over payment orders (docs/PAYMENTS.md "Payout orders"). */
-const Payouts = PaymentPayouts.layer.pipe(Layer.provide(PayoutCodes.layer), Layer.provideMerge(Gateway))
+const Payouts = PaymentPayouts.layer.pipe(Layer.provide(PayoutCodes.layer), Layer.provideMerge(Cards))
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" }).pipe(
   Layer.provide([
@@ -200,6 +218,8 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" 
     PayoutsHandlers,
     PayoutGateHandlers,
     PaymentCryptoHandlers,
+    PaymentCardHandlers,
+    PrivateAcquiringHandlers,
     PrivateHandlers,
     PrivateLedgerHandlers,
     PrivatePaymentsHandlers,
@@ -222,10 +242,10 @@ const PublicServer = Layer.unwrap(
   Effect.gen(function* () {
     const config = yield* AppConfigService
     const metrics = yield* Metrics
-    return HttpRouter.serve(Layer.mergeAll(ApiRoutes, Docs, EnvelopeLayer, PayPageRoutes), {
-      disableLogger: true,
-      disableListenLog: true
-    }).pipe(Layer.provide(NodeHttpServer.layer(makePublicServer(metrics), { port: config.port, host: config.host })))
+    return HttpRouter.serve(
+      Layer.mergeAll(ApiRoutes, Docs, EnvelopeLayer, CheckoutRoutes, AcquiringWebhookRoute, PayPageRoutes),
+      { disableLogger: true, disableListenLog: true }
+    ).pipe(Layer.provide(NodeHttpServer.layer(makePublicServer(metrics), { port: config.port, host: config.host })))
   })
 )
 

@@ -52,6 +52,7 @@ import { decideTransferCreation, payoutWithdrawalOperation, transferCreationOper
 import { type CommitExtras, orderCreationOperation, orderUpdateRow, stateOfRow } from "./OrderRow.ts"
 import { type OfferData, type OrderError, PaymentOrderEntity } from "./Protocol.ts"
 import { makeRefundHandler } from "./RefundHandler.ts"
+import { makeCardHandler } from "./CardHandler.ts"
 
 export { type CommitExtras, orderUpdateRow, stateOfRow } from "./OrderRow.ts"
 
@@ -176,6 +177,7 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
       })
 
     const refundOrder = makeRefundHandler({ txId, db, walletActor, load, stateOfRow, orderUpdateRow })
+    const card = makeCardHandler({ txId, db, load, stateOfRow, act, commit, offerOf })
 
     return PaymentOrderEntity.of({
       Create: Effect.fnUntraced(function* ({ payload }) {
@@ -275,7 +277,9 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
         yield* commit(row, before, expiry)
         return { stateCode: expiry.state.stateCode, replayed: false }
       }),
-      Refund: ({ payload }) => refundOrder(payload)
+      Refund: ({ payload }) => refundOrder(payload),
+      PayCard: ({ payload }) => card.payCard(payload),
+      CardOutcome: ({ payload }) => card.cardOutcome(payload)
     })
   }),
   { maxIdleTime: `${limits.walletIdleSeconds} seconds`, mailboxCapacity: limits.walletMailboxMax }

@@ -15,6 +15,7 @@ import {
   TerminalLocked,
   TerminalNotAvailable,
   TooManyRefunds,
+  WebhookMismatch,
   WrongOrderKind
 } from "../../schema/PaymentErrors.ts"
 
@@ -193,6 +194,36 @@ export const PayCrypto = Rpc.make("PayCrypto", { payload: { offer: OfferSchema }
 /** cancel_crypto: Started (crypto) → Created, terminal and snapshot dropped, addresses detached. */
 export const CancelCrypto = Rpc.make("CancelCrypto", { payload: {}, success: Answer, error: OrderErrors })
 
+/**
+ * pay_card (C16): the implicit start on a Card terminal and one Pending acquiring session, in one commit
+ * (actors/payment/CardHandler.ts). `acquiringId` is the id a new session takes; while one is Pending a
+ * repeat returns that one (`opened: false`) and adds nothing.
+ */
+export const PayCard = Rpc.make("PayCard", {
+  payload: { offer: OfferSchema, acquiringId: Schema.String },
+  success: Schema.Struct({ stateCode: Schema.Int, acquiringId: Schema.String, opened: Schema.Boolean }),
+  error: OrderErrors
+})
+
+/**
+ * The one conditional transition of a card session (docs/CARDS.md): the acquirer's webhook,
+ * reconciliation and the session TTL all send it. Pending → Approved (order Paid, Treasury pays) |
+ * Declined | Expired (order Started again), exactly once. `amount` (minor units) and `currency`, when the
+ * provider sent them, must match the session (10314). Already decided the same way: `duplicate: true`;
+ * another way: 10314.
+ */
+export const CardOutcome = Rpc.make("CardOutcome", {
+  payload: {
+    acquiringId: Schema.String,
+    status: Schema.Literals(["Approved", "Declined", "Expired"]),
+    eventId: Schema.NullOr(Schema.String),
+    amount: Schema.NullOr(Schema.BigIntFromString),
+    currency: Schema.NullOr(Schema.String)
+  },
+  success: Schema.Struct({ duplicate: Schema.Boolean, stateCode: Schema.Int }),
+  error: Schema.Union([WebhookMismatch, PaymentOrderNotFound, PaymentOrderNotPayable])
+})
+
 export const PaymentOrderEntity = Entity.make("PaymentOrder", [
   Create,
   Start,
@@ -203,7 +234,9 @@ export const PaymentOrderEntity = Entity.make("PaymentOrder", [
   CreateTransfer,
   PayTransfer,
   PayCrypto,
-  CancelCrypto
+  CancelCrypto,
+  PayCard,
+  CardOutcome
 ])
 
 /** The chain actor applies crypto incomes to orders inside its push commit (C16 crypto). */

@@ -3,6 +3,7 @@
  * operation that crossed an actor mailbox as data. A feature that adds a kind lists it here.
  */
 import type { RowKind } from "../Ledger.ts"
+import { AcquiringSessionDecides, AcquiringSessionInserts } from "./AcquiringRows.ts"
 import { CodeBindings, CodeInserts } from "./CodeRows.ts"
 import { ChainHeads, ChainItems, CryptoTxInserts, CryptoTxUpdates } from "./CryptoRows.ts"
 import { OrderInserts, OrderUpdates, Trades } from "./ExchangeRows.ts"
@@ -32,7 +33,9 @@ const all: ReadonlyArray<RowKind<any>> = [
   PaymentOrderAddressDetaches,
   PaymentOrderAddressClaims,
   RefundWithdrawals,
-  PaymentRefundSettles
+  PaymentRefundSettles,
+  AcquiringSessionInserts,
+  AcquiringSessionDecides
 ]
 
 const byName = new Map(all.map((kind) => [kind.name, kind]))

@@ -32,7 +32,24 @@ export interface AppConfig {
   readonly clusterMessageRetentionDays: number
   /** C16: let webhook URLs name loopback, private and link-local hosts (a test or a closed network). */
   readonly webhookAllowPrivateAddresses: boolean
+  /** C16 card acquiring (docs/CARDS.md): the webhook secret (unset: generated once, stored in the database). */
+  readonly acquirerWebhookSecret: Option.Option<Redacted.Redacted>
+  /** C16: a provider webhook whose timestamp is off by more than this is refused (401 10313). */
+  readonly acquirerWebhookToleranceSeconds: number
+  /** C16: an acquiring session nobody completed expires after this. */
+  readonly acquiringSessionTtlSeconds: number
+  /** C16: how often reconciliation asks the acquirer about Pending sessions (a ClusterCron beat, 1..3600). */
+  readonly acquiringReconcileSeconds: number
+  /** C16: reconciliation asks about a session once it has been Pending this long. */
+  readonly acquiringReconcileAfterSeconds: number
 }
+
+/** An integer setting in [min, max] (else the start fails naming it). */
+const intIn = (name: string, fallback: number, min: number, max: number) =>
+  Config.schema(
+    Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: min, maximum: max })),
+    name
+  ).pipe(Config.withDefault(fallback))
 
 export class AppConfigService extends Context.Service<AppConfigService, AppConfig>()("core/Config") {
   static readonly fromEnv = Layer.effect(
@@ -79,7 +96,15 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
         clusterMessageRetentionDays: yield* Config.Int("CLUSTER_MESSAGE_RETENTION_DAYS").pipe(Config.withDefault(7)),
         webhookAllowPrivateAddresses: yield* Config.Boolean("WEBHOOK_ALLOW_PRIVATE_ADDRESSES").pipe(
           Config.withDefault(false)
-        )
+        ),
+        acquirerWebhookSecret: Option.filter(
+          yield* Config.option(Config.Redacted("ACQUIRER_WEBHOOK_SECRET")),
+          (secret) => Redacted.value(secret).length > 0
+        ),
+        acquirerWebhookToleranceSeconds: yield* intIn("ACQUIRER_WEBHOOK_TOLERANCE_SECONDS", 300, 1, 86_400),
+        acquiringSessionTtlSeconds: yield* intIn("ACQUIRING_SESSION_TTL_SECONDS", 900, 1, 86_400),
+        acquiringReconcileSeconds: yield* intIn("ACQUIRING_RECONCILE_SECONDS", 30, 1, 3_600),
+        acquiringReconcileAfterSeconds: yield* intIn("ACQUIRING_RECONCILE_AFTER_SECONDS", 60, 0, 86_400)
       })
     })
   )

@@ -8,6 +8,7 @@
 import { Context, Effect, Layer } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { type OfferData, type OrderError, PaymentOrderEntity } from "../../actors/payment/Protocol.ts"
+import { acquiringSessionsOfOrder, latestAcquiringSession } from "../../sql/AcquiringRepo.ts"
 import { findAppById } from "../../sql/CredentialRepo.ts"
 import {
   paymentOrderByCodeHash,
@@ -45,6 +46,7 @@ import { makeDb } from "../platform/db/Sql.ts"
 import { delivered } from "../platform/Delivery.ts"
 import { TimeTicks } from "../platform/TimeTicks.ts"
 import { makePaymentOffers, type OfferOrder } from "./PaymentOffers.ts"
+import { acquiringSessionOut, orderAcquiringOut } from "./AcquiringViews.ts"
 import { orderAddressOut } from "./OrderAddressView.ts"
 import { orderViews } from "./PaymentOrderViews.ts"
 import { checkWebhookUrl } from "./WebhookUrlCheck.ts"
@@ -181,7 +183,8 @@ export class PaymentOrders extends Context.Service<
         Effect.gen(function* () {
           const terminal = yield* offers.terminalOf(row)
           const address = yield* orderAddressOut(db, (c) => currencies.find(c)?.decimals ?? 0, row)
-          return { ...toInfo(row, terminal), address }
+          const acquiring = orderAcquiringOut(yield* db(latestAcquiringSession(row.txId)))
+          return { ...toInfo(row, terminal), address, acquiring }
         })
 
       const reread = (txId: bigint) => Effect.map(db(paymentOrderByTx(txId)), (row) => row!)
@@ -330,7 +333,14 @@ export class PaymentOrders extends Context.Service<
             return yield* put({ appId: String(found.id), walletId: String(found.walletId) }, input)
           }),
         detail: (ref) =>
-          Effect.map(byRef(ref), (row): PaymentOrderDetail => ({ ...toOut(row), refunds: [], acquiringSessions: [] })),
+          Effect.gen(function* () {
+            const row = yield* byRef(ref)
+            const sessions = yield* db(acquiringSessionsOfOrder(row.txId))
+            const acquiringSessions = sessions.map((s) =>
+              acquiringSessionOut(s, (c) => currencies.find(c)?.decimals ?? 0)
+            )
+            return { ...toOut(row), refunds: [], acquiringSessions } satisfies PaymentOrderDetail
+          }),
         info: (code) => Effect.flatMap(byCode(code), infoOf),
         terminals: (code) =>
           Effect.gen(function* () {

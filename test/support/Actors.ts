@@ -44,7 +44,12 @@ export const testConfig = (databaseUrl: string | undefined, dataDir: string) =>
     paymentFxSpreadPct: "1",
     paymentSweepSeconds: 5,
     clusterMessageRetentionDays: 7,
-    webhookAllowPrivateAddresses: false
+    webhookAllowPrivateAddresses: false,
+    acquirerWebhookSecret: Option.none(),
+    acquirerWebhookToleranceSeconds: 300,
+    acquiringSessionTtlSeconds: 900,
+    acquiringReconcileSeconds: 30,
+    acquiringReconcileAfterSeconds: 60
   })
 
 /** Configuration for one test database: a fresh one on the server, or embedded in a temp directory. */

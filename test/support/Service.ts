@@ -62,14 +62,12 @@ export interface StartOptions {
   readonly monitoringPorts?: number
   /** Reuse this embedded data directory (a restart of the same embedded database). */
   readonly dataDir?: string
-  /** Listen on this port (a test that sets PUBLIC_BASE_URL to the service's own address); default: a free one. */
-  readonly port?: number
 }
 
 export const usingRealPostgres = (): boolean => (process.env.DATABASE_URL ?? "").length > 0
 
 export const startService = async (options: StartOptions = {}): Promise<RunningService> => {
-  const port = options.port ?? (await freePort())
+  const port = await freePort()
   const monitoringPort = await freePorts(options.monitoringPorts ?? 1)
   const key = "test-key-" + randomBytes(16).toString("hex")
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "core-test-"))
@@ -84,6 +82,8 @@ export const startService = async (options: StartOptions = {}): Promise<RunningS
     LOG_LEVEL: "warn",
     ...options.env
   }
+  // "self": the service's own address (the sandbox acquirer posts its webhooks to PUBLIC_BASE_URL).
+  if (env.PUBLIC_BASE_URL === "self") env.PUBLIC_BASE_URL = `http://127.0.0.1:${port}`
   if (databaseUrl !== undefined) env.DATABASE_URL = databaseUrl
   else delete env.DATABASE_URL
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {

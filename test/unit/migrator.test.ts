@@ -44,6 +44,8 @@ describe("statementsOf", () => {
         "ledger_commit",
         "ledger_commit",
         "ledger_raise_stale",
+        "ledger_rows_acquiring_session_decide",
+        "ledger_rows_acquiring_session_insert",
         "ledger_rows_chain_head",
         "ledger_rows_chain_item",
         "ledger_rows_code_bind",

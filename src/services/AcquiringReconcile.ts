@@ -1,0 +1,52 @@
+/**
+ * Card acquiring reconciliation (CONTRACT C16 "Reconciliation"; docs/CARDS.md): a ClusterCron (as
+ * PaymentExpiry.ts: effect/cluster's durable schedule) every ACQUIRING_RECONCILE_SECONDS. Each run asks
+ * the acquirer about every session Pending for at least ACQUIRING_RECONCILE_AFTER_SECONDS and applies its
+ * answer as the webhook would (the order actor's CardOutcome); a session still not decided by the
+ * acquirer (Pending, or unknown to it) once ACQUIRING_SESSION_TTL_SECONDS old becomes Expired (the order
+ * is Started again, and may then expire as any order). Every session asked gets `checked_at`. Runs that
+ * overlap (two processes, a restart) and a webhook arriving meanwhile meet at the one conditional
+ * transition, so nothing settles twice.
+ */
+import { Cron, Effect, Layer } from "effect"
+import { ClusterCron } from "effect/cluster"
+import { markSessionsChecked, pendingAcquiringSessions } from "../../sql/AcquiringRepo.ts"
+import { AppConfigService } from "../platform/Config.ts"
+import { makeDb } from "../platform/db/Sql.ts"
+import { Acquirer } from "./acquiring/Acquirer.ts"
+import { beat } from "./PaymentExpiry.ts"
+import { PaymentCards } from "./PaymentCards.ts"
+
+/** Sessions one run looks at (the next run takes the rest). */
+const reconcileBatchMax = 500
+
+const reconcile = Effect.gen(function* () {
+  const db = yield* makeDb
+  const config = yield* AppConfigService
+  const acquirer = yield* Acquirer
+  const cards = yield* PaymentCards
+  const now = Date.now()
+  const due = yield* db(
+    pendingAcquiringSessions(new Date(now - config.acquiringReconcileAfterSeconds * 1000), reconcileBatchMax)
+  )
+  yield* Effect.forEach(
+    due,
+    (session) =>
+      Effect.gen(function* () {
+        const status = yield* acquirer.status(session.acquiringId)
+        if (status === "Approved" || status === "Declined") return yield* cards.outcome(session, status)
+        if (now - session.createdAt.getTime() >= config.acquiringSessionTtlSeconds * 1000)
+          return yield* cards.outcome(session, "Expired")
+      }).pipe(Effect.ignoreCause),
+    { concurrency: 8, discard: true }
+  )
+  yield* db(markSessionsChecked(due.map((s) => s.acquiringId)))
+})
+
+export const AcquiringReconcileCron = Layer.unwrap(
+  Effect.gen(function* () {
+    const config = yield* AppConfigService
+    const cron = Cron.parseUnsafe(beat(config.acquiringReconcileSeconds))
+    return ClusterCron.make({ name: "AcquiringReconcile", cron, execute: Effect.ignoreCause(reconcile) })
+  })
+)

@@ -1,0 +1,223 @@
+/**
+ * Paying a payment order by card (CONTRACT C16 pay_card, "Built-in card acquiring", private
+ * create_acquiring_order and pending_acquiring_txs; docs/CARDS.md). pay_card asks the order's actor for
+ * its one commit (the implicit start on the Card terminal and a Pending session, or the Pending one) and
+ * then the acquirer (the `Acquirer` service, whatever implements it) for the session's checkout URL.
+ * Outcomes arrive as the acquirer's signed webhook (`acceptWebhook`) or by reconciliation
+ * (AcquiringReconcile.ts); both become the order actor's one CardOutcome message.
+ */
+import { Context, Effect, Layer } from "effect"
+import { randomBytes } from "node:crypto"
+import { type OrderError, PaymentOrderEntity } from "../../actors/payment/Protocol.ts"
+import {
+  acquiringSessionById,
+  type AcquiringSessionRow,
+  pendingAcquiringSessions,
+  setCheckoutUrl
+} from "../../sql/AcquiringRepo.ts"
+import { paymentOrderByCodeHash } from "../../sql/PaymentOrderRepo.ts"
+import { findTerminal } from "../../sql/ReferenceRepo.ts"
+import type { AcquiringOrderOut, CreateAcquiringOrderIn, PayCardOut } from "../../schema/Acquiring.ts"
+import { InvalidRequest, TerminalNotFound } from "../../schema/Errors.ts"
+import { fromMinorUnits, toMinorUnits } from "../../schema/Money.ts"
+import {
+  AppNotFound,
+  PaymentOrderNotFound,
+  TerminalNotAvailable,
+  WebhookMismatch,
+  WebhookSignatureInvalid
+} from "../../schema/PaymentErrors.ts"
+import type { AcquiringSessionOut } from "../../schema/Payments.ts"
+import { AppConfigService } from "../platform/Config.ts"
+import { Currencies } from "../platform/Currencies.ts"
+import { makeDb } from "../platform/db/Sql.ts"
+import { delivered } from "../platform/Delivery.ts"
+import { Acquirer } from "./acquiring/Acquirer.ts"
+import { AcquirerSecret, verifyWebhook } from "./acquiring/WebhookSignature.ts"
+import { acquiringSessionOut } from "./AcquiringViews.ts"
+import { type GateError, hashOfOrderCode, PaymentOrders, type PutError } from "./PaymentOrders.ts"
+
+/** typeNetwork of a Card terminal (C16: served by the sandbox). */
+export const cardTypeNetwork = 100
+
+const newAcquiringId = () => "acq_" + randomBytes(16).toString("base64url")
+
+export interface WebhookRequest {
+  readonly timestamp: string | undefined
+  readonly signature: string | undefined
+  readonly body: string
+}
+
+export type CardOutcomeStatus = "Approved" | "Declined" | "Expired"
+
+export class PaymentCards extends Context.Service<
+  PaymentCards,
+  {
+    readonly payCard: (code: string, tokenNetworkId: string) => Effect.Effect<PayCardOut, GateError>
+    readonly createAcquiringOrder: (
+      input: CreateAcquiringOrderIn
+    ) => Effect.Effect<AcquiringOrderOut, GateError | PutError | AppNotFound>
+    readonly pending: (limit: number) => Effect.Effect<ReadonlyArray<AcquiringSessionOut>>
+    readonly acceptWebhook: (
+      request: WebhookRequest
+    ) => Effect.Effect<
+      { readonly accepted: true; readonly duplicate: boolean },
+      WebhookSignatureInvalid | WebhookMismatch | InvalidRequest | OrderError
+    >
+    /** The one transition, from reconciliation and expiry (the webhook comes through acceptWebhook). */
+    readonly outcome: (
+      session: AcquiringSessionRow,
+      status: CardOutcomeStatus
+    ) => Effect.Effect<{ readonly duplicate: boolean }, WebhookMismatch | OrderError>
+  }
+>()("core/PaymentCards") {
+  static readonly layer = Layer.effect(
+    PaymentCards,
+    Effect.gen(function* () {
+      const db = yield* makeDb
+      const config = yield* AppConfigService
+      const currencies = yield* Currencies
+      const orders = yield* PaymentOrders
+      const acquirer = yield* Acquirer
+      const { secret } = yield* AcquirerSecret
+      const actor = yield* PaymentOrderEntity.client
+      const decimalsOf = (currency: string) => currencies.find(currency)?.decimals ?? 0
+      const base = config.publicBaseUrl.replace(/\/+$/, "")
+
+      /** The session's checkout URL, asking the acquirer for it the first time (or after a failed ask). */
+      const checkoutOf = (
+        session: AcquiringSessionRow,
+        order: {
+          code: string | null
+          description: string | null
+          returnUrlSuccess: string | null
+          returnUrlFail: string | null
+        }
+      ) =>
+        Effect.gen(function* () {
+          if (session.checkoutUrl !== null) return session.checkoutUrl
+          const payUrl = `${base}/pay?code=${order.code ?? ""}`
+          const { checkoutUrl } = yield* acquirer.openSession({
+            acquiringId: session.acquiringId,
+            amount: fromMinorUnits(session.amount, decimalsOf(session.currency)),
+            currency: session.currency,
+            description: order.description,
+            successUrl: order.returnUrlSuccess ?? payUrl,
+            failUrl: order.returnUrlFail ?? payUrl,
+            expiresAt: new Date(session.createdAt.getTime() + config.acquiringSessionTtlSeconds * 1000)
+          })
+          yield* db(setCheckoutUrl(session.acquiringId, checkoutUrl))
+          return checkoutUrl
+        })
+
+      const payCard = Effect.fn("PaymentCards.payCard")(function* (code: string, tokenNetworkId: string) {
+        const row = yield* db(paymentOrderByCodeHash(hashOfOrderCode(code)))
+        if (row === undefined) return yield* new PaymentOrderNotFound({ message: "code: no such order" })
+        yield* orders.info(code) // an order past expiresAt is expired first (the engine then answers 10301)
+        // The one offers computation (as order_start): the engine answers 10303 for a terminal that is
+        // not offered, not available or not a Card one, 10304 when the order is locked elsewhere.
+        const offer = yield* orders.offerOn(row, tokenNetworkId)
+        const answer = yield* delivered(actor(String(row.txId)).PayCard({ offer, acquiringId: newAcquiringId() }))
+        const session = yield* db(acquiringSessionById(answer.acquiringId))
+        if (session === undefined) return yield* Effect.die(new Error("invariant: a committed session is not readable"))
+        const checkoutUrl = yield* checkoutOf(session, row)
+        return { order: yield* orders.info(code), acquiringId: session.acquiringId, checkoutUrl }
+      })
+
+      const createAcquiringOrder = Effect.fn("PaymentCards.createAcquiringOrder")(function* (
+        input: CreateAcquiringOrderIn
+      ) {
+        const terminal = yield* db(findTerminal(String(input.terminalId)))
+        if (terminal === undefined)
+          return yield* new TerminalNotFound({ message: `terminalId: no terminal ${input.terminalId}` })
+        if (terminal.typeNetwork !== cardTypeNetwork)
+          return yield* new TerminalNotAvailable({ message: "terminalId: not a Card terminal" })
+        const { appId, ...body } = input
+        const created = yield* orders.create(String(appId), body)
+        const paid = yield* payCard(created.code!, String(input.terminalId))
+        const order = yield* orders.get(String(appId), { code: created.code! })
+        return { order, acquiringId: paid.acquiringId, checkoutUrl: paid.checkoutUrl }
+      })
+
+      const outcome = (
+        session: AcquiringSessionRow,
+        status: CardOutcomeStatus,
+        extra?: { eventId: string; amount: bigint; currency: string }
+      ) =>
+        delivered(
+          actor(String(session.orderTxId)).CardOutcome({
+            acquiringId: session.acquiringId,
+            status,
+            eventId: extra?.eventId ?? null,
+            amount: extra?.amount ?? null,
+            currency: extra?.currency ?? null
+          })
+        ).pipe(Effect.map((a) => ({ duplicate: a.duplicate })))
+
+      const invalidSignature = (why: string) => new WebhookSignatureInvalid({ message: `X-Acquirer-Signature: ${why}` })
+
+      const acceptWebhook = Effect.fn("PaymentCards.acceptWebhook")(function* (request: WebhookRequest) {
+        const check = verifyWebhook({
+          secret,
+          timestamp: request.timestamp,
+          signature: request.signature,
+          body: request.body,
+          nowSeconds: Math.floor(Date.now() / 1000),
+          toleranceSeconds: config.acquirerWebhookToleranceSeconds
+        })
+        switch (check) {
+          case "missing":
+            return yield* invalidSignature("missing signature or timestamp")
+          case "badTimestamp":
+            return yield* new WebhookSignatureInvalid({ message: "X-Acquirer-Timestamp: unix seconds" })
+          case "stale":
+            return yield* new WebhookSignatureInvalid({
+              message: `X-Acquirer-Timestamp: off by more than ${config.acquirerWebhookToleranceSeconds} seconds`
+            })
+          case "badSignature":
+            return yield* invalidSignature("does not match the body")
+        }
+        let event: any
+        try {
+          event = JSON.parse(request.body)
+        } catch {
+          return yield* new InvalidRequest({ message: "body: not JSON" })
+        }
+        const text = (field: string, max: number) =>
+          typeof event?.[field] === "string" && event[field].length > 0 && event[field].length <= max
+            ? Effect.succeed(event[field] as string)
+            : Effect.fail(new InvalidRequest({ message: `${field}: a string of 1 to ${max} characters` }))
+        const eventId = yield* text("eventId", 200)
+        const acquiringId = yield* text("acquiringId", 200)
+        const status = yield* text("status", 20)
+        if (status !== "Approved" && status !== "Declined")
+          return yield* new InvalidRequest({ message: "status: Approved or Declined" })
+        const amountText = yield* text("amount", 100)
+        const currency = yield* text("currency", 20)
+        const session = yield* db(acquiringSessionById(acquiringId))
+        if (session === undefined)
+          return yield* new WebhookMismatch({ message: "acquiringId: no such acquiring session" })
+        if (currency !== session.currency)
+          return yield* new WebhookMismatch({ message: "currency: differs from the session's currency" })
+        const amount = /^[0-9]{1,40}(\.[0-9]{1,40})?$/.test(amountText)
+          ? toMinorUnits(amountText, decimalsOf(session.currency))
+          : undefined
+        if (amount === undefined || amount !== session.amount)
+          return yield* new WebhookMismatch({ message: "amount: differs from the session's amount" })
+        const answer = yield* outcome(session, status, { eventId, amount, currency })
+        return { accepted: true as const, duplicate: answer.duplicate }
+      })
+
+      return PaymentCards.of({
+        payCard,
+        createAcquiringOrder,
+        pending: (limit) =>
+          Effect.map(db(pendingAcquiringSessions(new Date(), limit)), (rows) =>
+            rows.map((r) => acquiringSessionOut(r, decimalsOf))
+          ),
+        acceptWebhook,
+        outcome: (session, status) => outcome(session, status)
+      })
+    })
+  )
+}
