@@ -185,52 +185,42 @@ describe("paying", () => {
     await context.close()
   })
 
-  itWithBrowser(
-    "card: choose Card, pay, the sandbox checkout takes 4242…, back on the page showing Paid",
-    async (test) => {
-      await setup()
-      // The sandbox acquirer (pay_card, /acquirer/v1/checkout) comes with issue #15's card work: until it
-      // is in this build the test says so and skips.
-      const probe = await shop.gate("POST", "pay_card", "Pprobe", { tokenNetworkId: "1" })
-      if (probe.body.error?.code !== 10300) {
-        console.warn(`SKIPPED card page test: pay_card is not in this build (${JSON.stringify(probe.body.error)})`)
-        return test.skip()
-      }
-      const card = await client.priv("POST", "add_network", {
-        typeNetwork: 100,
-        typeContract: 0,
-        currencyId: "USDT",
-        decimals: 6,
-        displayName: "Card",
-        flags: 1,
-        defaultHotAddress: null,
-        defaultSystemWalletId: null,
-        walletGroups: []
-      })
-      assert.strictEqual(card.status, 200, JSON.stringify(card.body))
-      const cardTerminal = String(card.body.result.id)
-      const order = await newOrder()
-      const merchantBefore = await client.bucketsOf(merchant)
-      const { context, page, problems } = await open()
-      await page.goto(order.payUrl)
-      await page.locator(`button[data-pay=terminal][data-terminal-id="${cardTerminal}"]`).click()
-      await orderState(page, "Started")
-      await hook(page, "pay").click()
-      await page.waitForURL(/\/acquirer\/v1\/checkout\//)
-      assert.include(await page.locator("body").innerText(), "10.5")
-      await page.locator("input[name=cardNumber]").fill("4242424242424242")
-      await page.locator("input[name=expiry]").fill("12/34")
-      await page.locator("input[name=cvc]").fill("123")
-      await page.locator("button[type=submit]").click()
-      await page.waitForURL((url) => url.pathname === "/pay" && url.searchParams.get("code") === order.code)
-      await orderState(page, "Paid")
-      assert.strictEqual(await hook(page, "order").getAttribute("data-acquiring"), "Approved")
-      assert.strictEqual((await shop.order(app, order.id)).state, "Paid")
-      assert.closeTo((await client.bucketsOf(merchant)).free - merchantBefore.free, 10, 1e-9)
-      assert.deepStrictEqual(problems, [])
-      await context.close()
-    }
-  )
+  itWithBrowser("card: choose Card, pay, the sandbox checkout takes 4242…, back on the page showing Paid", async () => {
+    await setup()
+    const card = await client.priv("POST", "add_network", {
+      typeNetwork: 100,
+      typeContract: 0,
+      currencyId: "USDT",
+      decimals: 6,
+      displayName: "Card",
+      flags: 1,
+      defaultHotAddress: null,
+      defaultSystemWalletId: null,
+      walletGroups: []
+    })
+    assert.strictEqual(card.status, 200, JSON.stringify(card.body))
+    const cardTerminal = String(card.body.result.id)
+    const order = await newOrder()
+    const merchantBefore = await client.bucketsOf(merchant)
+    const { context, page, problems } = await open()
+    await page.goto(order.payUrl)
+    await page.locator(`button[data-pay=terminal][data-terminal-id="${cardTerminal}"]`).click()
+    await orderState(page, "Started")
+    await hook(page, "pay").click()
+    await page.waitForURL(/\/acquirer\/v1\/checkout\//)
+    assert.include(await page.locator("body").innerText(), "10.5")
+    await page.locator("input[name=cardNumber]").fill("4242424242424242")
+    await page.locator("input[name=expiry]").fill("12/34")
+    await page.locator("input[name=cvc]").fill("123")
+    await page.locator("button[type=submit]").click()
+    await page.waitForURL((url) => url.pathname === "/pay" && url.searchParams.get("code") === order.code)
+    await orderState(page, "Paid")
+    assert.strictEqual(await hook(page, "order").getAttribute("data-acquiring"), "Approved")
+    assert.strictEqual((await shop.order(app, order.id)).state, "Paid")
+    assert.closeTo((await client.bucketsOf(merchant)).free - merchantBefore.free, 10, 1e-9)
+    assert.deepStrictEqual(problems, [])
+    await context.close()
+  })
 
   itWithBrowser("crypto: address, amount and QR code; polls to Processing then Paid as blocks arrive", async () => {
     await setup()
