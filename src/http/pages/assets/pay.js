@@ -150,7 +150,8 @@
     if (info.kind !== "PaymentOrder") {
       text = `This is a payout from ${info.merchantName}. It is claimed through the merchant, not on this page.`
     } else if (PAID.includes(info.state)) {
-      text = "Payment complete. Thank you — the merchant has received your payment."
+      const paid = info.totalToPay && info.payCurrency ? ` ${info.totalToPay} ${info.payCurrency} paid.` : ""
+      text = `Payment complete.${paid} Thank you — the merchant has received your payment.`
       tone = "is-paid"
     } else if (info.state === "Processing") {
       const a = info.address
