@@ -48,6 +48,26 @@ const newOrder = async (body: Record<string, unknown> = {}) => {
   })) as { code: string; id: string; payUrl: string }
 }
 
+/** The file's Card (typeNetwork 100) terminal in USDT, served by the sandbox acquirer. */
+let cardTerminal: string | undefined
+const cardTerminalId = async () => {
+  if (cardTerminal !== undefined) return cardTerminal
+  const card = await client.priv("POST", "add_network", {
+    typeNetwork: 100,
+    typeContract: 0,
+    currencyId: "USDT",
+    decimals: 6,
+    displayName: "Card",
+    flags: 1,
+    defaultHotAddress: null,
+    defaultSystemWalletId: null,
+    walletGroups: []
+  })
+  assert.strictEqual(card.status, 200, JSON.stringify(card.body))
+  cardTerminal = String(card.body.result.id)
+  return cardTerminal
+}
+
 beforeAll(async () => {
   if (hasChromium()) browser = await launchBrowser()
 }, 60_000)
@@ -187,19 +207,7 @@ describe("paying", () => {
 
   itWithBrowser("card: choose Card, pay, the sandbox checkout takes 4242…, back on the page showing Paid", async () => {
     await setup()
-    const card = await client.priv("POST", "add_network", {
-      typeNetwork: 100,
-      typeContract: 0,
-      currencyId: "USDT",
-      decimals: 6,
-      displayName: "Card",
-      flags: 1,
-      defaultHotAddress: null,
-      defaultSystemWalletId: null,
-      walletGroups: []
-    })
-    assert.strictEqual(card.status, 200, JSON.stringify(card.body))
-    const cardTerminal = String(card.body.result.id)
+    const cardTerminal = await cardTerminalId()
     const order = await newOrder()
     const merchantBefore = await client.bucketsOf(merchant)
     const { context, page, problems } = await open()
@@ -218,6 +226,31 @@ describe("paying", () => {
     assert.strictEqual(await hook(page, "order").getAttribute("data-acquiring"), "Approved")
     assert.strictEqual((await shop.order(app, order.id)).state, "Paid")
     assert.closeTo((await client.bucketsOf(merchant)).free - merchantBefore.free, 10, 1e-9)
+    assert.deepStrictEqual(problems, [])
+    await context.close()
+  })
+
+  itWithBrowser("card declined: back on the page with the decline shown, the card offered again", async () => {
+    await setup()
+    const cardTerminal = await cardTerminalId()
+    const order = await newOrder()
+    const { context, page, problems } = await open()
+    await page.goto(order.payUrl)
+    await page.locator(`button[data-pay=terminal][data-terminal-id="${cardTerminal}"]`).click()
+    await orderState(page, "Started")
+    await hook(page, "pay").click()
+    await page.waitForURL(/\/acquirer\/v1\/checkout\//)
+    await page.locator("input[name=cardNumber]").fill("4000000000000002")
+    await page.locator("input[name=expiry]").fill("12/34")
+    await page.locator("input[name=cvc]").fill("123")
+    await page.locator("button[type=submit]").click()
+    await page.waitForURL((url) => url.pathname === "/pay" && url.searchParams.get("code") === order.code)
+    await page.waitForSelector("[data-pay=order][data-acquiring=Declined]")
+    assert.strictEqual(await hook(page, "order").getAttribute("data-state"), "Started")
+    await hook(page, "error").waitFor({ state: "visible" })
+    assert.include(await hook(page, "error").innerText(), "declined")
+    assert.isTrue(await hook(page, "pay").isVisible())
+    assert.include(await hook(page, "pay").innerText(), "by card")
     assert.deepStrictEqual(problems, [])
     await context.close()
   })

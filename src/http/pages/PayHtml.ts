@@ -73,7 +73,7 @@ export const orderPage = (info: OrderInfoOut, auth: boolean) =>
 <span class="countdown" data-role="countdown" aria-live="polite"></span>
 </div>
 <p class="error" data-pay="error" role="alert" hidden></p>
-<div class="notice" data-role="notice" hidden></div>
+<div class="notice" data-role="notice" aria-live="polite" hidden></div>
 <section class="methods" data-role="methods">
 <h2 class="section-title">Choose how to pay</h2>
 ${auth ? `<p class="signed-in" data-role="signed-in">Signed in: your wallet balance can pay this order.</p>` : ""}
