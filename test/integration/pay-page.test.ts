@@ -119,6 +119,8 @@ describe("the page", () => {
     assert.include(await unsigned.text(), `href="/pay?code=${order.code}"`)
     for (const [path, type] of [
       ["/pay/pay.js", "text/javascript"],
+      ["/pay/pay-model.js", "text/javascript"],
+      ["/pay/pay-view.js", "text/javascript"],
       ["/pay/pay.css", "text/css"]
     ]) {
       const asset = await fetch(base() + path)

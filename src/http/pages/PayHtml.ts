@@ -84,6 +84,6 @@ ${auth ? `<p class="signed-in" data-role="signed-in">Signed in: your wallet bala
 <button type="button" class="pay-button" data-pay="pay" hidden>Pay</button>
 <a class="return-link" data-role="return" hidden>Return to the shop</a>
 </section>
-<script src="/pay/pay.js" defer></script>`,
+<script type="module" src="/pay/pay.js"></script>`,
     auth ? ` data-auth="1"` : ""
   )

@@ -1,10 +1,11 @@
 /**
  * The universal payment page (CONTRACT C16 "The payment page", SPEC 1.4.0): `GET /pay?code=` for any
  * payer and `GET /pay-auth?code=` for a signed-in one (cookie `sid`; without a valid session it is a
- * 401 page pointing to /pay), plus the page's same-origin assets (`/pay/pay.css`, `/pay/pay.js`, read
- * once at start) and the crypto address's QR code (`/pay/qr.svg?code=`, rendered here by `qrcode`).
- * Plain router routes beside the API: the page itself drives the public gate `/payment/v1/` from the
- * browser. The envelope middleware leaves these non-JSON answers as they are.
+ * 401 page pointing to /pay). Also the page's same-origin assets, read once at start: `/pay/pay.css`
+ * and the ES modules `/pay/pay.js`, `/pay/pay-model.js`, `/pay/pay-view.js`. And the QR code of the
+ * order's crypto address (`/pay/qr.svg?code=`, rendered here by `qrcode`). Plain router routes beside
+ * the API: the page itself drives the public gate `/payment/v1/` from the browser. The envelope
+ * middleware leaves these HTML answers as they are.
  */
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -39,7 +40,8 @@ export const PayPageRoutes = HttpRouter.use(
     const orders = yield* PaymentOrders
     const credentials = yield* Credentials
     const css = asset("pay.css")
-    const js = asset("pay.js")
+    // ES modules: pay.js imports the other two by relative path.
+    const scripts = ["pay.js", "pay-model.js", "pay-view.js"].map((name) => [name, asset(name)] as const)
     const staticHeaders = { "cache-control": "no-cache", "x-content-type-options": "nosniff" }
 
     const codeOf = (request: HttpServerRequest.HttpServerRequest) =>
@@ -77,11 +79,12 @@ export const PayPageRoutes = HttpRouter.use(
       "/pay/pay.css",
       HttpServerResponse.text(css, { contentType: "text/css; charset=utf-8", headers: staticHeaders })
     )
-    yield* router.add(
-      "GET",
-      "/pay/pay.js",
-      HttpServerResponse.text(js, { contentType: "text/javascript; charset=utf-8", headers: staticHeaders })
-    )
+    for (const [name, text] of scripts)
+      yield* router.add(
+        "GET",
+        `/pay/${name}`,
+        HttpServerResponse.text(text, { contentType: "text/javascript; charset=utf-8", headers: staticHeaders })
+      )
     /** The QR code of the order's crypto address (with its memo for memo networks); 404 without one. */
     yield* router.add("GET", "/pay/qr.svg", (request) =>
       Effect.gen(function* () {
