@@ -113,6 +113,10 @@ const fromCause = (cause: Cause.Cause<unknown>, id: number) => {
   return undefined
 }
 
+/** A path as a metrics route: ids in the path (the sandbox checkout's session) collapse, so series stay bounded. */
+const routeOf = (path: string): string =>
+  path.startsWith("/acquirer/v1/checkout/") ? "/acquirer/v1/checkout/{acquiringId}" : path
+
 export const EnvelopeMiddleware = HttpRouter.middleware(
   Effect.gen(function* () {
     const metrics = yield* Metrics
@@ -138,7 +142,7 @@ export const EnvelopeMiddleware = HttpRouter.middleware(
             HttpServerRequest.HttpServerRequest.useSync((request) => {
               const path = request.url.split("?")[0]
               metrics.observeHttp(
-                response.status === 404 ? "unmatched" : path,
+                response.status === 404 ? "unmatched" : routeOf(path),
                 response.status,
                 performance.now() - started
               )
