@@ -19,6 +19,7 @@ import { AppConfigService, limits } from "./platform/Config.ts"
 import { MigratedDatabase } from "./platform/db/Database.ts"
 import { MerchantAuthLive, ServiceAuthLive, SessionAuthLive } from "./http/Auth.ts"
 import { EnvelopeLayer } from "./http/EnvelopeMiddleware.ts"
+import { PayPageRoutes } from "./http/pages/PayPage.ts"
 import { makePublicServer } from "./http/NodeServer.ts"
 import { AddressHandlers, PrivateAddressHandlers } from "./http/handlers/AddressHandlers.ts"
 import { GeneralHandlers } from "./http/handlers/GeneralHandlers.ts"
@@ -241,10 +242,10 @@ const PublicServer = Layer.unwrap(
   Effect.gen(function* () {
     const config = yield* AppConfigService
     const metrics = yield* Metrics
-    return HttpRouter.serve(Layer.mergeAll(ApiRoutes, Docs, EnvelopeLayer, CheckoutRoutes, AcquiringWebhookRoute), {
-      disableLogger: true,
-      disableListenLog: true
-    }).pipe(Layer.provide(NodeHttpServer.layer(makePublicServer(metrics), { port: config.port, host: config.host })))
+    return HttpRouter.serve(
+      Layer.mergeAll(ApiRoutes, Docs, EnvelopeLayer, CheckoutRoutes, AcquiringWebhookRoute, PayPageRoutes),
+      { disableLogger: true, disableListenLog: true }
+    ).pipe(Layer.provide(NodeHttpServer.layer(makePublicServer(metrics), { port: config.port, host: config.host })))
   })
 )
 

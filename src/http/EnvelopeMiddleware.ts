@@ -21,6 +21,10 @@ const envelope = (id: number, status: number, code: number, message: string) =>
 
 const decoder = new TextDecoder()
 
+/** An HTML page (the payment page's 404 and 401: src/http/pages/) is an answer for a browser, never an envelope. */
+const isPage = (response: HttpServerResponse.HttpServerResponse): boolean =>
+  response.body._tag !== "Empty" && (response.body.contentType ?? "").startsWith("text/html")
+
 /** A declared error was encoded by HttpApi as `{ _tag, message }`; re-wrap it. */
 const rewrite = (response: HttpServerResponse.HttpServerResponse, id: number) => {
   const body = response.body
@@ -123,7 +127,7 @@ export const EnvelopeMiddleware = HttpRouter.middleware(
         return app.pipe(
           Effect.provideService(RequestId, id),
           Effect.provideService(HttpIncomingMessage.MaxBodySize, bodyBytesMax),
-          Effect.map((response) => (response.status >= 400 ? rewrite(response, id) : response)),
+          Effect.map((response) => (response.status >= 400 && !isPage(response) ? rewrite(response, id) : response)),
           Effect.catchCause((cause) =>
             Effect.suspend(() => {
               const known = fromCause(cause, id)
