@@ -75,13 +75,13 @@ afterAll(async () => {
   await browser?.close()
 })
 
-/** A page of a fresh context (390 px wide unless told), recording the payment page's CSP violations and errors. */
+/** A page of a fresh context (390 px wide unless told), recording our pages' CSP violations and errors. */
 const open = async (options: { sid?: string; width?: number } = {}) => {
   const context = await newPayer(browser!, base(), options)
   const page = await context.newPage()
   const problems: Array<string> = []
-  // Only the payment page's own documents count (the card test also visits the acquirer's checkout).
-  const ours = (url: string) => new URL(url, base()).pathname.startsWith("/pay")
+  // The service's own documents count: the payment page and the acquirer's checkout the card test visits.
+  const ours = (url: string) => /^\/(pay|acquirer)/.test(new URL(url, base()).pathname)
   page.on("console", (message) => {
     if (
       message.type() === "error" &&

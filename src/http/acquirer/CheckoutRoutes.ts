@@ -1,7 +1,7 @@
 /**
  * The sandbox acquirer's hosted checkout (CONTRACT C16 "Built-in card acquiring"): GET
- * /acquirer/v1/checkout/{acquiringId} → a self-contained HTML page (CSP default-src 'self'; its script is
- * the same-origin /acquirer/v1/checkout.js, no inline script, nothing from another origin), and POST the
+ * /acquirer/v1/checkout/{acquiringId} → a self-contained HTML page (CSP default-src 'self'; its script and style are
+ * the same-origin /acquirer/v1/checkout.js and checkout.css, nothing inline, nothing from another origin), and POST the
  * same path with JSON { cardNumber, expiry, cvc } → { acquiringId, outcome, redirectUrl }. The page's
  * script posts the form and then goes to redirectUrl. Pages are 200 HTML; failures are error envelopes.
  */
@@ -32,7 +32,7 @@ const page = (p: {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Card payment (sandbox)</title>
-<style>body{font-family:system-ui,sans-serif;max-width:26rem;margin:2rem auto;padding:0 1rem}label{display:block;margin:.6rem 0}input{width:100%;padding:.4rem;font-size:1rem}button{margin-top:1rem;padding:.6rem 1.2rem;font-size:1rem}[data-checkout=error]{color:#b00020}</style>
+<link rel="stylesheet" href="/acquirer/v1/checkout.css">
 </head>
 <body>
 <h1>Card payment <small>(sandbox acquirer)</small></h1>
@@ -49,6 +49,10 @@ ${p.description === null ? "" : `<p data-checkout="description">${escape(p.descr
 <script src="/acquirer/v1/checkout.js"></script>
 </body>
 </html>
+`
+
+/** The page's look, same-origin (the CSP allows no inline style). */
+const style = `body{font-family:system-ui,sans-serif;max-width:26rem;margin:2rem auto;padding:0 1rem}label{display:block;margin:.6rem 0}input{width:100%;padding:.4rem;font-size:1rem}button{margin-top:1rem;padding:.6rem 1.2rem;font-size:1rem}[data-checkout=error]{color:#b00020}
 `
 
 const script = `"use strict";
@@ -87,6 +91,11 @@ export const CheckoutRoutes = HttpRouter.use((router) =>
       "GET",
       "/acquirer/v1/checkout.js",
       HttpServerResponse.text(script, { contentType: "text/javascript; charset=utf-8", headers: securityHeaders })
+    )
+    yield* router.add(
+      "GET",
+      "/acquirer/v1/checkout.css",
+      HttpServerResponse.text(style, { contentType: "text/css; charset=utf-8", headers: securityHeaders })
     )
     yield* router.add(
       "GET",
