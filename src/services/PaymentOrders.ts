@@ -81,8 +81,8 @@ export type PutError =
 export type GateError = OrderError | PaymentOrderNotFound | TerminalNotFound | InvalidRequest
 
 /**
- * An order with everything the service keeps beside it (private get_payment_order_info). Refunds and
- * acquiring sessions are added by their own features; until then both lists are empty.
+ * An order with everything the service keeps beside it (private get_payment_order_info): its acquiring
+ * sessions here; its refunds are filled by the handler from PaymentRefunds (which builds on this service).
  */
 export type PaymentOrderDetail = PaymentOrderOut & {
   readonly refunds: ReadonlyArray<RefundOut>

@@ -222,6 +222,16 @@ describe("refunds and private actions", () => {
       fees: { free: "0.2" },
       treasury: { free: "4" }
     })
+    const detail = c.m.ok(await client.priv("GET", `get_payment_order_info?id=${order.id}`))
+    assert.deepStrictEqual(
+      detail.refunds.map((r: any) => [r.refundId, r.destination, r.state]),
+      [[refund.refundId, "Card", "Finished"]],
+      "the private view lists the order's refunds"
+    )
+    assert.deepStrictEqual(
+      detail.acquiringSessions.map((x: any) => [x.acquiringId, x.status]),
+      [[s.acquiringId, "Approved"]]
+    )
   })
 
   it("create_acquiring_order, pending_acquiring_txs and get_payment_order_info's sessions", async () => {
