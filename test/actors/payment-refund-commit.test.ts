@@ -1,6 +1,6 @@
 /**
- * The payment order actor's Refund message (actors/payment/RefundHandler.ts) on the destinations HTTP
- * cannot reach yet: a card-paid order (no card payments until issue #15) refunded cross-currency —
+ * The payment order actor's Refund message (actors/payment/RefundHandler.ts) at actor level: a card-paid
+ * order (over HTTP: payments-card.test.ts) refunded cross-currency —
  * Treasury +payoutAmount in payCurrency, the Broker's two legs, the merchant −(amount + fee), the fee
  * to Fees — and a crypto-paid one (10323 without an address or its withdrawal; nothing moves). Crypto
  * refunds themselves are proven over HTTP (test/integration/payments-crypto-refunds.test.ts, and

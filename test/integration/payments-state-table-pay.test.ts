@@ -8,10 +8,8 @@
  * where money enters (test/support/PaymentTour.ts; system wallets are read by SQL on a real PostgreSQL
  * only), then the ledger audit. Payout rows: payments-state-table-payout.test.ts.
  *
- * Not drivable over HTTP (card acquiring, issue #15, not built), covered only by the engine's row tests
- * (test/unit/payment-engine-rows.test.ts): Started (card) pay_card → one Pending session; acquirer
- * Approved → Paid (Treasury pays totalToPay, Broker legs cross-currency); acquirer Declined or session
- * expired → Started; expiry held off by a Pending session.
+ * The card rows (pay_card, acquirer Approved / Declined, expiry held by a Pending session, across
+ * currencies too) are in payments-state-table-card.test.ts; session expiry in payments-card-reconcile.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { BigNumber } from "bignumber.js"
