@@ -32,7 +32,18 @@ export interface AppConfig {
   readonly clusterMessageRetentionDays: number
   /** C16: let webhook URLs name loopback, private and link-local hosts (a test or a closed network). */
   readonly webhookAllowPrivateAddresses: boolean
+  /** C16 webhook delivery (docs/WEBHOOKS.md): an attempt's bound, the retry backoff's base and cap, the attempt budget. */
+  readonly webhookTimeoutSeconds: number
+  readonly webhookRetryBaseSeconds: number
+  readonly webhookRetryMaxDelaySeconds: number
+  readonly webhookMaxAttempts: number
 }
+
+/** An integer setting in [minimum, maximum] (anything else stops the start, naming the variable). */
+const intBetween = (name: string, minimum: number, maximum: number, fallback: number) =>
+  Config.schema(Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum, maximum })), name).pipe(
+    Config.withDefault(fallback)
+  )
 
 export class AppConfigService extends Context.Service<AppConfigService, AppConfig>()("core/Config") {
   static readonly fromEnv = Layer.effect(
@@ -79,7 +90,11 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
         clusterMessageRetentionDays: yield* Config.Int("CLUSTER_MESSAGE_RETENTION_DAYS").pipe(Config.withDefault(7)),
         webhookAllowPrivateAddresses: yield* Config.Boolean("WEBHOOK_ALLOW_PRIVATE_ADDRESSES").pipe(
           Config.withDefault(false)
-        )
+        ),
+        webhookTimeoutSeconds: yield* intBetween("WEBHOOK_TIMEOUT_SECONDS", 1, 60, 10),
+        webhookRetryBaseSeconds: yield* intBetween("WEBHOOK_RETRY_BASE_SECONDS", 1, 3_600, 5),
+        webhookRetryMaxDelaySeconds: yield* intBetween("WEBHOOK_RETRY_MAX_DELAY_SECONDS", 1, 86_400, 3_600),
+        webhookMaxAttempts: yield* intBetween("WEBHOOK_MAX_ATTEMPTS", 1, 50, 8)
       })
     })
   )
@@ -104,6 +119,10 @@ export const limits = {
   /** effect/cluster reads due persisted messages (timers) this often: a timer fires within it. */
   clusterPollMs: 1_000,
   expirySweepBatchMax: 500,
+  /** Merchant webhooks: how often the dispatcher looks for due events, how many a pass, how many attempts in flight. */
+  webhookDispatchMs: 500,
+  webhookDispatchBatchMax: 200,
+  webhookInFlightMax: 32,
   retentionBatchMax: 1_000,
   retentionIntervalMinutes: 60
 } as const

@@ -44,7 +44,11 @@ export const testConfig = (databaseUrl: string | undefined, dataDir: string) =>
     paymentFxSpreadPct: "1",
     paymentSweepSeconds: 5,
     clusterMessageRetentionDays: 7,
-    webhookAllowPrivateAddresses: false
+    webhookAllowPrivateAddresses: false,
+    webhookTimeoutSeconds: 10,
+    webhookRetryBaseSeconds: 5,
+    webhookRetryMaxDelaySeconds: 3_600,
+    webhookMaxAttempts: 8
   })
 
 /** Configuration for one test database: a fresh one on the server, or embedded in a temp directory. */

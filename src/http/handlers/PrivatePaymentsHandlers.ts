@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../../schema/Api.ts"
 import { ok } from "../../../schema/Envelope.ts"
+import { MerchantWebhooks } from "../../services/MerchantWebhooks.ts"
 import { PaymentOrders } from "../../services/PaymentOrders.ts"
 
 export const PrivatePaymentsHandlers = HttpApiBuilder.group(
@@ -10,6 +11,7 @@ export const PrivatePaymentsHandlers = HttpApiBuilder.group(
   "privatePayments",
   Effect.fn(function* (handlers) {
     const orders = yield* PaymentOrders
+    const hooks = yield* MerchantWebhooks
     return handlers
       .handle("create_payment_order", ({ payload }) => {
         const { appId, ...input } = payload
@@ -19,5 +21,6 @@ export const PrivatePaymentsHandlers = HttpApiBuilder.group(
         Effect.flatMap(orders.detail({ code: query.code, id: query.id }), ok)
       )
       .handle("get_payment_terminals", ({ query }) => Effect.flatMap(orders.terminals(query.code), ok))
+      .handle("set_app_webhook", ({ payload }) => Effect.flatMap(hooks.setAppWebhook(payload), ok))
   })
 )
