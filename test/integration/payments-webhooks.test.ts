@@ -9,17 +9,17 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import type { Party } from "../support/Client.ts"
 import { assertRejected, serviceForFile } from "../support/Fixtures.ts"
 import { merchantOf } from "../support/Merchant.ts"
+import { itWithServer, type RunningService, startService } from "../support/Service.ts"
 import { type Received, type Receiver, startReceiver, verifierFromDocs } from "../support/WebhookReceiver.ts"
 
-const { client } = serviceForFile({
-  env: {
-    WEBHOOK_ALLOW_PRIVATE_ADDRESSES: "true",
-    WEBHOOK_RETRY_BASE_SECONDS: "1",
-    WEBHOOK_RETRY_MAX_DELAY_SECONDS: "2",
-    WEBHOOK_MAX_ATTEMPTS: "3",
-    WEBHOOK_TIMEOUT_SECONDS: "3"
-  }
-})
+const env = {
+  WEBHOOK_ALLOW_PRIVATE_ADDRESSES: "true",
+  WEBHOOK_RETRY_BASE_SECONDS: "1",
+  WEBHOOK_RETRY_MAX_DELAY_SECONDS: "2",
+  WEBHOOK_MAX_ATTEMPTS: "3",
+  WEBHOOK_TIMEOUT_SECONDS: "3"
+}
+const { service, client } = serviceForFile({ env })
 const m = merchantOf(client)
 
 let rx: Receiver
@@ -374,4 +374,41 @@ describe("merchant webhooks: settings and reads", () => {
     assertRejected(await m.call(other.app, "GET", `get_webhook_deliveries?code=${order.code}`), 404, 10300, "other app")
     assertRejected(await m.call(shop.app, "GET", "get_webhook_deliveries"), 400, 10001, "no ref")
   })
+})
+
+describe("merchant webhooks: two processes on one database", () => {
+  itWithServer(
+    "both dispatchers race for every attempt: each attempt of each event is sent once",
+    async () => {
+      let peer: RunningService | undefined
+      try {
+        peer = await startService({ databaseUrl: service().databaseUrl, env })
+        const shop = await newShop()
+        rx.answer("/two", (_event, nth) => (nth === 1 ? 500 : 204))
+        m.ok(await setHook(shop, rx.url("/two")))
+        const orders = await Promise.all(Array.from({ length: 8 }, () => putOrder(shop)))
+        const ids = new Set(orders.map((o) => o.id))
+        const mine = () => rx.on("/two").filter((r) => ids.has(r.event.data.id))
+        await rx.waitFor("/two", () => mine().length >= 16)
+        await new Promise((r) => setTimeout(r, 1_500))
+        const byEvent = new Map<string, Array<number>>()
+        for (const r of mine()) byEvent.set(r.event.eventId, [...(byEvent.get(r.event.eventId) ?? []), r.status])
+        assert.strictEqual(byEvent.size, 8)
+        for (const [eventId, statuses] of byEvent) assert.deepStrictEqual(statuses, [500, 204], eventId)
+        for (const order of orders) {
+          const [delivery] = await settled(shop, order.id, 1)
+          assert.deepStrictEqual(
+            delivery.history.map((h: any) => [h.attempt, h.httpStatus]),
+            [
+              [1, 500],
+              [2, 204]
+            ]
+          )
+        }
+      } finally {
+        await peer?.stop()
+      }
+    },
+    120_000
+  )
 })
