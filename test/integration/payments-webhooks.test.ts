@@ -225,6 +225,24 @@ describe("merchant webhooks: events", () => {
     )
   })
 
+  it("a preselected order's Created event shows the preselection (written after the insert, same commit); cancel sends Canceled", async () => {
+    const shop = await newShop()
+    m.ok(await setHook(shop, rx.url("/preset")))
+    const networks = await client.priv("GET", "tokens_networks")
+    const internal = String((networks.body.result as Array<any>).find((x) => x.typeNetwork === 240).id)
+    const order = await putOrder(shop, { terminalId: internal, payAmount: "10" })
+    const [created] = await rx.waitFor("/preset", (g) => g.some((r) => r.event.data.id === order.id))
+    const { replayed, ...asPut } = order
+    void replayed
+    assert.deepStrictEqual(created!.event.data, asPut)
+    assert.deepInclude(created!.event.data, { terminalId: internal, payAmount: "10", payCurrency: "USDT" })
+    const canceled = m.ok(await m.call(shop.app, "POST", `cancel_payment_order?id=${order.id}`))
+    const got = await rx.waitFor("/preset", (g) => g.filter((r) => r.event.data.id === order.id).length >= 2)
+    const event = got.find((r) => r.event.type === "PaymentOrder.Canceled")!.event
+    assert.deepStrictEqual(event.data, canceled)
+    assert.deepStrictEqual([event.data.stateCode, event.data.txState], [17, 16])
+  })
+
   it("a TransferOrder's events are TransferOrder.<state>, without its code", async () => {
     const shop = await newShop("100")
     await setHook(shop, rx.url("/payout"))
