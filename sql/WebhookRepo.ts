@@ -61,12 +61,13 @@ export const eventById = (eventId: string) =>
 
 /**
  * Claims attempt `attempt` of a due Pending event: only from attempts = attempt − 1, so of two
- * processes one sends it. `leaseUntil` is when it is due again should this process die mid-attempt.
+ * processes one sends it. It is due again `leaseSeconds` later (database time) should this process die
+ * mid-attempt.
  */
-export const claimAttempt = (eventId: string, attempt: number, leaseUntil: Date) =>
+export const claimAttempt = (eventId: string, attempt: number, leaseSeconds: number) =>
   SqlClient.SqlClient.use((sql) =>
     Effect.map(
-      sql`UPDATE webhook_events SET attempts = ${attempt}, next_attempt_at = ${leaseUntil}
+      sql`UPDATE webhook_events SET attempts = ${attempt}, next_attempt_at = now() + make_interval(secs => ${leaseSeconds})
         WHERE event_id = ${eventId} AND attempts = ${attempt - 1} AND state = 'Pending' AND next_attempt_at <= now()
         RETURNING event_id`,
       (rows) => rows.length === 1
@@ -115,20 +116,27 @@ export const storeBody = (eventId: string, body: string) =>
     )
   )
 
-/** One attempt's outcome: its history row, and the event's next state if it still holds that attempt. */
+/**
+ * One attempt's outcome: its history row, and the event's next state (Pending due `retrySeconds` from
+ * now, database time; Delivered or Failed with none) if it still holds that attempt in the same budget
+ * (a redeliver_webhook meanwhile keeps its fresh budget).
+ */
 export const settleAttempt = (
-  eventId: string,
   attempt: WebhookAttemptRow,
+  budgetBase: number,
   state: "Pending" | "Delivered" | "Failed",
-  nextAttemptAt: Date | null
+  retrySeconds: number | null
 ) =>
   SqlClient.SqlClient.use((sql) =>
     Effect.gen(function* () {
       yield* sql`INSERT INTO webhook_attempts (event_id, attempt, at, http_status, error, duration_ms)
-        VALUES (${eventId}, ${attempt.attempt}, ${attempt.at}, ${attempt.httpStatus}, ${attempt.error}, ${attempt.durationMs})
+        VALUES (${attempt.eventId}, ${attempt.attempt}, ${attempt.at}, ${attempt.httpStatus}, ${attempt.error},
+          ${attempt.durationMs})
         ON CONFLICT DO NOTHING`
-      yield* sql`UPDATE webhook_events SET state = ${state}, next_attempt_at = ${nextAttemptAt}
-        WHERE event_id = ${eventId} AND attempts = ${attempt.attempt} AND state = 'Pending'`
+      yield* sql`UPDATE webhook_events SET state = ${state},
+          next_attempt_at = CASE WHEN ${state} = 'Pending' THEN clock_timestamp() + make_interval(secs => ${retrySeconds ?? 0}) END
+        WHERE event_id = ${attempt.eventId} AND attempts = ${attempt.attempt} AND budget_base = ${budgetBase}
+          AND state = 'Pending'`
     })
   )
 

@@ -41,6 +41,9 @@ import { orderViews, refundView } from "./PaymentOrderViews.ts"
 import { checkWebhookUrl } from "./WebhookUrlCheck.ts"
 import type { WebhookUrlRejected } from "../../schema/PaymentErrors.ts"
 
+/** A claimed attempt not settled by then (its process died) is due again after the timeout and this margin. */
+const leaseMarginSeconds = 30
+
 const deliveryOut = (event: WebhookEventRow, history: ReadonlyArray<WebhookAttemptRow>): WebhookDeliveryOut => ({
   eventId: event.eventId,
   type: event.type,
@@ -79,7 +82,6 @@ export class MerchantWebhooks extends Context.Service<
       const decimalsOf = (currency: string) => currencies.find(currency)?.decimals ?? 0
       const { toOut } = orderViews(decimalsOf, config.publicBaseUrl)
       const refundOut = refundView(decimalsOf)
-      const timeoutMs = config.webhookTimeoutSeconds * 1000
       const inFlight = new Set<string>()
 
       /** The body, rendered once from the event's snapshot and stored; later attempts read the stored bytes. */
@@ -100,47 +102,54 @@ export class MerchantWebhooks extends Context.Service<
           return (yield* db(storeBody(event.eventId, text))) ?? text
         })
 
+      /** Renders (once), signs with the app's current secret and POSTs; the attempt's outcome. */
+      const send = (event: WebhookEventRow) =>
+        Effect.gen(function* () {
+          const body = yield* bodyOf(event)
+          const secret = yield* db(appWebhookSecret(event.appId))
+          if (secret === null) return { httpStatus: null, error: "the app has no webhook secret", durationMs: 0 }
+          const timestamp = Math.floor(Date.now() / 1000)
+          return yield* Effect.promise(() =>
+            postWebhook(
+              event.url,
+              body,
+              {
+                "user-agent": "wallet-webhooks/1",
+                "x-webhook-id": event.eventId,
+                "x-webhook-timestamp": String(timestamp),
+                "x-webhook-signature": webhookSignature(secret, timestamp, body)
+              },
+              config.webhookTimeoutSeconds * 1000,
+              config.webhookAllowPrivateAddresses
+            )
+          )
+        })
+
       /** One attempt of one event, if this process wins its claim. */
       const attempt = (eventId: string) =>
         Effect.gen(function* () {
           const event = yield* db(eventById(eventId))
           if (event === undefined || event.state !== "Pending") return
           const n = event.attempts + 1
-          const lease = new Date(Date.now() + timeoutMs + 30_000)
-          if (!(yield* db(claimAttempt(eventId, n, lease)))) return
-          const body = yield* bodyOf(event)
-          const secret = yield* db(appWebhookSecret(event.appId))
+          if (!(yield* db(claimAttempt(eventId, n, config.webhookTimeoutSeconds + leaseMarginSeconds)))) return
           const at = new Date()
-          const timestamp = Math.floor(at.getTime() / 1000)
-          const result =
-            secret === null
-              ? { httpStatus: null, error: "the app has no webhook secret", durationMs: 0 }
-              : yield* Effect.promise(() =>
-                  postWebhook(
-                    event.url,
-                    body,
-                    {
-                      "user-agent": "wallet-webhooks/1",
-                      "x-webhook-id": eventId,
-                      "x-webhook-timestamp": String(timestamp),
-                      "x-webhook-signature": webhookSignature(secret, timestamp, body)
-                    },
-                    timeoutMs,
-                    config.webhookAllowPrivateAddresses
-                  )
-                )
+          const result = yield* send(event).pipe(
+            Effect.catchCause((cause) =>
+              Effect.as(Effect.logWarning(`webhook ${eventId}: attempt ${n} could not be made`, cause), {
+                httpStatus: null,
+                error: "internal error preparing the attempt",
+                durationMs: Date.now() - at.getTime()
+              })
+            )
+          )
           const delivered = result.httpStatus !== null && result.httpStatus >= 200 && result.httpStatus < 300
           const inBudget = n - event.budgetBase
           const state = delivered ? "Delivered" : inBudget >= config.webhookMaxAttempts ? "Failed" : "Pending"
-          const next =
+          const retry =
             state === "Pending"
-              ? new Date(
-                  Date.now() +
-                    retryDelaySeconds(inBudget, config.webhookRetryBaseSeconds, config.webhookRetryMaxDelaySeconds) *
-                      1000
-                )
+              ? retryDelaySeconds(inBudget, config.webhookRetryBaseSeconds, config.webhookRetryMaxDelaySeconds)
               : null
-          yield* db(settleAttempt(eventId, { eventId, attempt: n, at, ...result }, state, next))
+          yield* db(settleAttempt({ eventId, attempt: n, at, ...result }, event.budgetBase, state, retry))
           if (state !== "Delivered")
             yield* Effect.logInfo(`webhook ${eventId} attempt ${n}: ${result.error ?? "failed"} (${state})`)
         })
