@@ -5,6 +5,7 @@
  * loopback literal or a name resolving to loopback is refused before any connection.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { lookup } from "node:dns/promises"
 import http from "node:http"
 import type { AddressInfo } from "node:net"
 import { postWebhook } from "../../src/platform/WebhookHttp.ts"
@@ -50,6 +51,19 @@ describe("postWebhook", () => {
     assert.strictEqual(hit.headers["content-type"], "application/json")
     assert.strictEqual(hit.headers["content-length"], String(Buffer.byteLength(body)))
     assert.strictEqual(hit.headers["x-webhook-id"], "evt_o1_0_1")
+  })
+
+  it("a host name connects through the pinned lookup (the address checked), keeping the name in Host", async () => {
+    const [first] = await lookup("localhost", { all: true, verbatim: true })
+    if (first?.address !== "127.0.0.1") {
+      process.stderr.write(
+        `\n*** SKIPPED (localhost resolves first to ${first?.address}, not 127.0.0.1): pinned lookup\n`
+      )
+      return
+    }
+    const result = await postWebhook(`http://localhost:${port}/named`, body, {}, 2_000, true)
+    assert.deepInclude(result, { httpStatus: 200, error: null })
+    assert.strictEqual(hits.find((h) => h.path === "/named")!.headers.host, `localhost:${port}`)
   })
 
   it("a non-2xx answer is a failed attempt naming the status", async () => {
