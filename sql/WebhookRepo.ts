@@ -14,8 +14,8 @@ export const WebhookEventRow = record({
   eventId: Text,
   appId: Int8,
   orderTxId: Int8,
-  objectKind: OneOf(["Order", "Refund"]),
-  type: Text,
+  objectType: OneOf(["PaymentOrder", "TransferOrder", "Refund"]),
+  stateCode: Int,
   url: Text,
   body: Nullable(Text),
   state: OneOf(["Pending", "Delivered", "Failed"]),
@@ -36,7 +36,7 @@ export const WebhookAttemptRow = record({
 })
 export type WebhookAttemptRow = typeof WebhookAttemptRow.Type
 
-const eventColumns = `event_id, app_id, order_tx_id, object_kind, type, url, body, state, attempts, budget_base,
+const eventColumns = `event_id, app_id, order_tx_id, object_type, state_code::int AS state_code, url, body, state, attempts, budget_base,
   next_attempt_at, created_at`
 
 const firstEvent = decodeFirst(WebhookEventRow)
@@ -76,14 +76,16 @@ export const claimAttempt = (eventId: string, attempt: number, leaseSeconds: num
 
 /**
  * The order as of the event's state, from the event's snapshot (never the live row): the snapshot
- * populates a payment_orders record, and the transaction's state and tick are the event's own.
+ * populates a payment_orders record; the transaction's state (`txState`, the caller's: the engine's for
+ * that state) and tick are the event's own.
  */
-export const orderOfEvent = (eventId: string) =>
+export const orderOfEvent = (eventId: string, txState: number) =>
   SqlClient.SqlClient.use((sql) =>
     Effect.map(
       sql`SELECT ${sql.literal(orderColumns)} FROM webhook_events e
         CROSS JOIN LATERAL jsonb_populate_record(NULL::payment_orders, e.snapshot) o
-        JOIN LATERAL (SELECT tr.id, tr.type_tx, e.tx_state, e.id_update FROM transactions tr WHERE tr.id = o.tx_id) t ON true
+        JOIN LATERAL (SELECT tr.id, tr.type_tx, ${txState}::int AS tx_state, e.id_update FROM transactions tr
+          WHERE tr.id = o.tx_id) t ON true
         LEFT JOIN terminals tm ON tm.id = o.terminal_id LEFT JOIN apps a ON a.id = o.app_id
         LEFT JOIN wallets mw ON mw.id = o.merchant_wallet
         WHERE e.event_id = ${eventId}`,
@@ -91,13 +93,13 @@ export const orderOfEvent = (eventId: string) =>
     )
   )
 
-/** The refund as of the event's state, from the event's snapshot. */
+/** The refund as of the event's state, from the event's snapshot (a refund's txState is its state code). */
 export const refundOfEvent = (eventId: string) =>
   SqlClient.SqlClient.use((sql) =>
     Effect.map(
       sql`SELECT ${sql.literal(refundColumns)} FROM webhook_events e
         CROSS JOIN LATERAL jsonb_populate_record(NULL::payment_refunds, e.snapshot) r
-        JOIN LATERAL (SELECT e.tx_state, e.id_update) t ON true
+        JOIN LATERAL (SELECT e.state_code::int AS tx_state, e.id_update) t ON true
         JOIN payment_orders o ON o.tx_id = r.order_tx_id
         WHERE e.event_id = ${eventId}`,
       decodeFirst(PaymentRefundRow)

@@ -8,19 +8,19 @@ ALTER TABLE apps
 -- One row per state an order or a refund entered, born in the commit of that transition (the
 -- triggers below), only when a URL applies (the order's, else the app's). `snapshot` is the row as of
 -- that state (to_jsonb of the payment_orders / payment_refunds row; jsonb numbers are exact numerics),
--- with that commit's tx_state and update tick; the body is rendered from it once, stored in `body`,
+-- with that commit's update tick; the event's type is `object_type`.<the state's name> (named in
+-- TypeScript, by the engine's stateName); the body is rendered from it once, stored in `body`,
 -- and every attempt sends those bytes. `attempts` counts every attempt ever; `budget_base` is the
 -- count when the current budget began (redeliver_webhook), so a budget is attempts - budget_base.
 CREATE TABLE webhook_events (
   event_id        text PRIMARY KEY,
   app_id          bigint NOT NULL,
   order_tx_id     bigint NOT NULL,
-  object_kind     text NOT NULL CHECK (object_kind IN ('Order', 'Refund')),
   object_tx_id    bigint NOT NULL,
-  type            text NOT NULL,
+  object_type     text NOT NULL CHECK (object_type IN ('PaymentOrder', 'TransferOrder', 'Refund')),
+  state_code      smallint NOT NULL,
   url             text NOT NULL,
   snapshot        jsonb NOT NULL,
-  tx_state        smallint NOT NULL,
   id_update       bigint NOT NULL,
   body            text,
   state           text NOT NULL DEFAULT 'Pending' CHECK (state IN ('Pending', 'Delivered', 'Failed')),
@@ -44,24 +44,12 @@ CREATE TABLE webhook_attempts (
   PRIMARY KEY (event_id, attempt)
 );
 
-CREATE FUNCTION webhook_order_state_name(p_code integer) RETURNS text LANGUAGE sql IMMUTABLE AS $$
-  SELECT CASE p_code WHEN 1 THEN 'Created' WHEN 2 THEN 'Started' WHEN 3 THEN 'Processing' WHEN 8 THEN 'Paid'
-    WHEN 9 THEN 'PartiallyRefunded' WHEN 10 THEN 'Refunded' WHEN 16 THEN 'Expired' WHEN 17 THEN 'Canceled'
-    WHEN 18 THEN 'Failed' ELSE 'State' || p_code END
-$$;
-
--- C16's state table: Created, Started, Processing are txState 1; Paid and the refunded states 8; the ends 16.
-CREATE FUNCTION webhook_order_tx_state(p_code integer) RETURNS smallint LANGUAGE sql IMMUTABLE AS $$
-  SELECT (CASE WHEN p_code < 8 THEN 1 WHEN p_code < 16 THEN 8 ELSE 16 END)::smallint
-$$;
-
 CREATE FUNCTION webhook_order_event_insert(p_row payment_orders, p_url text, p_tick bigint) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
-  INSERT INTO webhook_events (event_id, app_id, order_tx_id, object_kind, object_tx_id, type, url, snapshot, tx_state,
-      id_update, next_attempt_at)
-    VALUES ('evt_o' || p_row.tx_id || '_' || p_row.version || '_' || p_row.state_code, p_row.app_id, p_row.tx_id, 'Order',
-      p_row.tx_id, p_row.kind || '.' || webhook_order_state_name(p_row.state_code), p_url, to_jsonb(p_row),
-      webhook_order_tx_state(p_row.state_code), p_tick, clock_timestamp())
+  INSERT INTO webhook_events (event_id, app_id, order_tx_id, object_tx_id, object_type, state_code, url,
+      snapshot, id_update, next_attempt_at)
+    VALUES ('evt_o' || p_row.tx_id || '_' || p_row.version || '_' || p_row.state_code, p_row.app_id, p_row.tx_id,
+      p_row.tx_id, p_row.kind, p_row.state_code, p_url, to_jsonb(p_row), p_tick, clock_timestamp())
     ON CONFLICT (event_id) DO NOTHING;
 END
 $$;
@@ -123,11 +111,10 @@ BEGIN
     RETURN NULL;
   END IF;
   SELECT t.id_update INTO v_tick FROM transactions t WHERE t.id = NEW.tx_id;
-  INSERT INTO webhook_events (event_id, app_id, order_tx_id, object_kind, object_tx_id, type, url, snapshot, tx_state,
-      id_update, next_attempt_at)
-    VALUES ('evt_r' || NEW.tx_id || '_' || NEW.state_code, NEW.app_id, NEW.order_tx_id, 'Refund', NEW.tx_id,
-      'Refund.' || CASE NEW.state_code WHEN 1 THEN 'Pending' WHEN 8 THEN 'Finished' ELSE 'Failed' END, v_url,
-      to_jsonb(NEW), NEW.state_code, v_tick, clock_timestamp())
+  INSERT INTO webhook_events (event_id, app_id, order_tx_id, object_tx_id, object_type, state_code, url,
+      snapshot, id_update, next_attempt_at)
+    VALUES ('evt_r' || NEW.tx_id || '_' || NEW.state_code, NEW.app_id, NEW.order_tx_id, NEW.tx_id, 'Refund',
+      NEW.state_code, v_url, to_jsonb(NEW), v_tick, clock_timestamp())
     ON CONFLICT (event_id) DO NOTHING;
   RETURN NULL;
 END

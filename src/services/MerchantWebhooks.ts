@@ -14,6 +14,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { Singleton } from "effect/cluster"
+import { stateName, txStateOf } from "../../actors/payment/Protocol.ts"
 import {
   appWebhookSecret,
   attemptsOfEvent,
@@ -37,16 +38,20 @@ import { Currencies } from "../platform/Currencies.ts"
 import { makeDb } from "../platform/db/Sql.ts"
 import { postWebhook } from "../platform/WebhookHttp.ts"
 import { newWebhookSecret, retryDelaySeconds, webhookSignature } from "../platform/WebhookSignature.ts"
-import { orderViews, refundView } from "./PaymentOrderViews.ts"
+import { orderViews, refundStateName, refundView } from "./PaymentOrderViews.ts"
 import { checkWebhookUrl } from "./WebhookUrlCheck.ts"
 import type { WebhookUrlRejected } from "../../schema/PaymentErrors.ts"
 
 /** A claimed attempt not settled by then (its process died) is due again after the timeout and this margin. */
 const leaseMarginSeconds = 30
 
+/** `PaymentOrder.<state>` / `TransferOrder.<state>` (the engine's names) or `Refund.<state>`. */
+const typeOf = (event: WebhookEventRow) =>
+  `${event.objectType}.${event.objectType === "Refund" ? refundStateName(event.stateCode) : stateName(event.stateCode)}`
+
 const deliveryOut = (event: WebhookEventRow, history: ReadonlyArray<WebhookAttemptRow>): WebhookDeliveryOut => ({
   eventId: event.eventId,
-  type: event.type,
+  type: typeOf(event),
   url: event.url,
   state: event.state,
   attempts: event.attempts,
@@ -89,12 +94,12 @@ export class MerchantWebhooks extends Context.Service<
         Effect.gen(function* () {
           if (event.body !== null) return event.body
           const data =
-            event.objectKind === "Order"
-              ? toOut((yield* db(orderOfEvent(event.eventId)))!)
+            event.objectType !== "Refund"
+              ? toOut((yield* db(orderOfEvent(event.eventId, txStateOf(event.stateCode))))!)
               : refundOut((yield* db(refundOfEvent(event.eventId)))!)
           const text = JSON.stringify({
             eventId: event.eventId,
-            type: event.type,
+            type: typeOf(event),
             createdAt: event.createdAt.toISOString(),
             appId: String(event.appId),
             data

@@ -106,6 +106,9 @@ export const orderViews = (decimalsOf: (currency: string) => number, publicBaseU
 
 const refundStates: Record<number, RefundOut["state"]> = { 1: "Pending", 8: "Finished", 16: "Failed" }
 
+/** A refund's state name (C16: Pending 1, Finished 8, Failed 16). */
+export const refundStateName = (stateCode: number): RefundOut["state"] => refundStates[stateCode] ?? "Pending"
+
 /** A stored refund as RefundOut (refund_payment, get_refund_status, get_app_payment, its webhook events). */
 export const refundView =
   (decimalsOf: (currency: string) => number) =>
@@ -121,7 +124,7 @@ export const refundView =
       currency: row.currency,
       fee: dec(row.fee, row.currency),
       stateCode: row.stateCode,
-      state: refundStates[row.stateCode] ?? "Pending",
+      state: refundStateName(row.stateCode),
       txState: row.txState,
       destination: row.destination,
       payoutAmount: dec(row.payoutAmount, row.payoutCurrency),

@@ -69,8 +69,6 @@ describe("statementsOf", () => {
         // Merchant webhooks (0026): the outbox triggers' functions (docs/WEBHOOKS.md).
         "webhook_order_event",
         "webhook_order_event_insert",
-        "webhook_order_state_name",
-        "webhook_order_tx_state",
         "webhook_refund_event"
       ],
       "each function is one statement"
