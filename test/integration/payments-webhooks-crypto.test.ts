@@ -3,10 +3,11 @@
  * transition's commit"): the Processing and Paid transitions are committed inside the scanner's
  * tx_list_push (actors/payment/CryptoIncomes.ts), not by the order's actor; the triggers of migration
  * 0026 still give one event per state entered: Created, Started (pay_crypto), Processing (income seen),
- * Paid (final), each as of its state and signed. The ledger audit runs after the test.
+ * Paid (final), each as of its state and signed; then a crypto refund: Refund.Pending at refund_payment,
+ * Refund.Finished and PartiallyRefunded where C15 settles its withdrawal. The ledger audit runs after the test.
  */
 import { afterAll, assert, beforeAll, it } from "@effect/vitest"
-import { addCryptoTerminal, blockOk } from "../support/Chain.ts"
+import { addCryptoTerminal, blockOk, emptyBlocks, queuedFor, someEvmAddress } from "../support/Chain.ts"
 import { xpubEnv } from "../support/CryptoAddresses.ts"
 import { serviceForFile } from "../support/Fixtures.ts"
 import { merchantOf } from "../support/Merchant.ts"
@@ -24,9 +25,10 @@ afterAll(async () => {
 })
 
 it("crypto: Created, Started, Processing (in the chain push's commit), Paid, each signed and as of its state", async () => {
-  const { fees, app } = await shop.open("Crypto hook shop")
+  const { fees, app } = await shop.open("Crypto hook shop", { fund: { ETH: "1" } })
   await client.setTariffs([
-    { txClass: "Payment", currency: "ETH", feeFixed: "0.01", feePercent: "0", profitWalletId: fees.id }
+    { txClass: "Payment", currency: "ETH", feeFixed: "0.01", feePercent: "0", profitWalletId: fees.id },
+    { txClass: "Refund", currency: "ETH", feeFixed: "0.001", feePercent: "0", profitWalletId: fees.id }
   ])
   const t = await addCryptoTerminal(client, { confirmations: 2 })
   const order = shop.ok(
@@ -62,4 +64,41 @@ it("crypto: Created, Started, Processing (in the chain push's commit), Paid, eac
     BigInt(byType.get(`PaymentOrder.${s}`).idUpdate)
   )
   for (let i = 1; i < ticks.length; i++) assert.isTrue(ticks[i]! > ticks[i - 1]!, "each state a later commit")
+
+  // A crypto refund: Refund.Pending at refund_payment; Refund.Finished and PaymentOrder.PartiallyRefunded
+  // in the commit where C15 settles its withdrawal (the settlement hook inside the chain push).
+  const address = someEvmAddress()
+  const pending = shop.ok(
+    await shop.call(app, "POST", "refund_payment", {
+      id: order.id,
+      externalId: "crypto-hook-r1",
+      amount: "0.4",
+      refundAddress: address
+    })
+  )
+  const item = await queuedFor(client, t.id, address)
+  const sent = await client.priv("POST", "tx_send_report", { txId: item.txId, result: "broadcast", txHash: "hr1" })
+  assert.strictEqual(sent.status, 200, JSON.stringify(sent.body))
+  await blockOk(client, t.id, "h", 4, [
+    { txHash: "hr1", direction: "out", to: address, amount: "0.4", txId: item.txId }
+  ])
+  await emptyBlocks(client, t.id, "h", 5, 6)
+  const all = await rx.waitFor("/crypto", (g) => g.length >= 7)
+  const refundEvents = all.filter((r) => r.event.type.startsWith("Refund."))
+  assert.sameDeepMembers(
+    refundEvents.map((r) => [
+      r.event.type,
+      r.event.data.refundId,
+      r.event.data.stateCode,
+      r.event.data.finishedAt === null
+    ]),
+    [
+      ["Refund.Pending", pending.refundId, 1, true],
+      ["Refund.Finished", pending.refundId, 8, false]
+    ]
+  )
+  const partially = all.find((r) => r.event.type === "PaymentOrder.PartiallyRefunded")!.event.data
+  assert.deepInclude(partially, { stateCode: 9, refundedAmount: "0.4" })
+  for (const r of all) assert.isTrue(verify(secret, r.headers, r.raw), r.event.type)
+  assert.strictEqual(all.length, 7, JSON.stringify(all.map((r) => r.event.type)))
 })
