@@ -2,7 +2,7 @@
  * Merchant webhooks (CONTRACT C16 "Merchant webhooks (outbound)"; docs/WEBHOOKS.md).
  * Events are born in SQL, in the commit of each transition (migration 0026's triggers on payment_orders
  * and payment_refunds: an outbox row only when a URL applies). Here:
- * - the dispatcher: a Singleton that every WEBHOOK dispatch beat reads the due Pending events (partial
+ * - the dispatcher: a Singleton that every limits.webhookDispatchMs reads the due Pending events (partial
  *   index webhook_events_due), claims each attempt with a conditional update (attempts n − 1 → n, so of
  *   two processes one sends it), renders the body once from the event's snapshot (stored; every attempt
  *   sends those bytes), signs it with the app's current secret, POSTs it (src/platform/WebhookHttp.ts:
@@ -31,7 +31,7 @@ import {
   type WebhookAttemptRow,
   type WebhookEventRow
 } from "../../sql/WebhookRepo.ts"
-import { AppNotFound, WebhookDeliveryNotFound } from "../../schema/PaymentErrors.ts"
+import { AppNotFound, WebhookDeliveryNotFound, type WebhookUrlRejected } from "../../schema/PaymentErrors.ts"
 import type { SetAppWebhookIn, SetAppWebhookOut, WebhookDeliveryOut } from "../../schema/Webhooks.ts"
 import { AppConfigService, limits } from "../platform/Config.ts"
 import { Currencies } from "../platform/Currencies.ts"
@@ -40,7 +40,6 @@ import { postWebhook } from "../platform/WebhookHttp.ts"
 import { newWebhookSecret, retryDelaySeconds, webhookSignature } from "../platform/WebhookSignature.ts"
 import { orderViews, refundStateName, refundView } from "./PaymentOrderViews.ts"
 import { checkWebhookUrl } from "./WebhookUrlCheck.ts"
-import type { WebhookUrlRejected } from "../../schema/PaymentErrors.ts"
 
 /** A claimed attempt not settled by then (its process died) is due again after the timeout and this margin. */
 const leaseMarginSeconds = 30
@@ -74,7 +73,7 @@ export class MerchantWebhooks extends Context.Service<
     /** The deliveries of an order (already resolved to this app's order) and of its refunds, newest first. */
     readonly deliveriesOfOrder: (orderId: string) => Effect.Effect<ReadonlyArray<WebhookDeliveryOut>>
     readonly redeliver: (appId: string, eventId: string) => Effect.Effect<WebhookDeliveryOut, WebhookDeliveryNotFound>
-    /** One dispatcher pass (the Singleton runs it every beat; tests and the start run it too). */
+    /** One dispatcher pass (WebhookDispatcher runs it every limits.webhookDispatchMs). */
     readonly dispatch: Effect.Effect<void>
   }
 >()("core/MerchantWebhooks") {
