@@ -45,9 +45,11 @@ export const nextAppId = SqlClient.SqlClient.use((sql) =>
   Effect.map(sql`SELECT nextval('app_ids') AS id`, (rows) => nextId(rows).id)
 )
 
-export const insertApp = (id: string, walletId: string, name: string, pkeyHash: Uint8Array) =>
+/** A new app with its key's hash and its webhook signing secret (kept usable: it signs, docs/WEBHOOKS.md). */
+export const insertApp = (id: string, walletId: string, name: string, pkeyHash: Uint8Array, webhookSecret: string) =>
   SqlClient.SqlClient.use(
-    (sql) => sql`INSERT INTO apps (id, wallet_id, name, pkey_hash) VALUES (${id}, ${walletId}, ${name}, ${pkeyHash})`
+    (sql) => sql`INSERT INTO apps (id, wallet_id, name, pkey_hash, webhook_secret)
+      VALUES (${id}, ${walletId}, ${name}, ${pkeyHash}, ${webhookSecret})`
   )
 
 /** A merchant app, found by the hash of its key. */

@@ -69,7 +69,8 @@ export type PaymentOrderRow = typeof PaymentOrderRow.Type
 
 const first = decodeFirst(PaymentOrderRow)
 
-const columns = `o.tx_id, o.app_id, o.external_id, o.request_hash, o.kind, o.code, o.merchant_wallet, o.state_code::int AS state_code,
+/** The select list of a PaymentOrderRow over `o` (payment_orders), `t` (its transaction) and the joins of `from`. */
+export const columns = `o.tx_id, o.app_id, o.external_id, o.request_hash, o.kind, o.code, o.merchant_wallet, o.state_code::int AS state_code,
   o.currency, o.order_amount::text AS order_amount, o.terminal_id, tm.type_network, o.method, o.pay_currency,
   o.pay_amount::text AS pay_amount, o.fee::text AS fee, o.profit_wallet, o.rate, o.spread_pct, o.expires_at, o.paid_at,
   o.paid_amount::text AS paid_amount, o.refunded_amount::text AS refunded_amount, o.payer_wallet_id,

@@ -29,7 +29,8 @@ export type PaymentRefundRow = typeof PaymentRefundRow.Type
 const first = decodeFirst(PaymentRefundRow)
 const all = decodeAll(PaymentRefundRow)
 
-const columns = `r.tx_id, r.order_tx_id, r.app_id, r.external_id, r.request_hash, r.destination, r.currency,
+/** The select list of a PaymentRefundRow over `r` (payment_refunds), `t` (its transaction) and `o` (its order). */
+export const columns = `r.tx_id, r.order_tx_id, r.app_id, r.external_id, r.request_hash, r.destination, r.currency,
   r.amount::text AS amount, r.fee::text AS fee, r.payout_amount::text AS payout_amount, r.payout_currency, r.reason,
   r.refund_address, r.state_code::int AS state_code, r.created_at, r.finished_at, t.tx_state, t.id_update,
   o.code AS order_code`

@@ -61,6 +61,7 @@ import { PaymentOrders } from "./services/PaymentOrders.ts"
 import { PaymentRefunds } from "./services/PaymentRefunds.ts"
 import { PaymentExpirySweep } from "./services/PaymentExpiry.ts"
 import { ClusterRetention } from "./services/ClusterRetention.ts"
+import { MerchantWebhooks, WebhookDispatcher } from "./services/MerchantWebhooks.ts"
 import { PaymentPayouts } from "./services/PaymentPayouts.ts"
 import { PayoutSettlementLayer } from "../actors/payment/PayoutSettlement.ts"
 import { PayoutCodes } from "./services/PayoutCodes.ts"
@@ -185,7 +186,14 @@ const Services = Layer.mergeAll(
 ).pipe(Layer.provideMerge(Actors))
 
 /** Services over the others (payment orders read terminals and schedule their expiry; the merchant feed maps orders as they do). */
-const Gateway = Layer.mergeAll(MerchantFeed.layer, PaymentStats.layer, PaymentRefunds.layer, PaymentCrypto.layer).pipe(
+const Gateway = Layer.mergeAll(
+  MerchantFeed.layer,
+  PaymentStats.layer,
+  PaymentRefunds.layer,
+  PaymentCrypto.layer,
+  // Merchant webhooks: the service and its dispatcher (docs/WEBHOOKS.md).
+  WebhookDispatcher.pipe(Layer.provideMerge(MerchantWebhooks.layer))
+).pipe(
   Layer.provideMerge(PaymentOrders.layer),
   Layer.provideMerge(Layer.merge(PaymentExpirySweep, ClusterRetention)),
   Layer.provideMerge(Services)

@@ -50,7 +50,7 @@ export const OfferSchema = Schema.Struct({
 export type OfferData = typeof OfferSchema.Type
 
 /** The engine's price rule, for the service that quotes offers (services reach actors through Protocol only). */
-export { quotePayAmount, stateName } from "./Order.ts"
+export { quotePayAmount, stateName, txStateOf } from "./Order.ts"
 
 /** The merchant's preselection at creation (put_payment_order `terminalId?`, `payAmount?`). */
 export const PresetSchema = Schema.Struct({

@@ -29,11 +29,13 @@ import {
   TerminalLocked,
   TerminalNotAvailable,
   TooManyRefunds,
+  WebhookDeliveryNotFound,
   WebhookUrlRejected,
   WrongOrderKind
 } from "../PaymentErrors.ts"
 import { PaymentOrderOut, PutOrderOut, PutPaymentOrderIn, RefundOut, RefundPaymentIn } from "../Payments.ts"
 import { MerchantAuth } from "../Security.ts"
+import { WebhookDeliveryOut } from "../Webhooks.ts"
 import { WaitQuery } from "../Transfer.ts"
 
 /** What an action on one order may answer (C16 "Errors"). */
@@ -180,6 +182,28 @@ export class PayordersApi extends HttpApiGroup.make("payorders")
       success: Envelope(RefundOut),
       error: [InvalidRequest, RefundNotFound]
     })
+  )
+  .add(
+    HttpApiEndpoint.get("get_webhook_deliveries", "/get_webhook_deliveries", {
+      query: orderRef,
+      success: Envelope(Schema.Array(WebhookDeliveryOut)),
+      error: [...OrderActionErrors]
+    }).annotateMerge(
+      OpenApi.annotations({
+        description: "The webhook deliveries of the order and of its refunds, newest first (C16)."
+      })
+    )
+  )
+  .add(
+    HttpApiEndpoint.post("redeliver_webhook", "/redeliver_webhook", {
+      query: { app_id: Int64, eventId: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(200)) },
+      success: Envelope(WebhookDeliveryOut),
+      error: [InvalidRequest, WebhookDeliveryNotFound]
+    }).annotateMerge(
+      OpenApi.annotations({
+        description: "The delivery of `eventId`, Pending again with a fresh attempt budget (C16; unknown: 404 10341)."
+      })
+    )
   )
   .middleware(MerchantAuth)
   .prefix("/payorders/v1")

@@ -42,7 +42,11 @@ export const CreateAppIn = Schema.Struct({
   walletId: WalletId,
   name: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(100))
 })
-export const AppOut = Schema.Struct({ appId: AppIdOut, pkey: Schema.String })
+export const AppOut = Schema.Struct({
+  appId: AppIdOut,
+  pkey: Schema.String,
+  webhookSecret: Schema.String.annotate({ description: "Signs this app's webhooks (C16); shown once" })
+})
 
 export class PrivateApi extends HttpApiGroup.make("private")
   .add(

@@ -5,8 +5,9 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Envelope } from "../Envelope.ts"
-import { RateLimited } from "../Errors.ts"
-import { AppNotFound } from "../PaymentErrors.ts"
+import { InvalidRequest, RateLimited } from "../Errors.ts"
+import { AppNotFound, WebhookUrlRejected } from "../PaymentErrors.ts"
+import { SetAppWebhookIn, SetAppWebhookOut } from "../Webhooks.ts"
 import { CreatePaymentOrderIn, PaymentOrderDetailOut, PutOrderOut, TerminalOut } from "../Payments.ts"
 import { ServiceAuth } from "../Security.ts"
 import { OrderActionErrors, PaymentOrderCreationErrors } from "./PayordersApi.ts"
@@ -33,7 +34,17 @@ export class PrivatePaymentsApi extends HttpApiGroup.make("privatePayments")
       query: { code: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(200)) },
       success: Envelope(Schema.Array(TerminalOut)),
       error: [...OrderActionErrors]
-    })
+    }),
+    HttpApiEndpoint.post("set_app_webhook", "/set_app_webhook", {
+      payload: SetAppWebhookIn,
+      success: Envelope(SetAppWebhookOut),
+      error: [InvalidRequest, AppNotFound, WebhookUrlRejected]
+    }).annotateMerge(
+      OpenApi.annotations({
+        description:
+          "An app's webhook URL (null: none) and, with rotateSecret, a new signing secret (answered once; the old one stops signing at once). C16, docs/WEBHOOKS.md."
+      })
+    )
   )
   .middleware(ServiceAuth)
   .prefix("/private/v1")

@@ -42,6 +42,11 @@ export interface AppConfig {
   readonly acquiringReconcileSeconds: number
   /** C16: reconciliation asks about a session once it has been Pending this long. */
   readonly acquiringReconcileAfterSeconds: number
+  /** C16 webhook delivery (docs/WEBHOOKS.md): an attempt's bound, the retry backoff's base and cap, the attempt budget. */
+  readonly webhookTimeoutSeconds: number
+  readonly webhookRetryBaseSeconds: number
+  readonly webhookRetryMaxDelaySeconds: number
+  readonly webhookMaxAttempts: number
 }
 
 /** An integer setting in [min, max] (else the start fails naming it). */
@@ -104,7 +109,11 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
         acquirerWebhookToleranceSeconds: yield* intIn("ACQUIRER_WEBHOOK_TOLERANCE_SECONDS", 300, 1, 86_400),
         acquiringSessionTtlSeconds: yield* intIn("ACQUIRING_SESSION_TTL_SECONDS", 900, 1, 86_400),
         acquiringReconcileSeconds: yield* intIn("ACQUIRING_RECONCILE_SECONDS", 30, 1, 3_600),
-        acquiringReconcileAfterSeconds: yield* intIn("ACQUIRING_RECONCILE_AFTER_SECONDS", 60, 0, 86_400)
+        acquiringReconcileAfterSeconds: yield* intIn("ACQUIRING_RECONCILE_AFTER_SECONDS", 60, 0, 86_400),
+        webhookTimeoutSeconds: yield* intIn("WEBHOOK_TIMEOUT_SECONDS", 10, 1, 60),
+        webhookRetryBaseSeconds: yield* intIn("WEBHOOK_RETRY_BASE_SECONDS", 5, 1, 3_600),
+        webhookRetryMaxDelaySeconds: yield* intIn("WEBHOOK_RETRY_MAX_DELAY_SECONDS", 3_600, 1, 86_400),
+        webhookMaxAttempts: yield* intIn("WEBHOOK_MAX_ATTEMPTS", 8, 1, 50)
       })
     })
   )
@@ -129,6 +138,10 @@ export const limits = {
   /** effect/cluster reads due persisted messages (timers) this often: a timer fires within it. */
   clusterPollMs: 1_000,
   expirySweepBatchMax: 500,
+  /** Merchant webhooks: how often the dispatcher looks for due events, how many a pass, how many attempts in flight. */
+  webhookDispatchMs: 500,
+  webhookDispatchBatchMax: 200,
+  webhookInFlightMax: 32,
   retentionBatchMax: 1_000,
   retentionIntervalMinutes: 60
 } as const

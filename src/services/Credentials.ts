@@ -21,6 +21,7 @@ import { WalletNotFound } from "../../schema/Errors.ts"
 import { appId, type AppId, clientId, walletId, type WalletId } from "../../schema/Ids.ts"
 import { AppConfigService } from "../platform/Config.ts"
 import { makeDb } from "../platform/db/Sql.ts"
+import { newWebhookSecret } from "../platform/WebhookSignature.ts"
 import { ChangeNotices } from "../platform/ChangeNotices.ts"
 
 export const hashSecret = (secret: string): Uint8Array => createHash("sha256").update(secret, "utf8").digest()
@@ -51,7 +52,7 @@ export class Credentials extends Context.Service<
     readonly createApp: (
       wallet: WalletId,
       name: string
-    ) => Effect.Effect<{ appId: AppId; pkey: string }, WalletNotFound>
+    ) => Effect.Effect<{ appId: AppId; pkey: string; webhookSecret: string }, WalletNotFound>
     readonly app: (pkey: string) => Effect.Effect<Option.Option<{ appId: AppId; walletId: WalletId }>>
     readonly isServiceKey: (key: string) => boolean
   }
@@ -119,8 +120,10 @@ export class Credentials extends Context.Service<
             yield* requireWallet(wallet)
             const id = yield* db(nextAppId)
             const pkey = newSecret()
-            yield* db(insertApp(String(id), wallet, name, hashSecret(pkey)))
-            return { appId: appId(id), pkey }
+            // C16: the webhook secret signs every delivery, so it is kept as it is (shown here once).
+            const webhookSecret = newWebhookSecret()
+            yield* db(insertApp(String(id), wallet, name, hashSecret(pkey), webhookSecret))
+            return { appId: appId(id), pkey, webhookSecret }
           }),
         app: (pkey) =>
           pkey.length === 0 || pkey.length > 200

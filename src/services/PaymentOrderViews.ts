@@ -6,8 +6,9 @@
  */
 import { stateName } from "../../actors/payment/Protocol.ts"
 import type { PaymentOrderRow } from "../../sql/PaymentOrderRepo.ts"
+import type { PaymentRefundRow } from "../../sql/PaymentRefundRepo.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
-import type { OrderInfoOut, PaymentOrderOut, TerminalOut } from "../../schema/Payments.ts"
+import type { OrderInfoOut, PaymentOrderOut, RefundOut, TerminalOut } from "../../schema/Payments.ts"
 
 /** What the payer pays (payAmount + fee) once a terminal is locked. */
 const totalToPay = (row: PaymentOrderRow) => (row.payAmount === null ? null : row.payAmount + row.fee)
@@ -102,3 +103,34 @@ export const orderViews = (decimalsOf: (currency: string) => number, publicBaseU
 
   return { toOut, toInfo }
 }
+
+const refundStates: Record<number, RefundOut["state"]> = { 1: "Pending", 8: "Finished", 16: "Failed" }
+
+/** A refund's state name (C16: Pending 1, Finished 8, Failed 16). */
+export const refundStateName = (stateCode: number): RefundOut["state"] => refundStates[stateCode] ?? "Pending"
+
+/** A stored refund as RefundOut (refund_payment, get_refund_status, get_app_payment, its webhook events). */
+export const refundView =
+  (decimalsOf: (currency: string) => number) =>
+  (row: PaymentRefundRow): RefundOut => {
+    const dec = (minor: bigint, currency: string) => fromMinorUnits(minor, decimalsOf(currency))
+    return {
+      refundId: String(row.txId) as any,
+      externalId: row.externalId,
+      code: row.orderCode,
+      orderId: String(row.orderTxId) as any,
+      appId: String(row.appId) as any,
+      amount: dec(row.amount, row.currency),
+      currency: row.currency,
+      fee: dec(row.fee, row.currency),
+      stateCode: row.stateCode,
+      state: refundStateName(row.stateCode),
+      txState: row.txState,
+      destination: row.destination,
+      payoutAmount: dec(row.payoutAmount, row.payoutCurrency),
+      payoutCurrency: row.payoutCurrency,
+      reason: row.reason,
+      createdAt: row.createdAt.toISOString(),
+      finishedAt: row.finishedAt?.toISOString() ?? null
+    }
+  }

@@ -30,7 +30,6 @@ import {
 } from "../../schema/PaymentErrors.ts"
 import { InvalidAddress } from "../../schema/CryptoErrors.ts"
 import type { RefundOut, RefundPaymentIn } from "../../schema/Payments.ts"
-import { fromMinorUnits } from "../../schema/Money.ts"
 import { TxType } from "../../schema/Transfer.ts"
 import { isCryptoNetwork, isValidAddress } from "../platform/crypto/Addresses.ts"
 import { Currencies } from "../platform/Currencies.ts"
@@ -39,8 +38,7 @@ import { delivered } from "../platform/Delivery.ts"
 import { Tariffs } from "../platform/Tariffs.ts"
 import { TimeTicks } from "../platform/TimeTicks.ts"
 import { hashOfOrderCode } from "./PaymentOrders.ts"
-
-const refundStates: Record<number, RefundOut["state"]> = { 1: "Pending", 8: "Finished", 16: "Failed" }
+import { refundView } from "./PaymentOrderViews.ts"
 
 export type RefundPaymentError =
   | InvalidRequest
@@ -82,27 +80,7 @@ export class PaymentRefunds extends Context.Service<
       const tariffs = yield* Tariffs
       const actor = yield* PaymentOrderEntity.client
 
-      const dec = (minor: bigint, currency: string) => fromMinorUnits(minor, currencies.find(currency)?.decimals ?? 0)
-
-      const toOut = (row: PaymentRefundRow): RefundOut => ({
-        refundId: String(row.txId) as any,
-        externalId: row.externalId,
-        code: row.orderCode,
-        orderId: String(row.orderTxId) as any,
-        appId: String(row.appId) as any,
-        amount: dec(row.amount, row.currency),
-        currency: row.currency,
-        fee: dec(row.fee, row.currency),
-        stateCode: row.stateCode,
-        state: refundStates[row.stateCode] ?? "Pending",
-        txState: row.txState,
-        destination: row.destination,
-        payoutAmount: dec(row.payoutAmount, row.payoutCurrency),
-        payoutCurrency: row.payoutCurrency,
-        reason: row.reason,
-        createdAt: row.createdAt.toISOString(),
-        finishedAt: row.finishedAt?.toISOString() ?? null
-      })
+      const toOut = refundView((currency) => currencies.find(currency)?.decimals ?? 0)
 
       /** Exactly one of code and id (10001); another app's order or none: 404 10300. */
       const orderOf = (appId: string, input: RefundPaymentIn) =>

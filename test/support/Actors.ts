@@ -49,7 +49,11 @@ export const testConfig = (databaseUrl: string | undefined, dataDir: string) =>
     acquirerWebhookToleranceSeconds: 300,
     acquiringSessionTtlSeconds: 900,
     acquiringReconcileSeconds: 30,
-    acquiringReconcileAfterSeconds: 60
+    acquiringReconcileAfterSeconds: 60,
+    webhookTimeoutSeconds: 10,
+    webhookRetryBaseSeconds: 5,
+    webhookRetryMaxDelaySeconds: 3_600,
+    webhookMaxAttempts: 8
   })
 
 /** Configuration for one test database: a fresh one on the server, or embedded in a temp directory. */

@@ -67,7 +67,11 @@ describe("statementsOf", () => {
         "ledger_rows_refund_withdrawal",
         "ledger_rows_trade_insert",
         "ledger_rows_trade_insert",
-        "notify_change"
+        "notify_change",
+        // Merchant webhooks (0026): the outbox triggers' functions (docs/WEBHOOKS.md).
+        "webhook_order_event",
+        "webhook_order_event_insert",
+        "webhook_refund_event"
       ],
       "each function is one statement"
     )

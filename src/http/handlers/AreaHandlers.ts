@@ -11,6 +11,7 @@ import { Investments } from "../../services/Investments.ts"
 import { longPollDefaultSeconds } from "../../services/Feeds.ts"
 import { MerchantFeed } from "../../services/MerchantFeed.ts"
 import { PaymentOrders } from "../../services/PaymentOrders.ts"
+import { MerchantWebhooks } from "../../services/MerchantWebhooks.ts"
 import { PaymentRefunds } from "../../services/PaymentRefunds.ts"
 import { rateOut } from "./PrivateHandlers.ts"
 
@@ -53,7 +54,18 @@ export const PayordersHandlers = HttpApiBuilder.group(
     const feed = yield* MerchantFeed
     const orders = yield* PaymentOrders
     const refunds = yield* PaymentRefunds
+    const hooks = yield* MerchantWebhooks
     return handlers
+      .handle("get_webhook_deliveries", ({ query }) =>
+        CurrentApp.use((app) =>
+          Effect.flatMap(orders.get(app.appId, { code: query.code, id: query.id }), (order) =>
+            Effect.flatMap(hooks.deliveriesOfOrder(order.id), ok)
+          )
+        )
+      )
+      .handle("redeliver_webhook", ({ query }) =>
+        CurrentApp.use((app) => Effect.flatMap(hooks.redeliver(app.appId, query.eventId), ok))
+      )
       .handle("get_app_payments", ({ query }) =>
         CurrentApp.use((app) =>
           Effect.flatMap(feed.page(app.appId, query.cursor), (page) => okCursor(page.rows, page.cursor))

@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../../schema/Api.ts"
 import { ok } from "../../../schema/Envelope.ts"
+import { MerchantWebhooks } from "../../services/MerchantWebhooks.ts"
 import { PaymentOrders } from "../../services/PaymentOrders.ts"
 import { PaymentRefunds } from "../../services/PaymentRefunds.ts"
 
@@ -12,6 +13,7 @@ export const PrivatePaymentsHandlers = HttpApiBuilder.group(
   Effect.fn(function* (handlers) {
     const orders = yield* PaymentOrders
     const refunds = yield* PaymentRefunds
+    const hooks = yield* MerchantWebhooks
     return handlers
       .handle("create_payment_order", ({ payload }) => {
         const { appId, ...input } = payload
@@ -24,5 +26,6 @@ export const PrivatePaymentsHandlers = HttpApiBuilder.group(
         })
       )
       .handle("get_payment_terminals", ({ query }) => Effect.flatMap(orders.terminals(query.code), ok))
+      .handle("set_app_webhook", ({ payload }) => Effect.flatMap(hooks.setAppWebhook(payload), ok))
   })
 )
