@@ -6,11 +6,26 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { createHmac } from "node:crypto"
+import { readFileSync } from "node:fs"
 import { newWebhookSecret, retryDelaySeconds, webhookSignature } from "../../src/platform/WebhookSignature.ts"
 import { verifierFromDocs } from "../support/WebhookReceiver.ts"
 import { seeded } from "./Random.ts"
 
+/** The `verifyWebhook` function of a document's first ```js block (its code lines, comments left out). */
+const verifierIn = (file: string) => {
+  const text = readFileSync(new URL(`../../${file}`, import.meta.url), "utf8")
+  const block = /```js\n([\s\S]*?)```/.exec(text)?.[1] ?? ""
+  const start = block.indexOf("export function verifyWebhook")
+  const end = block.indexOf("\n}\n", start)
+  assert.isAbove(start, -1, `${file} shows verifyWebhook`)
+  return block.slice(start, end + 2)
+}
+
 describe("webhook signature", () => {
+  it("the README's verification sample is the tested one of docs/WEBHOOKS.md", () => {
+    assert.strictEqual(verifierIn("README.md"), verifierIn("docs/WEBHOOKS.md"))
+  })
+
   it("is v1= lowercase hex HMAC-SHA256(secret as UTF-8, timestamp + '.' + body)", () => {
     const secret = "whsec_ünï-cödé"
     const body = '{"eventId":"evt_o1_0_1","data":{"description":"Café ☕"}}'
