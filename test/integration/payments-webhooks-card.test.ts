@@ -45,7 +45,7 @@ it("card: Created, Started, Paid as of each state; a decline sends nothing; a re
     "Refund.Finished"
   ])
   void got
-  for (const r of all) assert.isTrue(verify(app.webhookSecret, r.headers, r.raw), `signature of ${r.event.type}`)
+  for (const r of all) assert.isTrue(verify(app.webhookSecret!, r.headers, r.raw), `signature of ${r.event.type}`)
   const of = (type: string) => all.find((r) => r.event.type === type)!.event.data
   const started = of("PaymentOrder.Started")
   assert.deepInclude(started, { stateCode: 2, paymentMethod: "CardAcquiring", totalToPay: "10.6", paidAmount: "0" })

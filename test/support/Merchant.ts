@@ -9,6 +9,8 @@ import type { Party, Reply, TestClient } from "./Client.ts"
 export interface App {
   readonly appId: string
   readonly pkey: string
+  /** create_app's webhook signing secret, shown once (C16); absent where a test built the app's keys itself. */
+  readonly webhookSecret?: string
 }
 
 let nextOrder = 0

@@ -84,7 +84,7 @@ export const startReceiver = async (host = "127.0.0.1"): Promise<Receiver> => {
   }
 }
 
-type Verify = (
+export type Verify = (
   secret: string,
   headers: Record<string, unknown>,
   rawBody: Buffer | string,
