@@ -14,7 +14,7 @@ export const SandboxPaymentRow = record({
   successUrl: Text,
   failUrl: Text,
   expiresAt: Timestamp,
-  status: OneOf(["Pending", "Approved", "Declined"]),
+  status: OneOf(["Pending", "Approved", "Declined", "Expired"]),
   eventId: Nullable(Text)
 })
 export type SandboxPaymentRow = typeof SandboxPaymentRow.Type
@@ -63,4 +63,23 @@ export const decideSandboxPayment = (
         RETURNING ${sql.literal(columns)}`,
       first
     )
+  )
+
+/**
+ * Closes a payment for good: a Pending one becomes Expired (no card is taken after this), a decided one
+ * keeps its outcome. Answers the final status, undefined for an unknown id. Two statements, so the read
+ * after a lost update sees the decision that won (a decide racing this either commits first — and is
+ * answered — or finds the row Expired and refuses the card).
+ */
+export const closeSandboxPayment = (acquiringId: string) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.gen(function* () {
+      const closed = yield* sql`UPDATE sandbox_acquirer_payments SET status = 'Expired', decided_at = now()
+        WHERE acquiring_id = ${acquiringId} AND status = 'Pending'
+        RETURNING ${sql.literal(columns)}`
+      if (closed.length > 0) return first(closed)?.status
+      return first(
+        yield* sql`SELECT ${sql.literal(columns)} FROM sandbox_acquirer_payments WHERE acquiring_id = ${acquiringId}`
+      )?.status
+    })
   )

@@ -63,7 +63,7 @@ CREATE TABLE sandbox_acquirer_payments (
   success_url   text NOT NULL,
   fail_url      text NOT NULL,
   expires_at    timestamptz NOT NULL,
-  status        text NOT NULL DEFAULT 'Pending' CHECK (status IN ('Pending', 'Approved', 'Declined')),
+  status        text NOT NULL DEFAULT 'Pending' CHECK (status IN ('Pending', 'Approved', 'Declined', 'Expired')),
   card_last4    text,
   event_id      text,
   created_at    timestamptz NOT NULL DEFAULT now(),

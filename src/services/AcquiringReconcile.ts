@@ -3,8 +3,9 @@
  * PaymentExpiry.ts: effect/cluster's durable schedule) every ACQUIRING_RECONCILE_SECONDS. Each run asks
  * the acquirer about every session Pending for at least ACQUIRING_RECONCILE_AFTER_SECONDS and applies its
  * answer as the webhook would (the order actor's CardOutcome); a session still not decided by the
- * acquirer (Pending, or unknown to it) once ACQUIRING_SESSION_TTL_SECONDS old becomes Expired (the order
- * is Started again, and may then expire as any order). Every session asked gets `checked_at`. Runs that
+ * acquirer (Pending, or unknown to it) once ACQUIRING_SESSION_TTL_SECONDS old is closed at the acquirer
+ * (Acquirer.close: atomic against a card taken meanwhile, whose outcome then wins) and becomes Expired
+ * (the order is Started again, and may then expire as any order). Every session asked gets `checked_at`. Runs that
  * overlap (two processes, a restart) and a webhook arriving meanwhile meet at the one conditional
  * transition, so nothing settles twice.
  */
@@ -35,8 +36,12 @@ const reconcile = Effect.gen(function* () {
       Effect.gen(function* () {
         const status = yield* acquirer.status(session.acquiringId)
         if (status === "Approved" || status === "Declined") return yield* cards.outcome(session, status)
-        if (now - session.createdAt.getTime() >= config.acquiringSessionTtlSeconds * 1000)
-          return yield* cards.outcome(session, "Expired")
+        if (status === "Expired" || now - session.createdAt.getTime() >= config.acquiringSessionTtlSeconds * 1000) {
+          // Closed at the provider first, atomically against a card being taken meanwhile: the outcome
+          // that won is what the session becomes (a payer's last-second approval is not lost).
+          const closed = yield* acquirer.close(session.acquiringId)
+          return yield* cards.outcome(session, closed === "Approved" || closed === "Declined" ? closed : "Expired")
+        }
       }).pipe(Effect.ignoreCause),
     { concurrency: 8, discard: true }
   )

@@ -1,6 +1,7 @@
 /**
  * The card acquirer as the payment gateway sees it (docs/CARDS.md "The provider interface"): open a
- * hosted checkout for a session, and ask a session's status (reconciliation). Outcomes come back as the
+ * hosted checkout for a session, ask a session's status (reconciliation), and close a session that
+ * outlived its TTL (the provider takes no card after that, or answers the outcome that came first). Outcomes come back as the
  * provider's signed webhook (POST /payment/v1/acquiring_webhook) or through `status`. The one
  * implementation shipped is the sandbox (SandboxAcquirer.ts), wired in src/Server.ts; a real provider is
  * another layer of this service. Nothing else imports an implementation.
@@ -21,13 +22,18 @@ export interface AcquirerSessionRequest {
   readonly expiresAt: Date
 }
 
-/** The provider's view of a session: Unknown = it has no such session. */
-export type AcquirerStatus = "Pending" | "Approved" | "Declined" | "Unknown"
+/** The provider's view of a session: Expired = closed unpaid; Unknown = it has no such session. */
+export type AcquirerStatus = "Pending" | "Approved" | "Declined" | "Expired" | "Unknown"
 
 export class Acquirer extends Context.Service<
   Acquirer,
   {
     readonly openSession: (request: AcquirerSessionRequest) => Effect.Effect<{ readonly checkoutUrl: string }>
     readonly status: (acquiringId: string) => Effect.Effect<AcquirerStatus>
+    /**
+     * Closes the session at the provider, atomically against a card being taken: answers Expired when it
+     * was still open (no card will be taken), else the outcome that won (Approved / Declined), or Unknown.
+     */
+    readonly close: (acquiringId: string) => Effect.Effect<Exclude<AcquirerStatus, "Pending">>
   }
 >()("core/Acquirer") {}

@@ -12,6 +12,7 @@
 import { Context, Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
 import {
+  closeSandboxPayment,
   decideSandboxPayment,
   insertSandboxPayment,
   sandboxPaymentById,
@@ -170,7 +171,11 @@ export const SandboxAcquirerLayer = Layer.effectContext(
           { checkoutUrl: `${base}/acquirer/v1/checkout/${encodeURIComponent(request.acquiringId)}` }
         ),
       status: (acquiringId) =>
-        Effect.map(db(sandboxPaymentById(acquiringId)), (row) => (row === undefined ? "Unknown" : row.status))
+        Effect.map(db(sandboxPaymentById(acquiringId)), (row) => (row === undefined ? "Unknown" : row.status)),
+      close: (acquiringId) =>
+        Effect.map(db(closeSandboxPayment(acquiringId)), (status) =>
+          status === undefined || status === "Pending" ? "Unknown" : status
+        )
     })
 
     return Context.make(Acquirer, acquirer).pipe(Context.add(SandboxCheckout, SandboxCheckout.of({ payment, submit })))
