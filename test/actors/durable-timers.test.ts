@@ -411,7 +411,8 @@ describe("durable timers on effect/cluster with SqlMessageStorage", () => {
           const runnerB = runnerOn(place, 50002)
           const features = (name: string) =>
             Layer.mergeAll(ReconcileCron, OrderTimerLayer).pipe(Layer.provide(Layer.succeed(RunnerName)(name)))
-          const dueAt = Date.now() + 4_000
+          // Due well after B has taken its shards, even on a loaded machine (B starts 300 ms after A).
+          const dueAt = Date.now() + 8_000
           const orders = Array.from({ length: 16 }, (_, i) => `o-${i}`)
           const work = (name: string, runner: typeof runnerA) =>
             Effect.gen(function* () {
@@ -423,7 +424,7 @@ describe("durable timers on effect/cluster with SqlMessageStorage", () => {
                   })
                 }
               }
-              yield* Effect.sleep("9 seconds")
+              yield* Effect.sleep("13 seconds")
             }).pipe(Effect.provide(Layer.provideMerge(features(name), runner)))
           yield* Effect.all([work("A", runnerA), Effect.delay(work("B", runnerB), "300 millis")], {
             concurrency: "unbounded"
