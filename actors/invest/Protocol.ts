@@ -73,3 +73,6 @@ export const InvestmentEntity = Entity.make("Investment", [
   ReturnInvestment,
   Due
 ])
+
+/** The engine's names and rate check, for services (which reach actors only through their Protocol). */
+export { investStateName, scaledRate } from "./Engine.ts"

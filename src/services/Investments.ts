@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto"
 import { Context, Effect, Layer } from "effect"
 import { InvestmentEntity } from "../../actors/invest/Protocol.ts"
-import { investStateName, scaledRate } from "../../actors/invest/Engine.ts"
+import { investStateName, scaledRate } from "../../actors/invest/Protocol.ts"
 import type { InvestmentOut, InvestTxOut } from "../../schema/api/InvestApi.ts"
 import type { CreateInvestmentIn, ProfitItemIn, ProfitItemOut } from "../../schema/api/PrivateInvestApi.ts"
 import {
