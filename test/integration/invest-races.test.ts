@@ -41,7 +41,7 @@ describe("C17 races", () => {
         assert.deepStrictEqual(names, ["Created", "Activated", "ReceivedEarlyCloseRequest", "Closed"])
         assert.strictEqual(x.penaltyMinor, "100000")
       } else {
-        assert.strictEqual(answer.body.error.code, 10157, JSON.stringify(answer.body))
+        assert.strictEqual(answer.body.error?.code, 10157, JSON.stringify(answer.body))
         assert.deepStrictEqual(names, ["Created", "Activated", "ProfitCalculated", "Closed"])
         assert.strictEqual(x.penaltyMinor, "0")
       }
