@@ -274,9 +274,8 @@ export const creationOperation = (row: InvestmentInsert): LedgerOperation => ({
 })
 
 /**
- * Created → Activated (activatedAt = now). No money moves, so the commit rides a zero-amount... no:
- * it is carried by a transition of the CreateInvest transaction onto itself (8 → 8), which changes no
- * balance and keeps the investment's history in one place.
+ * Created → Activated (activatedAt = now). No money moves: the row change rides a transition of the
+ * CreateInvest transaction onto its own state (8 → 8), which changes no balance.
  */
 export const activate = (inv: Investment, now: number, settings: Settings): Decision => {
   if (inv.state !== InvestState.Created || now >= inv.dateEnd) return reject("StateConflict")
