@@ -307,8 +307,8 @@ export class Investments extends Context.Service<
               return yield* new ManagedProfitMode({
                 message: "INVEST_PROFIT_MODE=managed: the service accrues profits; nothing is pushed"
               })
-            for (const [i, item] of items.entries())
-              yield* Effect.mapError(minorOf(item.profit, `[${i}].profit`), (e) => e)
+            // A malformed profit refuses the whole request (10001 naming the entry), before anything moves.
+            for (const [i, item] of items.entries()) yield* minorOf(item.profit, `[${i}].profit`)
             return yield* Effect.forEach(items, pushOne)
           }),
         get: (timetick) => read(timetick, "private"),
