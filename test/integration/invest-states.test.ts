@@ -163,6 +163,37 @@ describe("C17 state table over HTTP", () => {
       listed.map((x: any) => x.timetick),
       [activated, created]
     )
+    // Filters: type names, dates (UTC, inclusive), 10032 for a bad range, 10001 for an unknown type.
+    assert.strictEqual(inv.ok(await inv.list(who, "?investment_types=None")).length, 0)
+    assert.strictEqual(
+      inv.ok(await inv.list(who, "?investment_types=None&investment_types=interest_on_balance")).length,
+      2
+    )
+    const today = new Date().toISOString().slice(0, 10)
+    assert.strictEqual(inv.ok(await inv.list(who, `?start=${today}&end=${today}`)).length, 2)
+    assert.strictEqual(inv.ok(await inv.list(who, "?start=2020-01-01&end=2020-01-02")).length, 0)
+    assertRejected(await inv.list(who, "?start=2020-01-02&end=2020-01-01"), 400, 10032)
+    assertRejected(await inv.list(who, "?investment_types=bonds"), 400, 10001)
+    // invest_tx_info: CreateInvest, CloseInvest (ids from investment_txs order), others left out; 10070, 10001.
+    const txs = inv.ok(await inv.txInfo(who, [created, activated, "5", created]))
+    assert.deepStrictEqual(
+      txs.map((t: any) => [t.txId, t.typeTx]),
+      [
+        [created, 7],
+        [activated, 7],
+        [created, 7]
+      ]
+    )
+    assert.strictEqual((inv.ok(await inv.txInfo(await c.party(), [created])) as Array<any>).length, 0)
+    assertRejected(
+      await inv.txInfo(
+        who,
+        Array.from({ length: 101 }, () => created)
+      ),
+      400,
+      10070
+    )
+    assertRejected(await inv.txInfo(who, ["abc"]), 400, 10001)
   })
 
   it("create_investment checks in C17's order; externalId replays, 10060 on another body, one winner concurrently", async () => {

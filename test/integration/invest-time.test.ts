@@ -161,4 +161,20 @@ describe("C17 durable time", () => {
       }
     })
   }, 90_000)
+
+  it("INVEST_* settings out of range stop the start, naming the variable", async () => {
+    for (const [name, value] of [
+      ["INVEST_PROFIT_MODE", "auto"],
+      ["INVEST_EARLY_CLOSE_PENALTY_PCT", "101"]
+    ] as const) {
+      let failure = ""
+      try {
+        const s = await startService({ env: { [name]: value } })
+        await s.stop()
+      } catch (error) {
+        failure = String(error)
+      }
+      assert.include(failure, name, `${name}=${value} must stop the start`)
+    }
+  }, 90_000)
 })
