@@ -5,7 +5,7 @@
  * releases what the investment itself locked, so it is committed here. A commit that loses a race
  * (LC409: another process's actor, or the sweep and a request) is decided again on the fresh row.
  */
-import { Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import { Entity } from "effect/cluster"
 import { investmentRow, type InvestmentRow } from "../../sql/InvestmentRepo.ts"
 import {
@@ -33,7 +33,7 @@ import {
   type Rejection,
   type Settings
 } from "./Engine.ts"
-import { InvestmentEntity } from "./Protocol.ts"
+import { InvestmentEntity, InvestTimer } from "./Protocol.ts"
 
 type StepError = InvestmentNotFound | InvestmentStateConflict | EarlyCloseNotAllowed | ProfitBelowCredited
 
@@ -76,6 +76,7 @@ export const InvestmentEntityLayer = InvestmentEntity.toLayer(
     const ticks = yield* TimeTicks
     const config = yield* AppConfigService
     const walletActor = yield* WalletEntity.client
+    const self = (yield* InvestmentEntity.client)(id)
     const settings: Settings = {
       mode: config.investProfitMode,
       accrualMs: config.investAccrualSeconds * 1000,
@@ -89,6 +90,17 @@ export const InvestmentEntityLayer = InvestmentEntity.toLayer(
     )
 
     /**
+     * Arms the investment's timer for its next due time (beside the 1 s sweep, which stays the backstop:
+     * a timer lost between the commit and this send is found by the sweep). Failures only log.
+     */
+    const arm = (due: number | null) =>
+      due === null
+        ? Effect.void
+        : self
+            .Timer(new InvestTimer({ timetick: id, dueAt: DateTime.makeUnsafe(due) }), { discard: true })
+            .pipe(Effect.ignoreCause({ log: "Warn" }))
+
+    /**
      * Decides on the stored row and commits; a lost race (StateConflict) decides again on the fresh row.
      * Answers the last decision (Nothing when the engine had nothing to do).
      */
@@ -100,7 +112,11 @@ export const InvestmentEntityLayer = InvestmentEntity.toLayer(
           if (decision._tag === "Reject") return yield* rejection(decision.rule, id)
           if (decision._tag === "Nothing") return decision
           const outcome = yield* Effect.result(ledger.commit(decision.operation))
-          if (outcome._tag === "Success") return decision
+          if (outcome._tag === "Success") {
+            const due = dueAtOf(decision.after, settings, Date.now())
+            if (due !== null && due > Date.now()) yield* arm(due)
+            return decision
+          }
           if (outcome.failure._tag !== "StateConflict" || attempt >= raceRetriesMax)
             return yield* Effect.die(outcome.failure)
         }
@@ -175,6 +191,7 @@ export const InvestmentEntityLayer = InvestmentEntity.toLayer(
           ),
           Effect.catchTag("TransactionNotPending", (e) => Effect.die(e))
         )
+        yield* arm(dueAtOf(base, settings, now))
       }),
       ActivateInvestment: () => Effect.asVoid(step((inv, now) => activate(inv, now, settings))),
       PushProfit: Effect.fnUntraced(function* ({ payload }) {
@@ -191,7 +208,8 @@ export const InvestmentEntityLayer = InvestmentEntity.toLayer(
         yield* step((inv, now) => earlyClose(inv, now, settings, ticks.next))
         yield* settle
       }),
-      Due: () => Effect.orDie(settle)
+      Due: () => Effect.orDie(settle),
+      Timer: () => Effect.orDie(settle)
     })
   }),
   { maxIdleTime: `${limits.walletIdleSeconds} seconds`, mailboxCapacity: limits.walletMailboxMax }

@@ -1,6 +1,6 @@
 /** The investment actor's typed mailbox: one actor per investment, keyed by its timetick (CONTRACT C17). */
-import { Schema } from "effect"
-import { Entity } from "effect/cluster"
+import { DateTime, PrimaryKey, Schema } from "effect"
+import { ClusterSchema, DeliverAt, Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
 import { BalanceNotEnough, RateLimited } from "../../schema/Errors.ts"
 import {
@@ -66,7 +66,27 @@ export const ReturnInvestment = Rpc.make("ReturnInvestment", {
 /** Time passed (the sweep): a managed boundary, maturity, or finishing a half-closed investment. */
 export const Due = Rpc.make("Due", { payload: {}, success: Schema.Void })
 
+/**
+ * The investment's own timer (docs/INVESTMENTS.md "Durable time"): a persisted message held in the
+ * cluster's SQL storage until `dueAt` (DeliverAt), one per (investment, due time) (PrimaryKey: a resend is
+ * dropped). Delivered, it does what `Due` does; an early, late or repeated delivery is harmless.
+ */
+export class InvestTimer extends Schema.Class<InvestTimer>("invest/InvestTimer")({
+  timetick: Schema.String,
+  dueAt: Schema.DateTimeUtc
+}) {
+  [PrimaryKey.symbol]() {
+    return `${this.timetick}/${DateTime.toEpochMillis(this.dueAt)}`
+  }
+  [DeliverAt.symbol]() {
+    return this.dueAt
+  }
+}
+
+export const Timer = Rpc.make("Timer", { payload: InvestTimer }).annotate(ClusterSchema.Persisted, true)
+
 export const InvestmentEntity = Entity.make("Investment", [
+  Timer,
   CreateInvestment,
   ActivateInvestment,
   PushProfit,

@@ -154,6 +154,19 @@ describe("C17 durable time", () => {
             count(*) FILTER (WHERE t.type_tx = 10)::text AS payments
           FROM investment_txs it JOIN transactions t ON t.id = it.tx_id GROUP BY it.investment_id`
       )
+      // Each investment's own DeliverAt timer was persisted (entity "Investment", tag "Timer") and delivered.
+      const timers = await withDatabase(
+        url,
+        (sql) => sql<{ entityId: string; processed: boolean }>`
+          SELECT m.entity_id AS "entityId", (r.id IS NOT NULL) AS processed FROM cluster_messages m
+          LEFT JOIN cluster_replies r ON r.request_id = m.request_id
+          WHERE m.entity_type = 'Investment' AND m.tag = 'Timer'`
+      )
+      for (const id of ids)
+        assert.isTrue(
+          timers.some((t) => t.entityId === id),
+          `a timer for ${id}`
+        )
       for (const id of ids) {
         const row = rows.find((r) => r.investment === id)
         assert.strictEqual(row?.closes, "1", `investment ${id}`)
