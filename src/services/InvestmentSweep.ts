@@ -1,5 +1,6 @@
 /**
- * Durable time for investments (CONTRACT C17 "Maturity timer", docs/INVESTMENTS.md): a ClusterCron every
+ * Durable time for investments (CONTRACT C17 "Maturity timer", docs/INVESTMENTS.md), the backstop beside
+ * each investment's own DeliverAt timer (actors/invest/Protocol.ts `Timer`): a ClusterCron every
  * second (effect/cluster's own durable schedule, as src/services/PaymentExpiry.ts) sends `Due` to every
  * investment not Closed whose due_at passed (the partial index investments_due): maturity, a managed
  * accrual boundary, or finishing a half-closed investment. The due time lives in the investment row, so
