@@ -37,6 +37,7 @@ export const InvestmentRow = record({
   requestHash: Nullable(Text),
   transitions: Text,
   closeTx: Nullable(Int8),
+  dueAt: Nullable(Timestamp),
   version: Int8
 })
 export type InvestmentRow = typeof InvestmentRow.Type
@@ -44,7 +45,7 @@ export type InvestmentRow = typeof InvestmentRow.Type
 const columns = `timetick, wallet_id, currency, investment_type::int AS investment_type, state::int AS state, flags::int AS flags,
   amount::text AS amount, profit::text AS profit, baseline::text AS baseline, penalty::text AS penalty,
   rate_pct::text AS rate_pct, date_end, tag, created_at, activated_at, closed_at, owner_id, external_id, request_hash,
-  transitions::text AS transitions, close_tx, version`
+  transitions::text AS transitions, close_tx, due_at, version`
 
 const first = decodeFirst(InvestmentRow)
 const all = decodeAll(InvestmentRow)
@@ -66,6 +67,16 @@ export const openInvestmentCount = (walletId: string) =>
       sql`SELECT count(*)::bigint AS n FROM investments WHERE wallet_id = ${walletId} AND state <> 128`,
       (rows) => Number(countOf(rows).n)
     )
+  )
+
+/**
+ * Moves the investment's due time when time passed with nothing to commit (a managed boundary owing
+ * nothing: a baseline above the accrual, a rate of 0), so the sweep does not find it again every second.
+ * A scheduling hint, not a state: applied only at the version read (a commit meanwhile wrote its own).
+ */
+export const setInvestmentDue = (timetick: string, version: bigint, dueAt: Date | null) =>
+  SqlClient.SqlClient.use(
+    (sql) => sql`UPDATE investments SET due_at = ${dueAt} WHERE timetick = ${timetick} AND version = ${version}`
   )
 
 const ids = decodeAll(record({ timetick: Int8 }))

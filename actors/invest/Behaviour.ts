@@ -7,7 +7,7 @@
  */
 import { DateTime, Effect } from "effect"
 import { Entity } from "effect/cluster"
-import { investmentRow, type InvestmentRow } from "../../sql/InvestmentRepo.ts"
+import { investmentRow, type InvestmentRow, setInvestmentDue } from "../../sql/InvestmentRepo.ts"
 import {
   EarlyCloseNotAllowed,
   InvestmentNotFound,
@@ -122,11 +122,22 @@ export const InvestmentEntityLayer = InvestmentEntity.toLayer(
         }
       })
 
+    /** Time passed with nothing to commit: the stored due time moves on to the next one (and its timer is armed). */
+    const advanceDue = Effect.gen(function* () {
+      const row = yield* db(investmentRow(id))
+      if (row === undefined) return
+      const now = Date.now()
+      const due = dueAtOf(investmentOfRow(row), settings, now)
+      if (due === (row.dueAt?.getTime() ?? null)) return
+      yield* db(setInvestmentDue(id, row.version, due === null ? null : new Date(due)))
+      if (due !== null && due > now) yield* arm(due)
+    })
+
     /** Runs time's steps until nothing is left to do now (a half-closed investment finishes at once). */
     const settle = Effect.gen(function* () {
       for (let i = 0; i < 4; i++) {
         const decision = yield* step((inv, now) => onTime(inv, now, settings, ticks.next))
-        if (decision._tag !== "Commit") return
+        if (decision._tag !== "Commit") return yield* advanceDue
       }
     })
 

@@ -55,13 +55,15 @@ describe("C17 durable time", () => {
       let service = first
       let c = makeClient(() => service)
       let inv = investOf(c, () => service)
-      const who = await c.party({ fund: "2000" })
+      const who = await c.party({ fund: "2000.000001" })
       // 1000 USDT at 987.65432101 %: a few hundred minor units a boundary.
       const rate = "987.65432101"
       const rateScaled = 98_765_432_101n
       const P = 1_000_000_000n
       const id = await inv.created(inv.body(who, { amount: String(P), ratePct: rate, tag: "managed" }, 18))
       const other = await inv.created(inv.body(who, { amount: String(P), ratePct: rate }, 60))
+      // A baseline above any accrual of its term: boundaries owe nothing, so nothing is ever credited.
+      const rich = await inv.created(inv.body(who, { amount: "1", ratePct: rate, profit: "1000000" }, 60))
       assertRejected(await inv.push([{ timetick: id, profit: "1" }]), 400, 10159)
       const x0 = await inv.get(id)
       const activatedAt = Date.parse(x0.activatedAt)
@@ -86,6 +88,16 @@ describe("C17 durable time", () => {
         assert.isBelow(Date.now() - restartedAt, 5_000, "missed boundaries not caught up within 5 s")
         await sleep(100)
       }
+      // The baseline one: nothing credited, and its due time moved past the boundaries that owed nothing
+      // (on a server, by SQL: the sweep does not find it again every second).
+      assert.strictEqual((await inv.get(rich)).profitMinor, "1000000")
+      if (service.databaseUrl !== undefined) {
+        const [row] = await withDatabase(
+          service.databaseUrl,
+          (sql) => sql<{ due: Date }>`SELECT due_at AS due FROM investments WHERE timetick = ${rich}`
+        )
+        assert.isAbove(row!.due.getTime(), Date.now() - 1_500, "due_at advanced past the boundaries owing nothing")
+      }
       // Early close of the other one at a non-boundary time: only whole boundaries are credited.
       const early = inv.ok(await inv.giveBack(who, other))
       const oActivated = Date.parse(early.activatedAt)
@@ -105,7 +117,7 @@ describe("C17 durable time", () => {
         ["Created", "Activated", "ProfitCalculated", "Closed"]
       )
       const profits = BigInt(done.profitMinor) + BigInt(early.profitMinor)
-      assert.deepStrictEqual(await inv.money(who), { free: 2_000_000_000n + profits, lockOrders: 0n })
+      assert.deepStrictEqual(await inv.money(who), { free: 2_000_000_000n + profits, lockOrders: 1n })
       await c.assertLedgerSound("after managed maturity")
     })
   }, 90_000)
