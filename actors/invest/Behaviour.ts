@@ -65,6 +65,9 @@ const rejection = (rule: Rejection, id: string): StepError => {
   }
 }
 
+/** The in-process half of a timer is armed only for due times this close (longer ones: the durable half). */
+const inProcessWaitMaxMs = 3_600_000
+
 /** Commits retried on a lost race (each on the freshly read row). */
 const raceRetriesMax = 5
 
@@ -90,15 +93,25 @@ export const InvestmentEntityLayer = InvestmentEntity.toLayer(
     )
 
     /**
-     * Arms the investment's timer for its next due time (beside the 1 s sweep, which stays the backstop:
-     * a timer lost between the commit and this send is found by the sweep). Failures only log.
+     * Arms the investment's timer for its next due time: the durable one (a persisted DeliverAt message,
+     * delivered within the storage's 1 s poll, across restarts) and, while this process runs, an
+     * in-process sleep that sends `Due` on the millisecond (so maturity does not wait for a poll or a beat
+     * on a loaded machine). The 1 s sweep stays the backstop: a timer lost between the commit and this
+     * send is found by it. Failures only log.
      */
     const arm = (due: number | null) =>
       due === null
         ? Effect.void
-        : self
-            .Timer(new InvestTimer({ timetick: id, dueAt: DateTime.makeUnsafe(due) }), { discard: true })
-            .pipe(Effect.ignoreCause({ log: "Warn" }))
+        : Effect.gen(function* () {
+            yield* self
+              .Timer(new InvestTimer({ timetick: id, dueAt: DateTime.makeUnsafe(due) }), { discard: true })
+              .pipe(Effect.ignoreCause({ log: "Warn" }))
+            const wait = due - Date.now()
+            if (wait <= inProcessWaitMaxMs)
+              yield* Effect.forkDetach(
+                Effect.sleep(Math.max(0, wait)).pipe(Effect.andThen(self.Due({})), Effect.ignoreCause)
+              )
+          })
 
     /**
      * Decides on the stored row and commits; a lost race (StateConflict) decides again on the fresh row.
