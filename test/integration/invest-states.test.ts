@@ -80,7 +80,21 @@ describe("C17 state table over HTTP", () => {
     const sys1 = await inv.system()
     if (sys0 !== null && sys1 !== null) assert.strictEqual(sys1.treasury, sys0.treasury - 3_000_000n)
     const got = await inv.get(id)
+    assert.strictEqual(got.activatedAt, got.createdAt, "created Activated: activatedAt = createdAt")
     assert.strictEqual(got.profitMinor, "3000000")
+    // The investment's transactions are ordinary ones: get_tx_info and the history show them.
+    for (const [txId, typeTx] of [
+      [id, 7],
+      [first[0].txId, 10]
+    ] as const) {
+      const info = await c.call("GET", `/core/v1/wallet/get_tx_info?id=${txId}`, { sid: who.sid })
+      assert.strictEqual(info.status, 200, JSON.stringify(info.body))
+      assert.strictEqual(info.body.result.typeTx, typeTx)
+    }
+    const history = await c.call("GET", "/core/v1/wallet/get_history_transactions", { sid: who.sid })
+    assert.strictEqual(history.status, 200, JSON.stringify(history.body))
+    const types = (history.body.result as Array<any>).map((t) => t.typeTx)
+    assert.includeMembers(types, [7, 10])
     assert.strictEqual(got.profit, 3)
     const txs = inv.ok(await inv.txInfo(who, [first[0].txId, again[1].txId]))
     assert.deepStrictEqual(
