@@ -13,6 +13,7 @@ import { PaymentCryptoApi } from "./api/PaymentCryptoApi.ts"
 import { PayordersApi } from "./api/PayordersApi.ts"
 import { PayoutGateApi, PayoutsApi } from "./api/PayoutsApi.ts"
 import { PrivateApi } from "./api/PrivateApi.ts"
+import { PrivateInvestApi } from "./api/PrivateInvestApi.ts"
 import { PrivateLedgerApi } from "./api/PrivateLedgerApi.ts"
 import { PrivatePaymentsApi } from "./api/PrivatePaymentsApi.ts"
 import { PublicApi } from "./api/PublicApi.ts"
@@ -39,6 +40,7 @@ export class Api extends HttpApi.make("core")
   .add(PrivateApi)
   .add(PrivateLedgerApi)
   .add(PrivatePaymentsApi)
+  .add(PrivateInvestApi)
   .add(ScannerApi)
   .add(PartnerInfoApi)
   .add(SignerApi)

@@ -11,6 +11,7 @@ import { HttpApiBuilder, HttpApiSwagger } from "effect/http-api"
 import { ChainEntityLayer } from "../actors/chain/Behaviour.ts"
 import { CodeEntityLayer } from "../actors/code/Behaviour.ts"
 import { PaymentOrderEntityLayer } from "../actors/payment/Behaviour.ts"
+import { InvestmentEntityLayer } from "../actors/invest/Behaviour.ts"
 import { RoomEntityLayer } from "../actors/room/Behaviour.ts"
 import { WalletEntityLayer } from "../actors/wallet/Behaviour.ts"
 import { Api } from "../schema/Api.ts"
@@ -60,6 +61,8 @@ import { PaymentCrypto } from "./services/PaymentCrypto.ts"
 import { PaymentOrders } from "./services/PaymentOrders.ts"
 import { PaymentRefunds } from "./services/PaymentRefunds.ts"
 import { PaymentExpirySweep } from "./services/PaymentExpiry.ts"
+import { InvestmentSweep } from "./services/InvestmentSweep.ts"
+import { PrivateInvestHandlers } from "./http/handlers/PrivateInvestHandlers.ts"
 import { ClusterRetention } from "./services/ClusterRetention.ts"
 import { MerchantWebhooks, WebhookDispatcher } from "./services/MerchantWebhooks.ts"
 import { PaymentPayouts } from "./services/PaymentPayouts.ts"
@@ -160,6 +163,7 @@ const Actors = Layer.mergeAll(
   WalletEntityLayer,
   CodeEntityLayer,
   PaymentOrderEntityLayer,
+  InvestmentEntityLayer,
   RoomEntityLayer,
   ChainEntityLayer,
   Rooms.layer,
@@ -195,7 +199,7 @@ const Gateway = Layer.mergeAll(
   WebhookDispatcher.pipe(Layer.provideMerge(MerchantWebhooks.layer))
 ).pipe(
   Layer.provideMerge(PaymentOrders.layer),
-  Layer.provideMerge(Layer.merge(PaymentExpirySweep, ClusterRetention)),
+  Layer.provideMerge(Layer.mergeAll(PaymentExpirySweep, ClusterRetention, InvestmentSweep)),
   Layer.provideMerge(Services)
 )
 /**
@@ -231,6 +235,7 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" 
     PrivateHandlers,
     PrivateLedgerHandlers,
     PrivatePaymentsHandlers,
+    PrivateInvestHandlers,
     ScannerHandlers,
     PartnerInfoHandlers,
     SignerHandlers,

@@ -7,6 +7,7 @@ import { AcquiringSessionDecides, AcquiringSessionInserts } from "./AcquiringRow
 import { CodeBindings, CodeInserts } from "./CodeRows.ts"
 import { ChainHeads, ChainItems, CryptoTxInserts, CryptoTxUpdates } from "./CryptoRows.ts"
 import { OrderInserts, OrderUpdates, Trades } from "./ExchangeRows.ts"
+import { InvestmentInserts, InvestmentUpdates } from "./InvestmentRows.ts"
 import { PaymentOrderPresets } from "./PaymentPresetRows.ts"
 import { PaymentOrderAddressClaims, PaymentOrderAddressDetaches, PaymentOrderIncomes } from "./PaymentCryptoRows.ts"
 import { PaymentOrderInserts, PaymentOrderUpdates } from "./PaymentRows.ts"
@@ -35,7 +36,9 @@ const all: ReadonlyArray<RowKind<any>> = [
   RefundWithdrawals,
   PaymentRefundSettles,
   AcquiringSessionInserts,
-  AcquiringSessionDecides
+  AcquiringSessionDecides,
+  InvestmentInserts,
+  InvestmentUpdates
 ]
 
 const byName = new Map(all.map((kind) => [kind.name, kind]))

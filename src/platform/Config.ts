@@ -47,6 +47,13 @@ export interface AppConfig {
   readonly webhookRetryBaseSeconds: number
   readonly webhookRetryMaxDelaySeconds: number
   readonly webhookMaxAttempts: number
+  /** C17 investments (docs/INVESTMENTS.md): profit mode, managed accrual period, term bounds, early-close penalty, open cap. */
+  readonly investProfitMode: "push" | "managed"
+  readonly investAccrualSeconds: number
+  readonly investMinTermSeconds: number
+  readonly investMaxTermDays: number
+  readonly investEarlyClosePenaltyPct: number
+  readonly investMaxOpenPerWallet: number
 }
 
 /** An integer setting in [min, max] (else the start fails naming it). */
@@ -113,7 +120,15 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
         webhookTimeoutSeconds: yield* intIn("WEBHOOK_TIMEOUT_SECONDS", 10, 1, 60),
         webhookRetryBaseSeconds: yield* intIn("WEBHOOK_RETRY_BASE_SECONDS", 5, 1, 3_600),
         webhookRetryMaxDelaySeconds: yield* intIn("WEBHOOK_RETRY_MAX_DELAY_SECONDS", 3_600, 1, 86_400),
-        webhookMaxAttempts: yield* intIn("WEBHOOK_MAX_ATTEMPTS", 8, 1, 50)
+        webhookMaxAttempts: yield* intIn("WEBHOOK_MAX_ATTEMPTS", 8, 1, 50),
+        investProfitMode: yield* Config.schema(Schema.Literals(["push", "managed"]), "INVEST_PROFIT_MODE").pipe(
+          Config.withDefault("push" as const)
+        ),
+        investAccrualSeconds: yield* intIn("INVEST_ACCRUAL_SECONDS", 86_400, 1, 31_536_000),
+        investMinTermSeconds: yield* intIn("INVEST_MIN_TERM_SECONDS", 60, 1, 31_536_000),
+        investMaxTermDays: yield* intIn("INVEST_MAX_TERM_DAYS", 3_660, 1, 36_600),
+        investEarlyClosePenaltyPct: yield* intIn("INVEST_EARLY_CLOSE_PENALTY_PCT", 0, 0, 100),
+        investMaxOpenPerWallet: yield* intIn("INVEST_MAX_OPEN_PER_WALLET", 100, 1, 100_000)
       })
     })
   )

@@ -384,12 +384,12 @@ describe("other owner", () => {
     assert.isFalse(info.body.result.siblings.some((wallet: any) => wallet.id === walletA))
   })
 
-  it("an investment id that is not the session wallet's is 404 / 10404, never the data", async () => {
+  it("an investment id that is not the session wallet's is 404 / 10156 (C17, was 10404), never the data", async () => {
     const missing = await client.call("GET", "/core/v1/invest/get_investment_info?investment_id=1700000000000000001", {
       sid: sidA
     })
     assert.strictEqual(missing.status, 404)
-    assert.strictEqual(missing.body.error?.code, 10404)
+    assert.strictEqual(missing.body.error?.code, 10156)
     assert.isNull(missing.body.result)
   })
 
@@ -407,7 +407,7 @@ describe("other owner", () => {
       sid: sidB
     })
     assert.strictEqual(stranger.status, 404)
-    assert.strictEqual(stranger.body.error?.code, 10404)
+    assert.strictEqual(stranger.body.error?.code, 10156)
     assert.isNull(stranger.body.result)
     assert.notInclude(JSON.stringify(stranger.body), "4321")
     const owner = await client.call("GET", `/core/v1/invest/get_investment_info?investment_id=${timetick}`, {

@@ -53,7 +53,13 @@ export const testConfig = (databaseUrl: string | undefined, dataDir: string) =>
     webhookTimeoutSeconds: 10,
     webhookRetryBaseSeconds: 5,
     webhookRetryMaxDelaySeconds: 3_600,
-    webhookMaxAttempts: 8
+    webhookMaxAttempts: 8,
+    investProfitMode: "push",
+    investAccrualSeconds: 86_400,
+    investMinTermSeconds: 60,
+    investMaxTermDays: 3_660,
+    investEarlyClosePenaltyPct: 0,
+    investMaxOpenPerWallet: 100
   })
 
 /** Configuration for one test database: a fresh one on the server, or embedded in a temp directory. */

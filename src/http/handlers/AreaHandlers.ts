@@ -44,6 +44,14 @@ export const InvestHandlers = HttpApiBuilder.group(
           Effect.flatMap(investments.ofWalletById(session.walletId, query.investment_id), ok)
         )
       )
+      .handle("return_investment", ({ query }) =>
+        CurrentSession.use((session) =>
+          Effect.flatMap(investments.returnEarly(session.walletId, String(query.investment)), ok)
+        )
+      )
+      .handle("invest_tx_info", ({ payload }) =>
+        CurrentSession.use((session) => Effect.flatMap(investments.txInfo(session.walletId, payload), ok))
+      )
   })
 )
 

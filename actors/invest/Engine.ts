@@ -1,0 +1,446 @@
+/**
+ * The investment's pure state machine (CONTRACT C17 "States"): what each trigger does to an investment
+ * and which ledger operation records it. No I/O: times, new transaction ids and settings come in as
+ * arguments, so the property tests drive it directly (test/unit/invest-engine.test.ts).
+ *
+ * Money: bigint minor units. The managed accrual is exact: ratePct (≤ 8 decimals) is scaled to an
+ * integer by 10^8, so accrued(t) = floor(P × rate × 10^8 × (t − activatedAt) / (100 × 31 536 000 000 × 10^8)).
+ *
+ * Two-step closes: entering ProfitCalculated 8 or ReceivedEarlyCloseRequest 4 opens the CloseInvest /
+ * EarlyCloseInvest transaction (txState 1, no money yet; with managed mode's final PaymentInvest beside
+ * it), and entering Closed 128 finishes that transaction (1 → 8) with the principal's release. Each step
+ * is one commit carrying the investment's conditional update (state and version), so of two triggers
+ * racing from one state exactly one commits.
+ */
+import { Bucket, type LedgerOperation, type Posting, rowsOf, SystemWallet } from "../../sql/Ledger.ts"
+import { type InvestmentInsert, InvestmentInserts, InvestmentUpdates } from "../../sql/rows/InvestmentRows.ts"
+import { TxType } from "../../schema/Transfer.ts"
+
+export const InvestState = {
+  Created: 1,
+  Activated: 2,
+  ReceivedEarlyCloseRequest: 4,
+  ProfitCalculated: 8,
+  Closed: 128
+} as const
+export type InvestState = (typeof InvestState)[keyof typeof InvestState]
+
+export const investStateName = (state: number): string =>
+  Object.entries(InvestState).find(([, value]) => value === state)?.[0] ?? "Unknown"
+
+/** flags: EarlyCloseAllowed. */
+export const EarlyCloseAllowed = 1
+
+export const YEAR_MS = 31_536_000_000n
+const RATE_SCALE = 100_000_000n
+
+/** An investment as the engine sees it (times in epoch milliseconds). */
+export interface Investment {
+  readonly timetick: bigint
+  readonly walletId: bigint
+  readonly currency: string
+  readonly state: number
+  readonly flags: number
+  readonly amount: bigint
+  readonly profit: bigint
+  readonly ratePct: string
+  readonly dateEnd: number
+  readonly activatedAt: number | null
+  readonly closedAt: number | null
+  readonly penalty: bigint
+  readonly closeTx: bigint | null
+  readonly version: bigint
+}
+
+export interface Settings {
+  readonly mode: "push" | "managed"
+  /** INVEST_ACCRUAL_SECONDS in ms. */
+  readonly accrualMs: number
+  /** INVEST_EARLY_CLOSE_PENALTY_PCT, 0..100. */
+  readonly penaltyPct: number
+}
+
+/** ratePct (decimal text, ≤ 8 decimals) × 10^8 as an exact integer; undefined when not such a decimal. */
+export const scaledRate = (ratePct: string): bigint | undefined => {
+  const match = /^([0-9]+)(?:\.([0-9]{1,8}))?$/.exec(ratePct)
+  if (match === null) return undefined
+  return BigInt(match[1]!) * RATE_SCALE + BigInt((match[2] ?? "").padEnd(8, "0"))
+}
+
+/** C17's accrual: floor(amount × ratePct × (t − activatedAt) / (100 × 31 536 000 000)), 0 before activation. */
+export const accrued = (amount: bigint, ratePct: string, activatedAt: number, t: number): bigint => {
+  const rate = scaledRate(ratePct)
+  if (rate === undefined) throw new Error(`invariant: ratePct ${ratePct} is not a decimal of ≤ 8 places`)
+  const elapsed = BigInt(Math.max(0, Math.floor(t) - Math.floor(activatedAt)))
+  return (amount * rate * elapsed) / (100n * YEAR_MS * RATE_SCALE)
+}
+
+/** principal × pct / 100 rounded up to minor units. */
+export const penaltyOf = (amount: bigint, pct: number): bigint => {
+  const p = BigInt(Math.round(pct))
+  return (amount * p + 99n) / 100n
+}
+
+/** The last accrual boundary at or before `t` (activatedAt itself when none passed). */
+export const lastBoundary = (activatedAt: number, periodMs: number, t: number): number =>
+  activatedAt + Math.floor(Math.max(0, t - activatedAt) / periodMs) * periodMs
+
+/** When the investment next needs the service: a boundary (managed) or dateEnd; now for a half-closed one; null when Closed. */
+export const dueAtOf = (inv: Investment, settings: Settings, now: number): number | null => {
+  switch (inv.state) {
+    case InvestState.Created:
+      return inv.dateEnd
+    case InvestState.Activated: {
+      if (settings.mode === "push" || inv.activatedAt === null) return inv.dateEnd
+      const next = lastBoundary(inv.activatedAt, settings.accrualMs, now) + settings.accrualMs
+      return Math.min(next, inv.dateEnd)
+    }
+    case InvestState.Closed:
+      return null
+    default:
+      return now
+  }
+}
+
+export type Rejection = "StateConflict" | "EarlyCloseNotAllowed" | "ProfitBelowCredited"
+
+/** A decision: nothing to do, a refusal, or one commit and the investment it leaves. */
+export type Decision =
+  | { readonly _tag: "Nothing" }
+  | { readonly _tag: "Reject"; readonly rule: Rejection }
+  | {
+      readonly _tag: "Commit"
+      readonly operation: LedgerOperation
+      readonly after: Investment
+      /** The PaymentInvest credited by this commit (0 when none) and its transaction id. */
+      readonly credited: bigint
+      readonly creditTx: bigint | null
+    }
+
+const nothing: Decision = { _tag: "Nothing" }
+const reject = (rule: Rejection): Decision => ({ _tag: "Reject", rule })
+
+const post = (walletId: bigint, currency: string, bucket: Bucket, delta: bigint): Posting => ({
+  walletId,
+  currency,
+  bucket,
+  delta
+})
+
+const finishedTx = (
+  id: bigint,
+  typeTx: number,
+  inv: Investment,
+  amount: bigint,
+  fee: bigint,
+  txState: number,
+  walletFrom: bigint = inv.walletId
+) => ({
+  id,
+  typeTx,
+  txState,
+  walletFrom,
+  walletTo: inv.walletId,
+  currency: inv.currency,
+  amount,
+  fee,
+  tag: null,
+  appId: null,
+  externalId: null,
+  requestHash: null
+})
+
+/** The PaymentInvest crediting `amount` to the wallet's free balance from the Treasury. */
+const paymentOperation = (inv: Investment, txId: bigint, amount: bigint): LedgerOperation => ({
+  tx: finishedTx(txId, TxType.PaymentInvest, inv, amount, 0n, 8, SystemWallet.Treasury),
+  postings: [
+    post(SystemWallet.Treasury, inv.currency, Bucket.free, -amount),
+    post(inv.walletId, inv.currency, Bucket.free, amount)
+  ]
+})
+
+const event = (inv: Investment, kind: string, state: number) => ({
+  kind,
+  walletId: inv.walletId,
+  payload: { investmentId: String(inv.timetick), state, stateName: investStateName(state) }
+})
+
+/** The investment's conditional update row from `before` to `after`, entering `entered` at `at`. */
+const updateRow = (
+  before: Investment,
+  after: Investment,
+  entered: ReadonlyArray<number>,
+  at: number,
+  closeTx: bigint | null,
+  creditTx: bigint | null = null
+) =>
+  rowsOf(InvestmentUpdates, [
+    {
+      timetick: before.timetick,
+      fromState: before.state,
+      fromVersion: before.version,
+      state: after.state,
+      profit: after.profit,
+      penalty: after.penalty,
+      activatedAt: after.activatedAt === null ? null : new Date(after.activatedAt),
+      closedAt: after.closedAt === null ? null : new Date(after.closedAt),
+      dueAt: null as Date | null,
+      added: JSON.stringify(entered.map((state) => ({ state, at: new Date(at).toISOString() }))),
+      closeTx,
+      creditTx
+    }
+  ])
+
+/** Adds the due time to an update row (known only once `after` is). */
+const withDue = (op: LedgerOperation, due: number | null): LedgerOperation => ({
+  ...op,
+  rows: op.rows!.map((k) =>
+    k.kind === InvestmentUpdates
+      ? rowsOf(
+          InvestmentUpdates,
+          k.rows.map((r: any) => ({ ...r, dueAt: due === null ? null : new Date(due) }))
+        )
+      : k
+  )
+})
+
+/**
+ * A move of the investment's own state with an optional profit credit: when `credit` > 0 the commit is
+ * that PaymentInvest carrying the update row; when a close transaction opens, it carries the row and the
+ * credit rides as `extra`; else the update rides a credit-free carrier, which must exist (callers ensure).
+ */
+const commitOf = (
+  before: Investment,
+  after: Investment,
+  entered: ReadonlyArray<number>,
+  now: number,
+  settings: Settings,
+  credit: { readonly txId: bigint; readonly amount: bigint } | null,
+  closeOpen: LedgerOperation | null
+): Decision => {
+  const credited = credit !== null && credit.amount > 0n ? credit : null
+  const row = updateRow(before, after, entered, now, closeOpen?.tx?.id ?? null, credited?.txId ?? null)
+  const events = [event(before, "InvestmentChanged", after.state)]
+  let operation: LedgerOperation
+  if (closeOpen !== null) {
+    operation = {
+      ...closeOpen,
+      rows: [row],
+      events,
+      ...(credited !== null ? { extra: [paymentOperation(before, credited.txId, credited.amount)] } : {})
+    }
+  } else if (credited !== null) {
+    operation = { ...paymentOperation(before, credited.txId, credited.amount), rows: [row], events }
+  } else {
+    throw new Error("invariant: an investment commit needs a transaction to carry it")
+  }
+  return {
+    _tag: "Commit",
+    operation: withDue(operation, dueAtOf(after, settings, now)),
+    after,
+    credited: credited?.amount ?? 0n,
+    creditTx: credited?.txId ?? null
+  }
+}
+
+/** The creation commit (CreateInvest, id = the timetick): free −P, lock_orders +P; the row inserted. */
+export const creationOperation = (row: InvestmentInsert): LedgerOperation => ({
+  tx: {
+    id: row.timetick,
+    typeTx: TxType.CreateInvest,
+    txState: 8,
+    walletFrom: row.walletId,
+    walletTo: row.walletId,
+    currency: row.currency,
+    amount: row.amount,
+    fee: 0n,
+    tag: row.tag,
+    appId: null,
+    externalId: null,
+    requestHash: null
+  },
+  postings: [
+    post(row.walletId, row.currency, Bucket.free, -row.amount),
+    post(row.walletId, row.currency, Bucket.lockOrders, row.amount)
+  ],
+  rows: [rowsOf(InvestmentInserts, [row])],
+  events: [
+    {
+      kind: "InvestmentChanged",
+      walletId: row.walletId,
+      payload: { investmentId: String(row.timetick), state: row.state, stateName: investStateName(row.state) }
+    }
+  ]
+})
+
+/**
+ * Created → Activated (activatedAt = now). No money moves: the row change rides a transition of the
+ * CreateInvest transaction onto its own state (8 → 8), which changes no balance.
+ */
+export const activate = (inv: Investment, now: number, settings: Settings): Decision => {
+  if (inv.state !== InvestState.Created || now >= inv.dateEnd) return reject("StateConflict")
+  const after: Investment = { ...inv, state: InvestState.Activated, activatedAt: now, version: inv.version + 1n }
+  const row = updateRow(inv, after, [InvestState.Activated], now, null)
+  const operation: LedgerOperation = {
+    transition: { id: inv.timetick, from: 8, to: 8 },
+    postings: [],
+    rows: [row],
+    events: [event(inv, "InvestmentChanged", after.state)]
+  }
+  return {
+    _tag: "Commit",
+    operation: withDue(operation, dueAtOf(after, settings, now)),
+    after,
+    credited: 0n,
+    creditTx: null
+  }
+}
+
+/** Push mode: the investment's profit total becomes `profit` (C17 "Profits"). */
+export const pushProfit = (
+  inv: Investment,
+  profit: bigint,
+  now: number,
+  settings: Settings,
+  txId: bigint
+): Decision => {
+  if (inv.state !== InvestState.Activated || now >= inv.dateEnd) return reject("StateConflict")
+  if (profit < inv.profit) return reject("ProfitBelowCredited")
+  if (profit === inv.profit) return nothing
+  const after: Investment = { ...inv, profit, version: inv.version + 1n }
+  return commitOf(inv, after, [], now, settings, { txId, amount: profit - inv.profit }, null)
+}
+
+/** Managed mode: what the accrual owes up to time `t` beyond what the investment shows. */
+const owed = (inv: Investment, t: number): bigint =>
+  inv.activatedAt === null ? 0n : accrued(inv.amount, inv.ratePct, inv.activatedAt, t) - inv.profit
+
+/** The close transaction opened (txState 1, no money yet). */
+const closeOpening = (inv: Investment, txId: bigint, typeTx: number, fee: bigint): LedgerOperation => ({
+  tx: finishedTx(txId, typeTx, inv, inv.amount, fee, 1),
+  postings: []
+})
+
+/**
+ * What time does to the investment at `now` (the sweep or a timer asks): a managed boundary's credit,
+ * maturity's first step (ProfitCalculated, or Closed at once from Created), or finishing a half-closed
+ * investment. `ids` gives fresh transaction ids (called only for transactions the decision records).
+ */
+export const onTime = (inv: Investment, now: number, settings: Settings, ids: () => bigint): Decision => {
+  switch (inv.state) {
+    case InvestState.Created: {
+      if (now < inv.dateEnd) return nothing
+      // Created matures without profit: CloseInvest opened and finished in one commit.
+      const txId = ids()
+      const after: Investment = { ...inv, state: InvestState.Closed, closedAt: now, version: inv.version + 1n }
+      const row = updateRow(inv, after, [InvestState.Closed], now, txId)
+      const operation: LedgerOperation = {
+        tx: finishedTx(txId, TxType.CloseInvest, inv, inv.amount, 0n, 8),
+        postings: release(inv, 0n),
+        rows: [row],
+        events: [event(inv, "InvestmentChanged", after.state)]
+      }
+      return { _tag: "Commit", operation: withDue(operation, null), after, credited: 0n, creditTx: null }
+    }
+    case InvestState.Activated: {
+      if (now >= inv.dateEnd) {
+        const credit = settings.mode === "managed" ? owed(inv, inv.dateEnd) : 0n
+        const closeTx = ids()
+        const creditTx = credit > 0n ? ids() : 0n
+        const after: Investment = {
+          ...inv,
+          state: InvestState.ProfitCalculated,
+          profit: credit > 0n ? inv.profit + credit : inv.profit,
+          version: inv.version + 1n
+        }
+        return commitOf(
+          inv,
+          after,
+          [InvestState.ProfitCalculated],
+          now,
+          settings,
+          { txId: creditTx, amount: credit },
+          closeOpening(inv, closeTx, TxType.CloseInvest, 0n)
+        )
+      }
+      if (settings.mode !== "managed" || inv.activatedAt === null) return nothing
+      const boundary = lastBoundary(inv.activatedAt, settings.accrualMs, now)
+      const credit = owed(inv, boundary)
+      if (credit <= 0n) return nothing
+      const after: Investment = { ...inv, profit: inv.profit + credit, version: inv.version + 1n }
+      return commitOf(inv, after, [], now, settings, { txId: ids(), amount: credit }, null)
+    }
+    case InvestState.ProfitCalculated:
+    case InvestState.ReceivedEarlyCloseRequest:
+      return finish(inv, now, settings)
+    default:
+      return nothing
+  }
+}
+
+/** The principal's release: lock_orders −P, free +(P − penalty), Fees +penalty. */
+const release = (inv: Investment, penalty: bigint): Array<Posting> => [
+  post(inv.walletId, inv.currency, Bucket.lockOrders, -inv.amount),
+  post(inv.walletId, inv.currency, Bucket.free, inv.amount - penalty),
+  ...(penalty > 0n ? [post(SystemWallet.Fees, inv.currency, Bucket.free, penalty)] : [])
+]
+
+/** ProfitCalculated / ReceivedEarlyCloseRequest → Closed: the close transaction finished with the money. */
+const finish = (inv: Investment, now: number, settings: Settings): Decision => {
+  if (inv.closeTx === null) throw new Error(`invariant: investment ${inv.timetick} half-closed without its close tx`)
+  const after: Investment = { ...inv, state: InvestState.Closed, closedAt: now, version: inv.version + 1n }
+  const row = updateRow(inv, after, [InvestState.Closed], now, null)
+  const operation: LedgerOperation = {
+    transition: { id: inv.closeTx, from: 1, to: 8 },
+    postings: release(inv, inv.penalty),
+    rows: [row],
+    events: [event(inv, "InvestmentChanged", after.state)]
+  }
+  return {
+    _tag: "Commit",
+    operation: withDue(operation, dueAtOf(after, settings, now)),
+    after,
+    credited: 0n,
+    creditTx: null
+  }
+}
+
+/**
+ * return_investment's first step: Activated → ReceivedEarlyCloseRequest, the penalty fixed, managed mode
+ * crediting the boundaries up to now first (the accrual since the last boundary is forfeit).
+ */
+export const earlyClose = (inv: Investment, now: number, settings: Settings, ids: () => bigint): Decision => {
+  if (inv.state !== InvestState.Activated || now >= inv.dateEnd) return reject("StateConflict")
+  if ((inv.flags & EarlyCloseAllowed) === 0) return reject("EarlyCloseNotAllowed")
+  const credit =
+    settings.mode === "managed" && inv.activatedAt !== null
+      ? owed(inv, lastBoundary(inv.activatedAt, settings.accrualMs, now))
+      : 0n
+  const penalty = penaltyOf(inv.amount, settings.penaltyPct)
+  const closeTx = ids()
+  const creditTx = credit > 0n ? ids() : 0n
+  const after: Investment = {
+    ...inv,
+    state: InvestState.ReceivedEarlyCloseRequest,
+    profit: credit > 0n ? inv.profit + credit : inv.profit,
+    penalty,
+    version: inv.version + 1n
+  }
+  return commitOf(
+    inv,
+    after,
+    [InvestState.ReceivedEarlyCloseRequest],
+    now,
+    settings,
+    { txId: creditTx, amount: credit },
+    closeOpening(inv, closeTx, TxType.EarlyCloseInvest, penalty)
+  )
+}
+
+/** Applies a committed decision's `after` with the close tx it opened (for callers chaining steps). */
+export const afterCommit = (decision: Decision & { _tag: "Commit" }): Investment => {
+  const opened = decision.operation.tx
+  const isClose =
+    opened !== undefined && (opened.typeTx === TxType.CloseInvest || opened.typeTx === TxType.EarlyCloseInvest)
+  return isClose && opened.txState === 1 ? { ...decision.after, closeTx: opened.id } : decision.after
+}
