@@ -3,8 +3,8 @@
  * and which ledger operation records it. No I/O: times, new transaction ids and settings come in as
  * arguments, so the property tests drive it directly (test/unit/invest-engine.test.ts).
  *
- * Money: bigint minor units. The managed accrual is exact: ratePct (≤ 8 decimals) is scaled to an
- * integer by 10^8, so accrued(t) = floor(P × rate × 10^8 × (t − activatedAt) / (100 × 31 536 000 000 × 10^8)).
+ * The record, settings and money rules (accrual, penalty, boundaries, due time) are in Investment.ts,
+ * re-exported here.
  *
  * Two-step closes: entering ProfitCalculated 8 or ReceivedEarlyCloseRequest 4 opens the CloseInvest /
  * EarlyCloseInvest transaction (txState 1, no money yet; with managed mode's final PaymentInvest beside
@@ -16,91 +16,19 @@ import { Bucket, type LedgerOperation, type Posting, rowsOf, SystemWallet } from
 import { type InvestmentInsert, InvestmentInserts, InvestmentUpdates } from "../../sql/rows/InvestmentRows.ts"
 import { TxType } from "../../schema/Transfer.ts"
 
-export const InvestState = {
-  Created: 1,
-  Activated: 2,
-  ReceivedEarlyCloseRequest: 4,
-  ProfitCalculated: 8,
-  Closed: 128
-} as const
-export type InvestState = (typeof InvestState)[keyof typeof InvestState]
+import {
+  accrued,
+  dueAtOf,
+  EarlyCloseAllowed,
+  InvestState,
+  type Investment,
+  investStateName,
+  lastBoundary,
+  penaltyOf,
+  type Settings
+} from "./Investment.ts"
 
-export const investStateName = (state: number): string =>
-  Object.entries(InvestState).find(([, value]) => value === state)?.[0] ?? "Unknown"
-
-/** flags: EarlyCloseAllowed. */
-export const EarlyCloseAllowed = 1
-
-export const YEAR_MS = 31_536_000_000n
-const RATE_SCALE = 100_000_000n
-
-/** An investment as the engine sees it (times in epoch milliseconds). */
-export interface Investment {
-  readonly timetick: bigint
-  readonly walletId: bigint
-  readonly currency: string
-  readonly state: number
-  readonly flags: number
-  readonly amount: bigint
-  readonly profit: bigint
-  readonly ratePct: string
-  readonly dateEnd: number
-  readonly activatedAt: number | null
-  readonly closedAt: number | null
-  readonly penalty: bigint
-  readonly closeTx: bigint | null
-  readonly version: bigint
-}
-
-export interface Settings {
-  readonly mode: "push" | "managed"
-  /** INVEST_ACCRUAL_SECONDS in ms. */
-  readonly accrualMs: number
-  /** INVEST_EARLY_CLOSE_PENALTY_PCT, 0..100. */
-  readonly penaltyPct: number
-}
-
-/** ratePct (decimal text, ≤ 8 decimals) × 10^8 as an exact integer; undefined when not such a decimal. */
-export const scaledRate = (ratePct: string): bigint | undefined => {
-  const match = /^([0-9]+)(?:\.([0-9]{1,8}))?$/.exec(ratePct)
-  if (match === null) return undefined
-  return BigInt(match[1]!) * RATE_SCALE + BigInt((match[2] ?? "").padEnd(8, "0"))
-}
-
-/** C17's accrual: floor(amount × ratePct × (t − activatedAt) / (100 × 31 536 000 000)), 0 before activation. */
-export const accrued = (amount: bigint, ratePct: string, activatedAt: number, t: number): bigint => {
-  const rate = scaledRate(ratePct)
-  if (rate === undefined) throw new Error(`invariant: ratePct ${ratePct} is not a decimal of ≤ 8 places`)
-  const elapsed = BigInt(Math.max(0, Math.floor(t) - Math.floor(activatedAt)))
-  return (amount * rate * elapsed) / (100n * YEAR_MS * RATE_SCALE)
-}
-
-/** principal × pct / 100 rounded up to minor units. */
-export const penaltyOf = (amount: bigint, pct: number): bigint => {
-  const p = BigInt(Math.round(pct))
-  return (amount * p + 99n) / 100n
-}
-
-/** The last accrual boundary at or before `t` (activatedAt itself when none passed). */
-export const lastBoundary = (activatedAt: number, periodMs: number, t: number): number =>
-  activatedAt + Math.floor(Math.max(0, t - activatedAt) / periodMs) * periodMs
-
-/** When the investment next needs the service: a boundary (managed) or dateEnd; now for a half-closed one; null when Closed. */
-export const dueAtOf = (inv: Investment, settings: Settings, now: number): number | null => {
-  switch (inv.state) {
-    case InvestState.Created:
-      return inv.dateEnd
-    case InvestState.Activated: {
-      if (settings.mode === "push" || inv.activatedAt === null) return inv.dateEnd
-      const next = lastBoundary(inv.activatedAt, settings.accrualMs, now) + settings.accrualMs
-      return Math.min(next, inv.dateEnd)
-    }
-    case InvestState.Closed:
-      return null
-    default:
-      return now
-  }
-}
+export * from "./Investment.ts"
 
 export type Rejection = "StateConflict" | "EarlyCloseNotAllowed" | "ProfitBelowCredited"
 
