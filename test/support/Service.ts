@@ -96,8 +96,16 @@ export const startService = async (options: StartOptions = {}): Promise<RunningS
   child.stderr!.on("data", (chunk) => (output += chunk))
   const base = `http://127.0.0.1:${port}`
   const started = Date.now()
+  /** A start that failed leaves nothing behind: the data directory and a database made for it go. */
+  const failed = async (message: string): Promise<never> => {
+    if (options.databaseUrl === undefined) {
+      if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true })
+      if (databaseUrl !== undefined) await dropDatabase(databaseUrl)
+    }
+    throw new Error(message)
+  }
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`service exited ${child.exitCode}:\n${output}`)
+    if (child.exitCode !== null) await failed(`service exited ${child.exitCode}:\n${output}`)
     try {
       // A timeout per probe: a request that lands after the port opens but before the router is
       // attached is never answered, so a probe without one could wait for undici's 300 s.
@@ -107,7 +115,8 @@ export const startService = async (options: StartOptions = {}): Promise<RunningS
     }
     if (Date.now() - started > 90_000) {
       child.kill("SIGKILL")
-      throw new Error(`service did not answer in 90 s:\n${output}`)
+      await new Promise((r) => setTimeout(r, 500)) // let it release the database before the drop
+      await failed(`service did not answer in 90 s:\n${output}`)
     }
     await new Promise((r) => setTimeout(r, 100))
   }
