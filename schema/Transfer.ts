@@ -26,7 +26,8 @@ export const TxType = {
   PaymentOrder: 20,
   TransferOrder: 21,
   Adjustment: 22,
-  FederationCredit: 26
+  FederationCredit: 26,
+  FederationTransfer: 27
 } as const
 
 /** Bit marks; Created|Confirmed is 3. */

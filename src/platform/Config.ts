@@ -47,6 +47,10 @@ export interface AppConfig {
   readonly webhookRetryBaseSeconds: number
   readonly webhookRetryMaxDelaySeconds: number
   readonly webhookMaxAttempts: number
+  /** C18 federation (docs/FEDERATION.md): inbound webhook clock tolerance, outbound call bound, reconciliation beat (0 = off). */
+  readonly federationWebhookToleranceSeconds: number
+  readonly federationHttpTimeoutSeconds: number
+  readonly federationReconcileSeconds: number
 }
 
 /** An integer setting in [min, max] (else the start fails naming it). */
@@ -113,7 +117,10 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
         webhookTimeoutSeconds: yield* intIn("WEBHOOK_TIMEOUT_SECONDS", 10, 1, 60),
         webhookRetryBaseSeconds: yield* intIn("WEBHOOK_RETRY_BASE_SECONDS", 5, 1, 3_600),
         webhookRetryMaxDelaySeconds: yield* intIn("WEBHOOK_RETRY_MAX_DELAY_SECONDS", 3_600, 1, 86_400),
-        webhookMaxAttempts: yield* intIn("WEBHOOK_MAX_ATTEMPTS", 8, 1, 50)
+        webhookMaxAttempts: yield* intIn("WEBHOOK_MAX_ATTEMPTS", 8, 1, 50),
+        federationWebhookToleranceSeconds: yield* intIn("FEDERATION_WEBHOOK_TOLERANCE_SECONDS", 300, 1, 86_400),
+        federationHttpTimeoutSeconds: yield* intIn("FEDERATION_HTTP_TIMEOUT_SECONDS", 10, 1, 120),
+        federationReconcileSeconds: yield* intIn("FEDERATION_RECONCILE_SECONDS", 60, 0, 3_600)
       })
     })
   )

@@ -53,7 +53,10 @@ export const testConfig = (databaseUrl: string | undefined, dataDir: string) =>
     webhookTimeoutSeconds: 10,
     webhookRetryBaseSeconds: 5,
     webhookRetryMaxDelaySeconds: 3_600,
-    webhookMaxAttempts: 8
+    webhookMaxAttempts: 8,
+    federationWebhookToleranceSeconds: 300,
+    federationHttpTimeoutSeconds: 10,
+    federationReconcileSeconds: 60
   })
 
 /** Configuration for one test database: a fresh one on the server, or embedded in a temp directory. */
