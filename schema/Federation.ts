@@ -118,6 +118,18 @@ export const PartnerOrderOut = Schema.Struct({
 }).annotate({ identifier: "PartnerOrderOut" })
 export type PartnerOrderOut = typeof PartnerOrderOut.Type
 
+export const CreatePartnerTransferIn = Schema.Struct({
+  partnerId: text(1, 64),
+  recipient: text(1, 100),
+  currency: Schema.String.check(Schema.isMaxLength(20)),
+  amount: PositiveAmount,
+  tag: Schema.optional(Schema.NullOr(text(0, 100))),
+  clientNonce: Schema.optional(Schema.NullOr(Int64))
+})
+export type CreatePartnerTransferIn = typeof CreatePartnerTransferIn.Type
+
+export const CancelPartnerTransferOut = Schema.Struct({ txId: Schema.String, state: Schema.String })
+
 export const FederationWebhookOut = Schema.Struct({
   accepted: Schema.Boolean,
   duplicate: Schema.Boolean,

@@ -80,7 +80,9 @@ export type TxInfo = typeof TxInfo.Type
 export const CreateTransactOut = Schema.Struct({
   txId: TxIdOut,
   fee: Schema.Number,
-  confirmationStatusCode: Schema.Literals(["NeedCodeConfirm", "NeedSign", "Confirmed"]),
+  confirmationStatusCode: Schema.Literals(["NeedCodeConfirm", "NeedSign", "Confirmed", "Pending"]).annotate({
+    description: "Pending: a partner transfer (C18) whose outcome on the partner is not known yet"
+  }),
   confirmationCode: Schema.optional(Schema.String).annotate({
     description: "The one-time code, inline only without Require2FA"
   })

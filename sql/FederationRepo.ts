@@ -101,13 +101,14 @@ export const LinkRow = record({
   profitWallet: Nullable(Int8),
   tag: Nullable(Text),
   recipient: Nullable(Text),
+  createdAt: Timestamp,
   /** The transaction's state (null: its commit never happened). */
   txState: Nullable(Int)
 })
 export type LinkRow = typeof LinkRow.Type
 
 const linkSelect = `SELECT l.tx_id, l.partner_id, l.kind::int AS kind, l.remote_id, l.remote_code, l.pay_url, l.expires_at,
-  l.wallet_id, l.currency, l.amount::text AS amount, l.fee::text AS fee, l.profit_wallet, l.tag, l.recipient, t.tx_state::int AS tx_state
+  l.wallet_id, l.currency, l.amount::text AS amount, l.fee::text AS fee, l.profit_wallet, l.tag, l.recipient, l.created_at, t.tx_state::int AS tx_state
   FROM federation_links l LEFT JOIN transactions t ON t.id = l.tx_id`
 const firstLink = decodeFirst(LinkRow)
 const allLinks = decodeAll(LinkRow)
@@ -162,10 +163,10 @@ export const linkByRemote = (partnerId: string, remoteId: string) =>
   )
 
 /** Partner orders still Created and partner transfers in txState 3: what reconciliation reads back. */
-export const unsettledLinks = (limit: number) =>
+export const unsettledLinks = (kind: 1 | 3, limit: number) =>
   SqlClient.SqlClient.use((sql) =>
     Effect.map(
-      sql`${sql.literal(linkSelect)} WHERE ((l.kind = 1 AND t.tx_state = 1) OR (l.kind = 3 AND t.tx_state = 3))
+      sql`${sql.literal(linkSelect)} WHERE l.kind = ${kind} AND t.tx_state = ${kind === 1 ? 1 : 3}
         ORDER BY l.tx_id LIMIT ${limit}`,
       allLinks
     )

@@ -39,6 +39,7 @@ import { FederationOrders } from "./services/federation/FederationOrders.ts"
 import { FederationReconcileCron } from "./services/federation/FederationReconcile.ts"
 import { FederationWebhook } from "./services/federation/FederationWebhook.ts"
 import { Partners } from "./services/federation/Partners.ts"
+import { PartnerTransfers } from "./services/federation/PartnerTransfers.ts"
 import { CheckoutRoutes } from "./http/acquirer/CheckoutRoutes.ts"
 import { AcquiringReconcileCron } from "./services/AcquiringReconcile.ts"
 import { AcquirerSecret } from "./services/acquiring/WebhookSignature.ts"
@@ -219,6 +220,7 @@ const Cards = AcquiringReconcileCron.pipe(
 const Payouts = PaymentPayouts.layer.pipe(Layer.provide(PayoutCodes.layer), Layer.provideMerge(Cards))
 /** Federation with partner deployments (docs/FEDERATION.md): records, orders, the inbound webhook, reconciliation. */
 const Federation = Layer.merge(FederationReconcileCron, FederationWebhook.layer).pipe(
+  Layer.provideMerge(PartnerTransfers.layer),
   Layer.provideMerge(FederationOrders.layer),
   Layer.provideMerge(Partners.layer),
   Layer.provideMerge(Payouts)

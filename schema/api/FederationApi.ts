@@ -6,8 +6,16 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Schema } from "effect"
 import { Envelope } from "../Envelope.ts"
+import { ConfirmQuery, CreateTransactOut, TwoFactorHeaders } from "../Transfer.ts"
+import { TxId } from "../Ids.ts"
 import {
+  BalanceNotEnough,
+  ConfirmationExpired,
+  ConfirmationFailed,
   ExternalIdConflict,
+  NonceExists,
+  RateLimited,
+  TransactionNotFound,
   InvalidRequest,
   TooManyDecimals,
   TransactionNotPending,
@@ -17,6 +25,8 @@ import {
 } from "../Errors.ts"
 import {
   AddPartnerIn,
+  CancelPartnerTransferOut,
+  CreatePartnerTransferIn,
   CreatePartnerOrderIn,
   FederationCreditIn,
   FederationCreditOut,
@@ -56,6 +66,41 @@ export class FederationWalletApi extends HttpApiGroup.make("federationWallet")
           "A payment order on the partner (its put_payment_order), credited here exactly once when paid there (FederationCredit 26). docs/FEDERATION.md."
       })
     )
+  )
+  .add(
+    HttpApiEndpoint.post("create_partner_transfer", "/create_partner_transfer", {
+      query: ConfirmQuery,
+      headers: TwoFactorHeaders,
+      payload: CreatePartnerTransferIn,
+      success: Envelope(CreateTransactOut),
+      error: [
+        InvalidRequest,
+        PartnerNotFound,
+        PartnerCapabilityMissing,
+        UnknownCurrency,
+        PartnerCurrencyNotAllowed,
+        TooManyDecimals,
+        WalletBlocked,
+        NonceExists,
+        BalanceNotEnough,
+        TransactionNotPending,
+        ConfirmationFailed,
+        ConfirmationExpired,
+        PartnerRefused,
+        PartnerUnavailable,
+        RateLimited
+      ]
+    }).annotateMerge(
+      OpenApi.annotations({
+        description:
+          "Value out to a recipient on the partner, two-step as internal_transfer (C12): step two pays it out there (put_transfer_order + pay_transfer); `Pending` when the outcome is not known yet. docs/FEDERATION.md."
+      })
+    ),
+    HttpApiEndpoint.post("cancel_partner_transfer", "/cancel_partner_transfer", {
+      query: { id: TxId },
+      success: Envelope(CancelPartnerTransferOut),
+      error: [TransactionNotFound, TransactionNotPending, PartnerUnavailable, RateLimited]
+    })
   )
   .middleware(SessionAuth)
   .prefix("/core/v1/wallet")

@@ -113,3 +113,78 @@ export const federationOf = (home: TestClient, away: TestClient, awayService: ()
   const free = async (who: Party, currency = "USDT") => (await home.bucketsOf(who, currency)).free
   return { link, wallet, createOrder, payOnAway, postHook, event, eventually, txInfo, historyOf, free, mAway }
 }
+
+/**
+ * A partner behind a faulty network (the test's own relay in front of a real partner process): `mode`
+ * decides per request. "pass" relays; "lose-answer" relays the request, lets the partner act, then drops
+ * the connection (the caller cannot know the outcome); "drop" drops the request unseen; "down" refuses
+ * the connection (the relay stops listening).
+ */
+export type RelayMode = "pass" | "lose-answer" | "drop"
+
+export interface Relay {
+  readonly base: string
+  /** The mode of requests whose path contains `match` (else "pass"). */
+  readonly set: (match: string, mode: RelayMode) => void
+  readonly clear: () => void
+  readonly down: () => Promise<void>
+  readonly up: () => Promise<void>
+  readonly close: () => Promise<void>
+  readonly seen: Array<string>
+}
+
+export const startRelay = async (target: () => string): Promise<Relay> => {
+  const http = await import("node:http")
+  const rules = new Map<string, RelayMode>()
+  const seen: Array<string> = []
+  const modeOf = (url: string): RelayMode => {
+    for (const [match, mode] of rules) if (url.includes(match)) return mode
+    return "pass"
+  }
+  const handler = (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (c) => chunks.push(c))
+    req.on("end", async () => {
+      const url = req.url ?? "/"
+      seen.push(url)
+      const mode = modeOf(url)
+      if (mode === "drop") return req.socket.destroy()
+      const headers: Record<string, string> = {}
+      for (const [k, v] of Object.entries(req.headers))
+        if (typeof v === "string" && k !== "host" && k !== "content-length") headers[k] = v
+      try {
+        const answer = await fetch(target() + url, {
+          method: req.method,
+          headers,
+          body: chunks.length === 0 ? undefined : Buffer.concat(chunks)
+        })
+        const text = await answer.text()
+        if (mode === "lose-answer") return req.socket.destroy()
+        res.writeHead(answer.status, { "content-type": "application/json" })
+        res.end(text)
+      } catch {
+        req.socket.destroy()
+      }
+    })
+  }
+  let server = http.createServer(handler)
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done))
+  const port = (server.address() as import("node:net").AddressInfo).port
+  const stop = () =>
+    new Promise<void>((done) => {
+      server.closeAllConnections()
+      server.close(() => done())
+    })
+  return {
+    base: `http://127.0.0.1:${port}`,
+    set: (match, mode) => void rules.set(match, mode),
+    clear: () => rules.clear(),
+    down: stop,
+    up: async () => {
+      server = http.createServer(handler)
+      await new Promise<void>((done) => server.listen(port, "127.0.0.1", done))
+    },
+    close: () => (server.listening ? stop() : Promise.resolve()),
+    seen
+  }
+}

@@ -6,6 +6,8 @@ import { ok } from "../../../schema/Envelope.ts"
 import { CurrentSession } from "../../../schema/Security.ts"
 import { FederationOrders } from "../../services/federation/FederationOrders.ts"
 import { Partners } from "../../services/federation/Partners.ts"
+import { PartnerTransfers } from "../../services/federation/PartnerTransfers.ts"
+import { twoStep } from "./TwoStep.ts"
 
 export const FederationWalletHandlers = HttpApiBuilder.group(
   Api,
@@ -13,7 +15,19 @@ export const FederationWalletHandlers = HttpApiBuilder.group(
   Effect.fn(function* (handlers) {
     const partners = yield* Partners
     const orders = yield* FederationOrders
+    const transfers = yield* PartnerTransfers
     return handlers
+      .handle("create_partner_transfer", ({ payload, query, headers }) =>
+        CurrentSession.use((s) =>
+          Effect.flatMap(
+            twoStep(s, { query, headers }, (sender) => transfers.begin(sender, payload), transfers.confirm),
+            ok
+          )
+        )
+      )
+      .handle("cancel_partner_transfer", ({ query }) =>
+        CurrentSession.use((s) => Effect.flatMap(transfers.cancel(s.walletId, String(query.id)), ok))
+      )
       .handle("get_federation_partners", () => Effect.flatMap(partners.list(), ok))
       .handle("create_partner_order", ({ payload }) =>
         CurrentSession.use((s) => Effect.flatMap(orders.create(s, payload), ok))

@@ -94,7 +94,7 @@ export class FederationOrders extends Context.Service<
       | ExternalIdConflict
       | TransactionNotPending
     >
-    /** One reconciliation pass: every partner order still Created and partner transfer in 3, read back. */
+    /** One reconciliation pass over the partner orders still Created, each read back. */
     readonly reconcile: Effect.Effect<void>
     readonly client: PartnerClient
   }
@@ -275,7 +275,7 @@ export class FederationOrders extends Context.Service<
             recipient: null
           }
           if (!(yield* db(insertLink(link)))) continue
-          yield* commitCredit({ ...link, txState: null })
+          yield* commitCredit({ ...link, txState: null, createdAt: new Date() })
           return { txId: String(txId) as FederationCreditOut["txId"], replayed: false }
         }
         return yield* Effect.die(new Error(`federation_credit: reference ${input.reference} did not settle`))
@@ -304,7 +304,7 @@ export class FederationOrders extends Context.Service<
           .pipe(Effect.orDie)
 
       const reconcile = Effect.gen(function* () {
-        const links = yield* db(unsettledLinks(200))
+        const links = yield* db(unsettledLinks(1, 200))
         yield* Effect.forEach(
           links,
           (link) =>

@@ -10,10 +10,13 @@ import { ClusterCron } from "effect/cluster"
 import { AppConfigService } from "../../platform/Config.ts"
 import { beat } from "../PaymentExpiry.ts"
 import { FederationOrders } from "./FederationOrders.ts"
+import { PartnerTransfers } from "./PartnerTransfers.ts"
 
 const reconcile = Effect.gen(function* () {
   const orders = yield* FederationOrders
+  const transfers = yield* PartnerTransfers
   yield* orders.reconcile
+  yield* transfers.reconcile
 })
 
 export const FederationReconcileCron = Layer.unwrap(
