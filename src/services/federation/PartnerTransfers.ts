@@ -75,7 +75,10 @@ export type PartnerTransferError =
 export class PartnerTransfers extends Context.Service<
   PartnerTransfers,
   {
-    readonly begin: (sender: Sender, input: CreatePartnerTransferIn) => Effect.Effect<CreateTransactOut, PartnerTransferError>
+    readonly begin: (
+      sender: Sender,
+      input: CreatePartnerTransferIn
+    ) => Effect.Effect<CreateTransactOut, PartnerTransferError>
     readonly confirm: (
       sender: Sender,
       txId: string,
@@ -216,9 +219,9 @@ export class PartnerTransfers extends Context.Service<
           const order: any = put.success
           const remote = { ...link, remoteId: String(order?.id ?? "") }
           yield* db(setLinkRemote(link.txId, remote.remoteId))
-          const paid = yield* client.payTransfer(partner.endpoint, String(order?.code ?? ""), link.recipient ?? "").pipe(
-            Effect.result
-          )
+          const paid = yield* client
+            .payTransfer(partner.endpoint, String(order?.code ?? ""), link.recipient ?? "")
+            .pipe(Effect.result)
           if (paid._tag === "Failure") {
             const error: PartnerCallError = paid.failure
             if (error._tag === "PartnerAnswered") {
@@ -288,9 +291,9 @@ export class PartnerTransfers extends Context.Service<
       const cancelThere = (partner: Partner, link: LinkRow) =>
         Effect.gen(function* () {
           const known = yield* learnRemote(partner, link)
-          yield* client.cancelPaymentOrder(partner.endpoint, known.remoteId!).pipe(
-            Effect.catchTag("PartnerAnswered", () => Effect.void)
-          )
+          yield* client
+            .cancelPaymentOrder(partner.endpoint, known.remoteId!)
+            .pipe(Effect.catchTag("PartnerAnswered", () => Effect.void))
           return yield* orders.readBack(partner, known)
         })
 
