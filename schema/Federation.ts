@@ -128,7 +128,11 @@ export const CreatePartnerTransferIn = Schema.Struct({
 })
 export type CreatePartnerTransferIn = typeof CreatePartnerTransferIn.Type
 
-export const CancelPartnerTransferOut = Schema.Struct({ txId: Schema.String, state: Schema.String })
+export const CancelPartnerTransferOut = Schema.Struct({
+  txId: Schema.String,
+  state: Schema.String,
+  idUpdate: Schema.String
+})
 
 export const FederationWebhookOut = Schema.Struct({
   accepted: Schema.Boolean,

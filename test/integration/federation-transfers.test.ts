@@ -206,4 +206,23 @@ describe("partner transfers: refusals and faults", () => {
     )
     await B.client.assertLedgerSound("B")
   })
+
+  it("cancel_tx?id= on a partner transfer does what cancel_partner_transfer does (in 3: canceled there, released)", async () => {
+    const sender = await A.client.party({ fund: "5" })
+    const recipient = await B.client.party()
+    relay.set("pay_transfer", "drop")
+    const pending = await transfer(onA, sender.sid, {
+      partnerId: "Bx",
+      recipient: recipient.id,
+      currency: "USDT",
+      amount: "5"
+    })
+    relay.clear()
+    assert.strictEqual(pending.two.body.result?.confirmationStatusCode, "Pending", JSON.stringify(pending.two.body))
+    const cancel = await A.client.cancelTx(sender.sid, pending.txId)
+    assert.strictEqual(cancel.status, 200, JSON.stringify(cancel.body))
+    assert.strictEqual(cancel.body.result.txId, pending.txId)
+    assert.deepStrictEqual(await A.client.bucketsOf(sender), { free: 5, lockOut: 0, lockIn: 0, lockOrders: 0 })
+    assertRejected(await A.client.cancelTx(sender.sid, pending.txId), 400, 10082)
+  })
 })

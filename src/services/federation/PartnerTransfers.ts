@@ -11,7 +11,14 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { WalletEntity } from "../../../actors/wallet/Protocol.ts"
-import { insertLink, linkByTx, type LinkRow, setLinkRemote, unsettledLinks } from "../../../sql/FederationRepo.ts"
+import {
+  insertLink,
+  linkByTx,
+  type LinkRow,
+  setLinkRemote,
+  txIdUpdate,
+  unsettledLinks
+} from "../../../sql/FederationRepo.ts"
 import { SystemWallet } from "../../../sql/Ledger.ts"
 import {
   BalanceNotEnough,
@@ -91,7 +98,7 @@ export class PartnerTransfers extends Context.Service<
       walletId: string,
       txId: string
     ) => Effect.Effect<
-      { readonly txId: string; readonly state: string },
+      { readonly txId: string; readonly state: string; readonly idUpdate: string },
       TransactionNotFound | TransactionNotPending | PartnerUnavailable | RateLimited
     >
     /** One reconciliation pass over the partner transfers in 3. */
@@ -305,7 +312,7 @@ export class PartnerTransfers extends Context.Service<
           yield* walletActor(walletId)
             .CancelTransfer({ txId: asTxId(txId), reason: "cancelled by the sender" })
             .pipe(delivered)
-          return { txId, state: "Canceled" }
+          return { txId, state: "Canceled", idUpdate: yield* db(txIdUpdate(link.txId)) }
         }
         if (link.txState !== Processing)
           return yield* new TransactionNotPending({ message: `id: transaction ${txId} is already settled` })
@@ -320,7 +327,7 @@ export class PartnerTransfers extends Context.Service<
               })
           )
         )
-        if (applied.verdict === "cancel") return { txId, state: "Canceled" }
+        if (applied.verdict === "cancel") return { txId, state: "Canceled", idUpdate: yield* db(txIdUpdate(link.txId)) }
         if (applied.verdict === "finish")
           return yield* new TransactionNotPending({ message: `id: transaction ${txId} was paid on the partner` })
         return yield* new PartnerUnavailable({
