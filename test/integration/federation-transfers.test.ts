@@ -225,4 +225,27 @@ describe("partner transfers: refusals and faults", () => {
     assert.deepStrictEqual(await A.client.bucketsOf(sender), { free: 5, lockOut: 0, lockIn: 0, lockOrders: 0 })
     assertRejected(await A.client.cancelTx(sender.sid, pending.txId), 400, 10082)
   })
+
+  it("put_transfer_order's answer lost: Pending without the partner's order id; cancel_partner_transfer finds the order (its webhook, or a replay by externalId), cancels it there and releases", async () => {
+    const sender = await A.client.party({ fund: "5" })
+    const recipient = await B.client.party()
+    const floatBefore = (await B.client.bucketsOf(aToB.float)).free
+    relay.set("put_transfer_order", "lose-answer")
+    const pending = await transfer(onA, sender.sid, {
+      partnerId: "Bx",
+      recipient: recipient.id,
+      currency: "USDT",
+      amount: "1.5"
+    })
+    relay.clear()
+    assert.strictEqual(pending.two.body.result?.confirmationStatusCode, "Pending", JSON.stringify(pending.two.body))
+    assert.strictEqual((await B.client.bucketsOf(aToB.float)).free, floatBefore - 1.5, "reserved on the partner")
+    const cancel = await A.client.call("POST", `/core/v1/wallet/cancel_partner_transfer?id=${pending.txId}`, {
+      sid: sender.sid
+    })
+    assert.strictEqual(cancel.status, 200, JSON.stringify(cancel.body))
+    assert.deepStrictEqual(await A.client.bucketsOf(sender), { free: 5, lockOut: 0, lockIn: 0, lockOrders: 0 })
+    assert.strictEqual((await B.client.bucketsOf(aToB.float)).free, floatBefore, "the reserve returned there")
+    assert.strictEqual((await B.client.bucketsOf(recipient)).free, 0)
+  })
 })

@@ -7,7 +7,7 @@
  */
 import { timingSafeEqual } from "node:crypto"
 import { Context, Effect, Layer, Redacted } from "effect"
-import { linkByTx, recordChat } from "../../../sql/FederationRepo.ts"
+import { linkByTx, recordChat, setLinkRemote } from "../../../sql/FederationRepo.ts"
 import { InvalidRequest } from "../../../schema/Errors.ts"
 import {
   FederationSignatureInvalid,
@@ -107,7 +107,13 @@ export class FederationWebhook extends Context.Service<
           const link = txId === undefined ? undefined : yield* db(linkByTx(txId))
           if (link === undefined || link.partnerId !== partner.partnerId || link.txState === null || link.kind === 2)
             return yield* new PartnerOrderNotFound({ message: "data.externalId: no partner order of ours" })
-          const applied = yield* orders.readBack(partner, link)
+          // A transfer whose put_transfer_order answer was lost does not know its partner order yet: the
+          // event's id is only a hint; the read-back must show our externalId before anything moves.
+          const hinted =
+            link.remoteId === null && typeof event.data.id === "string" && /^[0-9]{1,19}$/.test(event.data.id)
+          const known = hinted ? { ...link, remoteId: event.data.id as string } : link
+          const applied = yield* orders.readBack(partner, known)
+          if (hinted) yield* db(setLinkRemote(link.txId, known.remoteId!))
           const claimsPaid = type.endsWith(".Paid")
           if (claimsPaid && !paidStates.has(applied.order?.state))
             return yield* new PartnerEventMismatch({
