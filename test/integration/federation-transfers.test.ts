@@ -248,4 +248,21 @@ describe("partner transfers: refusals and faults", () => {
     assert.strictEqual((await B.client.bucketsOf(aToB.float)).free, floatBefore, "the reserve returned there")
     assert.strictEqual((await B.client.bucketsOf(recipient)).free, 0)
   })
+
+  it("the inbound webhook while the partner cannot be read back: 400 10177 (the partner retries), nothing moves", async () => {
+    const user = await A.client.party()
+    const order = (await onA.createOrder(user.sid, { partnerId: "Bx", currency: "USDT", amount: 2 })).body.result
+    await onA.payOnAway(order.code, await B.client.party({ fund: "5" }))
+    relay.set("get_app_payment", "drop")
+    const { refunds: _r, ...data } = await onA.mAway.view(aToB.app, order.remoteOrderId)
+    const hook = await onA.postHook("Bx", onA.event("PaymentOrder.Paid", aToB.app.appId, data), aToB.app.webhookSecret)
+    relay.clear()
+    assertRejected(hook, 400, 10177)
+    // B's own webhook (retried) then credits it once.
+    await onA.eventually(
+      () => onA.free(user),
+      (free) => free === 2
+    )
+    assert.lengthOf(await onA.historyOf(user.sid, 26), 1)
+  })
 })
