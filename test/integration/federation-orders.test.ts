@@ -302,3 +302,34 @@ describe("the partner refusing or down during create_partner_order", () => {
     assertRejected(await onA.createOrder(blocked.sid, { partnerId: "B", currency: "USDT", amount: 1 }), 400, 10031)
   })
 })
+
+describe("exactly once under concurrency", () => {
+  it("30 Paid webhooks and 10 federation_credit calls at once for one paid order: one credit", async () => {
+    for (let round = 0; round < 3; round++) {
+      const user = await A.client.party()
+      const order = (await onA.createOrder(user.sid, { partnerId: "B", currency: "USDT", amount: "1.5" })).body.result
+      await onA.payOnAway(order.code, await B.client.party({ fund: "5" }))
+      const { refunds: _r, ...data } = await onA.mAway.view(aToB.app, order.remoteOrderId)
+      const paid = onA.event("PaymentOrder.Paid", aToB.app.appId, data)
+      const credit = {
+        partnerId: "B",
+        reference: order.remoteOrderId,
+        walletId: user.id,
+        currency: "USDT",
+        amount: "1.5"
+      }
+      const replies = await Promise.all([
+        ...Array.from({ length: 30 }, () => onA.postHook("B", paid, aToB.app.webhookSecret)),
+        ...Array.from({ length: 10 }, () => A.client.priv("POST", "federation_credit", credit))
+      ])
+      for (const reply of replies) assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
+      const moved =
+        replies.slice(0, 30).filter((r) => r.body.result.duplicate === false).length +
+        replies.slice(30).filter((r) => r.body.result.replayed === false).length
+      assert.isAtMost(moved, 1)
+      await new Promise((r) => setTimeout(r, 1_000))
+      assert.strictEqual(await onA.free(user), 1.5)
+      assert.lengthOf(await onA.historyOf(user.sid, FederationCredit), 1)
+    }
+  })
+})

@@ -263,6 +263,9 @@ describe("partner transfers: refusals and faults", () => {
       () => onA.free(user),
       (free) => free === 2
     )
+    // B sends Created, Started and Paid at once; each is read back as Paid: one credit.
+    await new Promise((r) => setTimeout(r, 1_500))
+    assert.strictEqual(await onA.free(user), 2)
     assert.lengthOf(await onA.historyOf(user.sid, 26), 1)
   })
 })
