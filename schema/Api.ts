@@ -2,6 +2,7 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { AddressApi, PrivateAddressApi } from "./api/AddressApi.ts"
 import { CryptoInfoApi, CryptoWalletReadsApi } from "./api/CryptoInfoApi.ts"
+import { FederationWalletApi, PrivateFederationApi } from "./api/FederationApi.ts"
 import { GeneralApi } from "./api/GeneralApi.ts"
 import { InvestApi } from "./api/InvestApi.ts"
 import { MarketApi } from "./api/MarketApi.ts"
@@ -51,6 +52,8 @@ export class Api extends HttpApi.make("core")
   .add(PrivatePaymentStatsApi)
   .add(PaymentCardApi)
   .add(PrivateAcquiringApi)
+  .add(FederationWalletApi)
+  .add(PrivateFederationApi)
   .annotateMerge(
     OpenApi.annotations({
       title: "Core wallet service",

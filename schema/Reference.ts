@@ -195,7 +195,8 @@ export const txClasses = [
   "Swap",
   "Payment",
   "Payout",
-  "Refund"
+  "Refund",
+  "FederationTransfer"
 ] as const
 export const TxClass = Schema.Literals(txClasses)
 export type TxClass = typeof TxClass.Type

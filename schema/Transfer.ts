@@ -26,7 +26,8 @@ export const TxType = {
   PaymentOrder: 20,
   TransferOrder: 21,
   Adjustment: 22,
-  FederationCredit: 26
+  FederationCredit: 26,
+  FederationTransfer: 27
 } as const
 
 /** Bit marks; Created|Confirmed is 3. */
@@ -79,7 +80,9 @@ export type TxInfo = typeof TxInfo.Type
 export const CreateTransactOut = Schema.Struct({
   txId: TxIdOut,
   fee: Schema.Number,
-  confirmationStatusCode: Schema.Literals(["NeedCodeConfirm", "NeedSign", "Confirmed"]),
+  confirmationStatusCode: Schema.Literals(["NeedCodeConfirm", "NeedSign", "Confirmed", "Pending"]).annotate({
+    description: "Pending: a partner transfer (C18) whose outcome on the partner is not known yet"
+  }),
   confirmationCode: Schema.optional(Schema.String).annotate({
     description: "The one-time code, inline only without Require2FA"
   })

@@ -34,6 +34,13 @@ import { MarketHandlers } from "./http/handlers/MarketHandlers.ts"
 import { PaymentCryptoHandlers } from "./http/handlers/PaymentCryptoHandlers.ts"
 import { PaymentCardHandlers, PrivateAcquiringHandlers } from "./http/handlers/PaymentCardHandlers.ts"
 import { AcquiringWebhookRoute } from "./http/acquirer/AcquiringWebhookRoute.ts"
+import { FederationWebhookRoute } from "./http/FederationWebhookRoute.ts"
+import { FederationWalletHandlers, PrivateFederationHandlers } from "./http/handlers/FederationHandlers.ts"
+import { FederationOrders } from "./services/federation/FederationOrders.ts"
+import { FederationReconcileCron } from "./services/federation/FederationReconcile.ts"
+import { FederationWebhook } from "./services/federation/FederationWebhook.ts"
+import { Partners } from "./services/federation/Partners.ts"
+import { PartnerTransfers } from "./services/federation/PartnerTransfers.ts"
 import { CheckoutRoutes } from "./http/acquirer/CheckoutRoutes.ts"
 import { AcquiringReconcileCron } from "./services/AcquiringReconcile.ts"
 import { AcquirerSecret } from "./services/acquiring/WebhookSignature.ts"
@@ -215,6 +222,13 @@ const Cards = AcquiringReconcileCron.pipe(
 )
 /** Payout orders over payment orders (docs/PAYMENTS.md "Payout orders"). */
 const Payouts = PaymentPayouts.layer.pipe(Layer.provide(PayoutCodes.layer), Layer.provideMerge(Cards))
+/** Federation with partner deployments (docs/FEDERATION.md): records, orders, the inbound webhook, reconciliation. */
+const Federation = Layer.merge(FederationReconcileCron, FederationWebhook.layer).pipe(
+  Layer.provideMerge(PartnerTransfers.layer),
+  Layer.provideMerge(FederationOrders.layer),
+  Layer.provideMerge(Partners.layer),
+  Layer.provideMerge(Payouts)
+)
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" }).pipe(
   Layer.provide([
@@ -244,7 +258,9 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" 
     CryptoInfoHandlers,
     CryptoWalletReadsHandlers,
     PaymentStatsHandlers,
-    PrivatePaymentStatsHandlers
+    PrivatePaymentStatsHandlers,
+    FederationWalletHandlers,
+    PrivateFederationHandlers
   ]),
   Layer.provide([SessionAuthLive, ServiceAuthLive, MerchantAuthLive])
 )
@@ -256,13 +272,21 @@ const PublicServer = Layer.unwrap(
     const config = yield* AppConfigService
     const metrics = yield* Metrics
     return HttpRouter.serve(
-      Layer.mergeAll(ApiRoutes, Docs, EnvelopeLayer, CheckoutRoutes, AcquiringWebhookRoute, PayPageRoutes),
+      Layer.mergeAll(
+        ApiRoutes,
+        Docs,
+        EnvelopeLayer,
+        CheckoutRoutes,
+        AcquiringWebhookRoute,
+        FederationWebhookRoute,
+        PayPageRoutes
+      ),
       { disableLogger: true, disableListenLog: true }
     ).pipe(Layer.provide(NodeHttpServer.layer(makePublicServer(metrics), { port: config.port, host: config.host })))
   })
 )
 
 export const AppLayer = Layer.mergeAll(PublicServer, MonitoringServer).pipe(
-  Layer.provide(Payouts),
+  Layer.provide(Federation),
   Layer.provide(AppConfigService.fromEnv)
 )

@@ -73,9 +73,10 @@ export const ConfirmTransfer = Rpc.make("ConfirmTransfer", {
     /**
      * What the caller confirms: a transfer's step two cannot settle a swap (which skips its rate
      * check) or queue a withdrawal, nor the reverse. A withdrawal's step two moves no money: it
-     * queues the Outcome for the signer (txState 1 → 3, stage Queued).
+     * queues the Outcome for the signer (txState 1 → 3, stage Queued); a partner transfer's (C18, "partner")
+     * likewise only moves to 3, and the federation service calls the partner.
      */
-    kind: Schema.Literals(["transfer", "swap", "withdraw"])
+    kind: Schema.Literals(["transfer", "swap", "withdraw", "partner"])
   },
   success: Schema.Struct({ idUpdate: Schema.String, fee: Schema.BigIntFromString, currency: Schema.String }),
   error: Schema.Union([TransactionNotPending, ConfirmationFailed, ConfirmationExpired])

@@ -49,7 +49,13 @@ export const makeTransferHandlers = (
 
   /** What a pending transaction's step two must say it confirms. */
   const kindOf = (tx: PendingTx) =>
-    tx.currencyTo !== null ? "swap" : tx.typeTx === TxType.Outcome ? "withdraw" : "transfer"
+    tx.currencyTo !== null
+      ? "swap"
+      : tx.typeTx === TxType.Outcome
+        ? "withdraw"
+        : tx.typeTx === TxType.FederationTransfer
+          ? "partner"
+          : "transfer"
 
   /** A withdrawal's on-chain record leaves AwaitingConfirmation with its transaction (C15's one rule). */
   const cryptoStep = (tx: PendingTx, stage: Stage, queueTick: boolean): ReadonlyArray<KindRows> =>
@@ -200,8 +206,9 @@ export const makeTransferHandlers = (
         message: "confirmationCode: no attempts left; the reservation was released"
       })
     }
-    if (payload.kind === "withdraw") {
-      // Queued for the signer: no money moves until its out item is final (or it fails or is cancelled).
+    if (payload.kind === "withdraw" || payload.kind === "partner") {
+      // Queued for the signer (a withdrawal) or handed to the partner (a C18 partner transfer): no money
+      // moves until its outcome is known (or it fails or is cancelled).
       const idUpdate = yield* commitApplied(
         {
           transition: { id: tx.id, from: TxState.Created, to: TxState.Created | TxState.Confirmed },

@@ -1,6 +1,7 @@
 /** Wallet (session) `/core/v1/wallet/`. */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { PartnerUnavailable } from "../Federation.ts"
 import { CursorEnvelope, Envelope } from "../Envelope.ts"
 import {
   BalanceNotEnough,
@@ -81,7 +82,7 @@ export class WalletApi extends HttpApiGroup.make("wallet")
     HttpApiEndpoint.post("cancel_tx", "/cancel_tx", {
       query: TxIdQuery,
       success: Envelope(Schema.Struct({ txId: Schema.String, idUpdate: Schema.String })),
-      error: [...CodeErrors, WithdrawalHandedOff]
+      error: [...CodeErrors, WithdrawalHandedOff, PartnerUnavailable]
     }),
     HttpApiEndpoint.post("cancel_withdraw", "/cancel_withdraw", {
       query: { id: TxId },

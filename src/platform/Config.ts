@@ -54,6 +54,10 @@ export interface AppConfig {
   readonly investMaxTermDays: number
   readonly investEarlyClosePenaltyPct: number
   readonly investMaxOpenPerWallet: number
+  /** C18 federation (docs/FEDERATION.md): inbound webhook clock tolerance, outbound call bound, reconciliation beat (0 = off). */
+  readonly federationWebhookToleranceSeconds: number
+  readonly federationHttpTimeoutSeconds: number
+  readonly federationReconcileSeconds: number
 }
 
 /** An integer setting in [min, max] (else the start fails naming it). */
@@ -128,7 +132,10 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
         investMinTermSeconds: yield* intIn("INVEST_MIN_TERM_SECONDS", 60, 1, 31_536_000),
         investMaxTermDays: yield* intIn("INVEST_MAX_TERM_DAYS", 3_660, 1, 36_600),
         investEarlyClosePenaltyPct: yield* intIn("INVEST_EARLY_CLOSE_PENALTY_PCT", 0, 0, 100),
-        investMaxOpenPerWallet: yield* intIn("INVEST_MAX_OPEN_PER_WALLET", 100, 1, 100_000)
+        investMaxOpenPerWallet: yield* intIn("INVEST_MAX_OPEN_PER_WALLET", 100, 1, 100_000),
+        federationWebhookToleranceSeconds: yield* intIn("FEDERATION_WEBHOOK_TOLERANCE_SECONDS", 300, 1, 86_400),
+        federationHttpTimeoutSeconds: yield* intIn("FEDERATION_HTTP_TIMEOUT_SECONDS", 10, 1, 120),
+        federationReconcileSeconds: yield* intIn("FEDERATION_RECONCILE_SECONDS", 60, 0, 3_600)
       })
     })
   )

@@ -111,6 +111,8 @@ export const txClassOfType = (typeTx: number): TxClass | undefined => {
       return "Payment"
     case 21:
       return "Payout"
+    case 27:
+      return "FederationTransfer"
     default:
       return undefined
   }

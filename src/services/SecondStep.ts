@@ -28,7 +28,7 @@ export const confirmThrough = (
   txId: string,
   code: string | undefined,
   signResult: string | undefined,
-  kind: "transfer" | "swap" | "withdraw"
+  kind: "transfer" | "swap" | "withdraw" | "partner"
 ) =>
   walletActor(walletId)
     .ConfirmTransfer({

@@ -59,7 +59,10 @@ export const testConfig = (databaseUrl: string | undefined, dataDir: string) =>
     investMinTermSeconds: 60,
     investMaxTermDays: 3_660,
     investEarlyClosePenaltyPct: 0,
-    investMaxOpenPerWallet: 100
+    investMaxOpenPerWallet: 100,
+    federationWebhookToleranceSeconds: 300,
+    federationHttpTimeoutSeconds: 10,
+    federationReconcileSeconds: 60
   })
 
 /** Configuration for one test database: a fresh one on the server, or embedded in a temp directory. */

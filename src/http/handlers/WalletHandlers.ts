@@ -6,6 +6,7 @@ import { InvalidRequest, TransactionNotFound } from "../../../schema/Errors.ts"
 import { CurrentSession } from "../../../schema/Security.ts"
 import { historyLimitMax } from "../../../schema/Transfer.ts"
 import { Codes } from "../../services/Codes.ts"
+import { PartnerTransfers } from "../../services/federation/PartnerTransfers.ts"
 import { Journal } from "../../services/Journal.ts"
 import { Transfers } from "../../services/Transfers.ts"
 import { Wallets } from "../../services/Wallets.ts"
@@ -27,6 +28,7 @@ export const WalletHandlers = HttpApiBuilder.group(
     const journal = yield* Journal
     const codes = yield* Codes
     const withdrawals = yield* Withdrawals
+    const partnerTransfers = yield* PartnerTransfers
     return handlers
       .handle("get_info", () => CurrentSession.use((s) => Effect.flatMap(wallets.withSiblings(s.walletId), ok)))
       .handle("update_settings", ({ payload }) =>
@@ -63,6 +65,11 @@ export const WalletHandlers = HttpApiBuilder.group(
               return yield* ok(yield* codes.cancel(s.walletId, query))
             if (yield* withdrawals.isCrypto(query.id!))
               return yield* ok(yield* withdrawals.cancel(s.walletId, query.id!, false))
+            // A partner transfer (C18): in 3 only its partner can say whether it may still be canceled.
+            if (yield* partnerTransfers.owns(s.walletId, String(query.id!))) {
+              const { txId, idUpdate } = yield* partnerTransfers.cancel(s.walletId, String(query.id!))
+              return yield* ok({ txId, idUpdate })
+            }
             return yield* ok(yield* transfers.cancel(s.walletId, query.id!))
           })
         )

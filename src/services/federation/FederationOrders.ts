@@ -1,0 +1,323 @@
+/**
+ * Partner orders and credits (CONTRACT C18): create_partner_order (a C16 payment order on the partner,
+ * then our FederationCredit in Created), `applyReadBack` (the partner's order as read back, applied by
+ * one conditional transition: src/services/federation/Settlement.ts), `readBack` (get_app_payment on the
+ * partner, then apply: what the webhook and reconciliation both call) and federation_credit (trusted).
+ */
+import { Context, Effect, Layer } from "effect"
+import { insertLink, linkByRemote, type LinkRow, unsettledLinks } from "../../../sql/FederationRepo.ts"
+import { SystemWallet } from "../../../sql/Ledger.ts"
+import { walletById } from "../../../sql/WalletRepo.ts"
+import {
+  ExternalIdConflict,
+  TooManyDecimals,
+  TransactionNotPending,
+  UnknownCurrency,
+  WalletBlocked,
+  WalletNotFound
+} from "../../../schema/Errors.ts"
+import {
+  type CreatePartnerOrderIn,
+  type FederationCreditIn,
+  type FederationCreditOut,
+  PartnerCapabilityMissing,
+  PartnerCurrencyNotAllowed,
+  PartnerEventMismatch,
+  PartnerNotFound,
+  type PartnerOrderOut,
+  PartnerRefused,
+  PartnerUnavailable
+} from "../../../schema/Federation.ts"
+import { fromMinorUnits, toMinorUnits } from "../../../schema/Money.ts"
+import type { CurrentSession } from "../../../schema/Security.ts"
+import { TxState, TxType } from "../../../schema/Transfer.ts"
+import { WalletFlag } from "../../../schema/Wallet.ts"
+import { AppConfigService } from "../../platform/Config.ts"
+import { Currencies } from "../../platform/Currencies.ts"
+import { makeDb } from "../../platform/db/Sql.ts"
+import { LedgerWriter } from "../../platform/LedgerWriter.ts"
+import { TimeTicks } from "../../platform/TimeTicks.ts"
+import { makePartnerClient, type PartnerCallError, type PartnerClient, refusedMessage } from "./PartnerClient.ts"
+import { type Partner, Partners } from "./Partners.ts"
+import { cancelOperation, finishOperation, transition, verdictOf, waitingState } from "./Settlement.ts"
+
+export const externalIdOf = (txId: bigint | string) => `fed-${txId}`
+
+/** Our transaction id from a partner order's externalId ("fed-<txId>"), if it has that form. */
+export const txIdOfExternal = (externalId: unknown): bigint | undefined =>
+  typeof externalId === "string" && /^fed-[0-9]{1,19}$/.test(externalId) ? BigInt(externalId.slice(4)) : undefined
+
+/** A partner call's failure as C18's 10176 / 10177. */
+export const partnerFailure = (partnerId: string) => (error: PartnerCallError) =>
+  error._tag === "PartnerAnswered"
+    ? new PartnerRefused({ message: refusedMessage(partnerId, error) })
+    : new PartnerUnavailable({ message: `partner ${partnerId} did not answer: ${error.reason}` })
+
+export interface Applied {
+  readonly moved: boolean
+  readonly verdict: "finish" | "cancel" | "none"
+}
+
+export class FederationOrders extends Context.Service<
+  FederationOrders,
+  {
+    readonly create: (
+      session: CurrentSession["Service"],
+      input: CreatePartnerOrderIn
+    ) => Effect.Effect<
+      PartnerOrderOut,
+      | PartnerNotFound
+      | PartnerCapabilityMissing
+      | UnknownCurrency
+      | PartnerCurrencyNotAllowed
+      | TooManyDecimals
+      | WalletBlocked
+      | PartnerRefused
+      | PartnerUnavailable
+    >
+    /** The partner's order (as read back) applied to our transaction; PartnerEventMismatch if it is not ours. */
+    readonly applyReadBack: (link: LinkRow, order: any) => Effect.Effect<Applied, PartnerEventMismatch>
+    /** get_app_payment on the partner, then applyReadBack. */
+    readonly readBack: (
+      partner: Partner,
+      link: LinkRow
+    ) => Effect.Effect<Applied & { readonly order: any }, PartnerRefused | PartnerUnavailable | PartnerEventMismatch>
+    readonly credit: (
+      input: FederationCreditIn
+    ) => Effect.Effect<
+      FederationCreditOut,
+      | PartnerNotFound
+      | PartnerCapabilityMissing
+      | WalletNotFound
+      | UnknownCurrency
+      | TooManyDecimals
+      | ExternalIdConflict
+      | TransactionNotPending
+    >
+    /** One reconciliation pass over the partner orders still Created, each read back. */
+    readonly reconcile: Effect.Effect<void>
+    readonly client: PartnerClient
+  }
+>()("core/FederationOrders") {
+  static readonly layer = Layer.effect(
+    FederationOrders,
+    Effect.gen(function* () {
+      const db = yield* makeDb
+      const config = yield* AppConfigService
+      const currencies = yield* Currencies
+      const partners = yield* Partners
+      const ledger = yield* LedgerWriter
+      const ticks = yield* TimeTicks
+      const client = makePartnerClient(config.federationHttpTimeoutSeconds)
+      const webhookUrlOf = (partnerId: string) =>
+        `${config.publicBaseUrl}/auth/v1/app/federation_webhook?partner=${encodeURIComponent(partnerId)}`
+
+      const create = Effect.fn("FederationOrders.create")(function* (
+        session: CurrentSession["Service"],
+        input: CreatePartnerOrderIn
+      ) {
+        const partner = yield* partners.require(input.partnerId, ["Federation", "FederationWallet"])
+        const currency = yield* currencies.require(input.currency, "currency")
+        yield* partners.requireCurrency(partner, currency.code)
+        const amount = yield* currencies.toMinor(input.amount, currency, "amount")
+        if ((session.flags & (WalletFlag.WalletBlock | WalletFlag.Deleted)) !== 0)
+          return yield* new WalletBlocked({ message: "wallet: blocked (WalletBlock or Deleted)" })
+        const txId = ticks.next()
+        const order: any = yield* client
+          .putPaymentOrder(partner.endpoint, {
+            currency: currency.code,
+            orderAmount: fromMinorUnits(amount, currency.decimals),
+            externalId: externalIdOf(txId),
+            ...(input.description === undefined || input.description === null
+              ? {}
+              : { description: input.description }),
+            ...(input.expiresInSeconds === undefined || input.expiresInSeconds === null
+              ? {}
+              : { expiresInSeconds: input.expiresInSeconds }),
+            webhookUrl: webhookUrlOf(partner.partnerId)
+          })
+          .pipe(Effect.mapError(partnerFailure(partner.partnerId)))
+        const remoteOrderId = String(order?.id ?? "")
+        const expiresAt = typeof order?.expiresAt === "string" ? order.expiresAt : null
+        yield* db(
+          insertLink({
+            txId,
+            partnerId: partner.partnerId,
+            kind: 1,
+            remoteId: remoteOrderId,
+            remoteCode: typeof order?.code === "string" ? order.code : null,
+            payUrl: typeof order?.payUrl === "string" ? order.payUrl : null,
+            expiresAt: expiresAt === null ? null : new Date(expiresAt),
+            walletId: BigInt(session.walletId),
+            currency: currency.code,
+            amount,
+            fee: 0n,
+            profitWallet: null,
+            tag: input.tag ?? null,
+            recipient: null
+          })
+        )
+        yield* ledger
+          .commit({
+            tx: {
+              id: txId,
+              typeTx: TxType.FederationCredit,
+              txState: TxState.Created,
+              walletFrom: SystemWallet.Federation,
+              walletTo: BigInt(session.walletId),
+              currency: currency.code,
+              amount,
+              fee: 0n,
+              tag: input.tag ?? null,
+              appId: null,
+              externalId: null,
+              requestHash: null
+            },
+            postings: []
+          })
+          .pipe(Effect.orDie)
+        return {
+          txId: String(txId) as PartnerOrderOut["txId"],
+          partnerId: partner.partnerId,
+          currency: currency.code,
+          amount: fromMinorUnits(amount, currency.decimals),
+          code: typeof order?.code === "string" ? order.code : null,
+          payUrl: typeof order?.payUrl === "string" ? order.payUrl : null,
+          remoteOrderId,
+          expiresAt
+        }
+      })
+
+      const applyReadBack = (link: LinkRow, order: any) =>
+        Effect.gen(function* () {
+          const currency = currencies.find(link.currency)
+          if (
+            order === null ||
+            typeof order !== "object" ||
+            order.externalId !== externalIdOf(link.txId) ||
+            order.currency !== link.currency ||
+            typeof order.orderAmount !== "string" ||
+            toMinorUnits(order.orderAmount, currency?.decimals ?? 0) !== link.amount
+          )
+            return yield* new PartnerEventMismatch({
+              message: `the partner's order does not match transaction ${link.txId} (externalId, currency or amount)`
+            })
+          const verdict = verdictOf(order.state)
+          if (verdict === "none" || link.txState !== waitingState(link)) return { moved: false, verdict }
+          const moved = yield* transition(ledger, verdict === "finish" ? finishOperation(link) : cancelOperation(link))
+          return { moved, verdict }
+        })
+
+      const readBack = (partner: Partner, link: LinkRow) =>
+        Effect.gen(function* () {
+          if (link.remoteId === null)
+            return yield* new PartnerEventMismatch({ message: `transaction ${link.txId} has no partner order yet` })
+          const order = yield* client
+            .getAppPayment(partner.endpoint, link.remoteId)
+            .pipe(Effect.mapError(partnerFailure(partner.partnerId)))
+          const applied = yield* applyReadBack(link, order)
+          return { ...applied, order }
+        })
+
+      const credit = Effect.fn("FederationOrders.credit")(function* (input: FederationCreditIn) {
+        const partner = yield* partners.require(input.partnerId, ["FederationWallet"])
+        const wallet = yield* db(walletById(String(input.walletId)))
+        if (wallet === undefined || wallet.id < 0n)
+          return yield* new WalletNotFound({ message: `walletId: no wallet ${input.walletId}` })
+        const currency = yield* currencies.require(input.currency, "currency")
+        const amount = yield* currencies.toMinor(input.amount, currency, "amount")
+        const tag = input.tag ?? null
+        const same = (link: LinkRow) =>
+          link.walletId === wallet.id && link.currency === currency.code && link.amount === amount
+        const conflict = () =>
+          new ExternalIdConflict({ message: `reference: ${input.reference} was credited with another body` })
+        for (let round = 0; round < 50; round++) {
+          const existing = yield* db(linkByRemote(partner.partnerId, input.reference))
+          if (existing !== undefined) {
+            if (existing.kind === 3) return yield* conflict()
+            if (existing.txState === null) {
+              // Its link is written, its commit not yet visible (or lost): commit it (the id is unique).
+              if (existing.kind === 2) {
+                yield* commitCredit(existing).pipe(Effect.ignore)
+                continue
+              }
+              yield* Effect.sleep(100)
+              continue
+            }
+            if (existing.kind === 1 && existing.txState === TxState.Created) {
+              if (!same(existing)) return yield* conflict()
+              const moved = yield* transition(ledger, finishOperation(existing))
+              if (moved) return { txId: String(existing.txId) as FederationCreditOut["txId"], replayed: false }
+              continue
+            }
+            if (existing.txState === TxState.Canceled)
+              return yield* new TransactionNotPending({
+                message: `reference: partner order ${input.reference} is canceled`
+              })
+            if (!same(existing) || (existing.kind === 2 && existing.tag !== tag)) return yield* conflict()
+            return { txId: String(existing.txId) as FederationCreditOut["txId"], replayed: true }
+          }
+          const txId = ticks.next()
+          const link = {
+            txId,
+            partnerId: partner.partnerId,
+            kind: 2 as const,
+            remoteId: input.reference,
+            remoteCode: null,
+            payUrl: null,
+            expiresAt: null,
+            walletId: wallet.id,
+            currency: currency.code,
+            amount,
+            fee: 0n,
+            profitWallet: null,
+            tag,
+            recipient: null
+          }
+          if (!(yield* db(insertLink(link)))) continue
+          yield* commitCredit({ ...link, txState: null, createdAt: new Date() })
+          return { txId: String(txId) as FederationCreditOut["txId"], replayed: false }
+        }
+        return yield* Effect.die(new Error(`federation_credit: reference ${input.reference} did not settle`))
+      })
+
+      /** A federation_credit without an order: a FederationCredit Finished at once. */
+      const commitCredit = (link: LinkRow) =>
+        ledger
+          .commit({
+            tx: {
+              id: link.txId,
+              typeTx: TxType.FederationCredit,
+              txState: TxState.Finished,
+              walletFrom: SystemWallet.Federation,
+              walletTo: link.walletId,
+              currency: link.currency,
+              amount: link.amount,
+              fee: 0n,
+              tag: link.tag,
+              appId: null,
+              externalId: null,
+              requestHash: null
+            },
+            postings: finishOperation({ ...link, kind: 2 }).postings
+          })
+          .pipe(Effect.orDie)
+
+      const reconcile = Effect.gen(function* () {
+        const links = yield* db(unsettledLinks(1, 200))
+        yield* Effect.forEach(
+          links,
+          (link) =>
+            Effect.gen(function* () {
+              const partner = yield* partners.find(link.partnerId)
+              if (partner === undefined || !partner.enabled) return
+              yield* readBack(partner, link)
+            }).pipe(Effect.ignore),
+          { concurrency: 4, discard: true }
+        )
+      })
+
+      return FederationOrders.of({ create, applyReadBack, readBack, credit, reconcile, client })
+    })
+  )
+}

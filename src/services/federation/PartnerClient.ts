@@ -1,0 +1,146 @@
+/**
+ * The one outbound HTTP client of federation (CONTRACT C18): every call A makes on a partner B, as an
+ * ordinary C16 merchant (`pkey` header, `app_id` query) or on B's payment gate. Each attempt is bounded
+ * by FEDERATION_HTTP_TIMEOUT_SECONDS (AbortSignal); only idempotent calls (reads, and puts keyed by
+ * externalId) are retried, a bounded number of times, and only when no answer came. Outcomes:
+ * - the partner's result;
+ * - `PartnerAnswered`: B answered an error envelope (its code and message, carried into 10176);
+ * - `PartnerSilent`: no usable answer. `reached` is false only when the connection was refused (nothing
+ *   reached B, so a payout certainly did not happen); a timeout, a 5xx or a non-envelope may have acted.
+ * The credentials travel only in headers and are never logged (Redacted until the request is built).
+ */
+import { Data, Effect, Redacted } from "effect"
+
+export class PartnerAnswered extends Data.TaggedError("PartnerAnswered")<{
+  readonly code: number
+  readonly message: string
+}> {}
+
+export class PartnerSilent extends Data.TaggedError("PartnerSilent")<{
+  readonly reached: boolean
+  readonly reason: string
+}> {}
+
+export type PartnerCallError = PartnerAnswered | PartnerSilent
+
+export interface PartnerEndpoint {
+  readonly partnerId: string
+  readonly baseUrl: string
+  readonly appId: bigint
+  readonly pkey: Redacted.Redacted<string>
+}
+
+/** Attempts of a retried (idempotent) call. */
+export const retriedAttempts = 3
+const retryPauseMs = 200
+
+const refusedCodes = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"])
+
+const causeCode = (error: unknown): string | undefined => {
+  let current: any = error
+  for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
+    if (typeof current.code === "string") return current.code
+    current = current.cause
+  }
+  return undefined
+}
+
+const once = (
+  method: "GET" | "POST",
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  timeoutMs: number
+): Effect.Effect<unknown, PartnerCallError> =>
+  Effect.tryPromise<{ status: number; text: string }, PartnerSilent>({
+    try: async () => {
+      const response = await fetch(url, {
+        method,
+        headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs)
+      })
+      const text = await response.text()
+      return { status: response.status, text }
+    },
+    catch: (error) => {
+      const code = causeCode(error)
+      const refused = code !== undefined && refusedCodes.has(code)
+      return new PartnerSilent({
+        reached: !refused,
+        reason: refused
+          ? `connection refused (${code})`
+          : (error as any)?.name === "TimeoutError"
+            ? "timeout"
+            : "no answer"
+      })
+    }
+  }).pipe(
+    Effect.flatMap(({ status, text }): Effect.Effect<unknown, PartnerCallError> => {
+      let parsed: any
+      try {
+        parsed = JSON.parse(text)
+      } catch {
+        return Effect.fail(new PartnerSilent({ reached: true, reason: `HTTP ${status}, not an envelope` }))
+      }
+      if (parsed !== null && typeof parsed === "object" && parsed.error !== null && typeof parsed.error === "object") {
+        // A 5xx envelope (B's internal error, overload) says nothing certain about the outcome.
+        if (status >= 500) return Effect.fail(new PartnerSilent({ reached: true, reason: `HTTP ${status}` }))
+        return Effect.fail(
+          new PartnerAnswered({ code: Number(parsed.error.code), message: String(parsed.error.message ?? "") })
+        )
+      }
+      if (status === 200 && parsed !== null && typeof parsed === "object" && "result" in parsed)
+        return Effect.succeed(parsed.result as unknown)
+      return Effect.fail(new PartnerSilent({ reached: true, reason: `HTTP ${status}, not an envelope` }))
+    })
+  )
+
+export const makePartnerClient = (timeoutSeconds: number) => {
+  const timeoutMs = timeoutSeconds * 1000
+  const call = (
+    endpoint: PartnerEndpoint,
+    method: "GET" | "POST",
+    path: string,
+    query: Record<string, string>,
+    body: unknown,
+    options: { readonly merchant: boolean; readonly retry: boolean }
+  ) => {
+    const params = new URLSearchParams(query)
+    if (options.merchant) params.set("app_id", String(endpoint.appId))
+    const url = `${endpoint.baseUrl}${path}?${params}`
+    const headers: Record<string, string> = options.merchant ? { pkey: Redacted.value(endpoint.pkey) } : {}
+    const attempt = once(method, url, headers, body, timeoutMs)
+    if (!options.retry) return attempt
+    const loop = (left: number): Effect.Effect<unknown, PartnerCallError> =>
+      attempt.pipe(
+        Effect.catchTag("PartnerSilent", (silent) =>
+          left <= 1 ? Effect.fail(silent) : Effect.andThen(Effect.sleep(retryPauseMs), loop(left - 1))
+        )
+      )
+    return loop(retriedAttempts)
+  }
+  return {
+    /** put_payment_order: idempotent per externalId (B answers the same order on a replay), so retried. */
+    putPaymentOrder: (endpoint: PartnerEndpoint, body: Record<string, unknown>) =>
+      call(endpoint, "POST", "/payorders/v1/put_payment_order", {}, body, { merchant: true, retry: true }),
+    /** put_transfer_order: idempotent per externalId, retried. */
+    putTransferOrder: (endpoint: PartnerEndpoint, body: Record<string, unknown>) =>
+      call(endpoint, "POST", "/payorders/v1/put_transfer_order", {}, body, { merchant: true, retry: true }),
+    /** The read-back every decision rests on. */
+    getAppPayment: (endpoint: PartnerEndpoint, id: string) =>
+      call(endpoint, "GET", "/payorders/v1/get_app_payment", { id }, undefined, { merchant: true, retry: true }),
+    /** Not retried blindly: its caller reads the order back when no answer came. */
+    cancelPaymentOrder: (endpoint: PartnerEndpoint, id: string) =>
+      call(endpoint, "POST", "/payorders/v1/cancel_payment_order", { id }, undefined, { merchant: true, retry: false }),
+    /** The gate's payout: once (a second attempt could only be answered "already paid"; the read-back decides). */
+    payTransfer: (endpoint: PartnerEndpoint, code: string, recipient: string) =>
+      call(endpoint, "POST", "/payment/v1/pay_transfer", { code }, { recipient }, { merchant: false, retry: false })
+  }
+}
+
+export type PartnerClient = ReturnType<typeof makePartnerClient>
+
+/** The 10176 message: the partner's own code and message. */
+export const refusedMessage = (partnerId: string, answered: PartnerAnswered): string =>
+  `partner ${partnerId} refused: ${answered.code} ${answered.message}`
