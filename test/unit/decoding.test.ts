@@ -11,7 +11,8 @@ import { Code } from "../../sql/CodeRepo.ts"
 import { App, Session } from "../../sql/CredentialRepo.ts"
 import { decodeAll, decodeFirst, hasFastPath, Int8, MinorUnits, Nullable, record } from "../../sql/Decoding.ts"
 import { Event, Tx } from "../../sql/JournalRepo.ts"
-import { Balance, Investment, StoredTx } from "../../sql/LedgerRepo.ts"
+import { InvestmentRow } from "../../sql/InvestmentRepo.ts"
+import { Balance, StoredTx } from "../../sql/LedgerRepo.ts"
 import { BookLevel, Candle, Order, OrderTrade, PairPrice } from "../../sql/OrderRepo.ts"
 import { PaymentStatRow } from "../../sql/PaymentStatsRepo.ts"
 import { CurrencyRecord, Rate, Tariff, Terminal } from "../../sql/ReferenceRepo.ts"
@@ -63,20 +64,32 @@ const samples: ReadonlyArray<readonly [string, Schema.Decoder<any>, Record<strin
     }
   ],
   [
-    "Investment",
-    Investment,
+    "InvestmentRow",
+    InvestmentRow,
     {
       timetick: 9n,
       wallet_id: 1n,
       currency: "USDT",
       investment_type: 1,
-      state: 0,
+      state: 2,
       flags: 0,
       amount: "100",
       profit: "1",
+      baseline: "0",
+      penalty: "0",
       rate_pct: "4.5",
       date_end: at,
-      tag: null
+      tag: null,
+      created_at: at,
+      activated_at: at,
+      closed_at: null,
+      owner_id: "ops",
+      external_id: null,
+      request_hash: null,
+      transitions: "[]",
+      close_tx: null,
+      due_at: at,
+      version: 0n
     }
   ],
   [
