@@ -4,19 +4,7 @@
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import {
-  DecimalText,
-  decodeAll,
-  decodeFirst,
-  decodeOne,
-  Int,
-  Int8,
-  MinorUnits,
-  Nullable,
-  record,
-  Text,
-  Timestamp
-} from "./Decoding.ts"
+import { decodeAll, decodeFirst, decodeOne, Int8, MinorUnits, Nullable, record, Text } from "./Decoding.ts"
 
 /** One wallet's buckets in one currency, in minor units. */
 export const Balance = record({
