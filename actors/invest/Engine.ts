@@ -12,7 +12,14 @@
  * is one commit carrying the investment's conditional update (state and version), so of two triggers
  * racing from one state exactly one commits.
  */
-import { Bucket, type LedgerOperation, type Posting, rowsOf, SystemWallet } from "../../sql/Ledger.ts"
+import {
+  Bucket,
+  type LedgerOperation,
+  type Posting,
+  rowsOf,
+  SystemWallet,
+  type TxTransition
+} from "../../sql/Ledger.ts"
 import { type InvestmentInsert, InvestmentInserts, InvestmentUpdates } from "../../sql/rows/InvestmentRows.ts"
 import { TxType } from "../../schema/Transfer.ts"
 
@@ -171,6 +178,30 @@ const commitOf = (
   }
 }
 
+/** A move of the investment's own state carried by a transition of one of its transactions (no credit). */
+const transitionCommit = (
+  before: Investment,
+  after: Investment,
+  now: number,
+  settings: Settings,
+  transition: TxTransition,
+  postings: ReadonlyArray<Posting>
+): Decision => ({
+  _tag: "Commit",
+  operation: withDue(
+    {
+      transition,
+      postings,
+      rows: [updateRow(before, after, [after.state], now, null)],
+      events: [event(before, "InvestmentChanged", after.state)]
+    },
+    dueAtOf(after, settings, now)
+  ),
+  after,
+  credited: 0n,
+  creditTx: null
+})
+
 /** The creation commit (CreateInvest, id = the timetick): free −P, lock_orders +P; the row inserted. */
 export const creationOperation = (row: InvestmentInsert): LedgerOperation => ({
   tx: {
@@ -208,20 +239,7 @@ export const creationOperation = (row: InvestmentInsert): LedgerOperation => ({
 export const activate = (inv: Investment, now: number, settings: Settings): Decision => {
   if (inv.state !== InvestState.Created || now >= inv.dateEnd) return reject("StateConflict")
   const after: Investment = { ...inv, state: InvestState.Activated, activatedAt: now, version: inv.version + 1n }
-  const row = updateRow(inv, after, [InvestState.Activated], now, null)
-  const operation: LedgerOperation = {
-    transition: { id: inv.timetick, from: 8, to: 8 },
-    postings: [],
-    rows: [row],
-    events: [event(inv, "InvestmentChanged", after.state)]
-  }
-  return {
-    _tag: "Commit",
-    operation: withDue(operation, dueAtOf(after, settings, now)),
-    after,
-    credited: 0n,
-    creditTx: null
-  }
+  return transitionCommit(inv, after, now, settings, { id: inv.timetick, from: 8, to: 8 }, [])
 }
 
 /** Push mode: the investment's profit total becomes `profit` (C17 "Profits"). */
@@ -317,20 +335,7 @@ const release = (inv: Investment, penalty: bigint): Array<Posting> => [
 const finish = (inv: Investment, now: number, settings: Settings): Decision => {
   if (inv.closeTx === null) throw new Error(`invariant: investment ${inv.timetick} half-closed without its close tx`)
   const after: Investment = { ...inv, state: InvestState.Closed, closedAt: now, version: inv.version + 1n }
-  const row = updateRow(inv, after, [InvestState.Closed], now, null)
-  const operation: LedgerOperation = {
-    transition: { id: inv.closeTx, from: 1, to: 8 },
-    postings: release(inv, inv.penalty),
-    rows: [row],
-    events: [event(inv, "InvestmentChanged", after.state)]
-  }
-  return {
-    _tag: "Commit",
-    operation: withDue(operation, dueAtOf(after, settings, now)),
-    after,
-    credited: 0n,
-    creditTx: null
-  }
+  return transitionCommit(inv, after, now, settings, { id: inv.closeTx, from: 1, to: 8 }, release(inv, inv.penalty))
 }
 
 /**
