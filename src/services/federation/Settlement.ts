@@ -5,9 +5,11 @@
  * moves); a partner transfer (FederationTransfer) goes Created|Confirmed 3 → Finished (lock_out
  * −(amount + fee), −16 +amount, fee → its profit wallet) or 3 → Canceled (lock_out → free). Each is ONE
  * conditional ledger transition: whichever of the webhook, its retries, reconciliation, federation_credit
- * or the sender's own step comes second finds the state moved (StateConflict) and records nothing.
+ * or the sender's own step comes second finds the state moved (StateConflict) and records nothing —
+ * also when two of them land in one ledger batch (migration 0029: a row asked twice is stale unless both
+ * applied, and the writer retries one at a time).
  */
-import { Effect, Semaphore } from "effect"
+import { Effect } from "effect"
 import { Bucket, type LedgerOperation, type Posting, SystemWallet } from "../../../sql/Ledger.ts"
 import type { LinkRow } from "../../../sql/FederationRepo.ts"
 import { TxState } from "../../../schema/Transfer.ts"
@@ -61,41 +63,10 @@ export const cancelOperation = (link: LinkRow): LedgerOperation => ({
       : []
 })
 
-/**
- * One in-flight transition per transaction in this process. The ledger writer group-commits: two
- * transitions of the SAME transaction in one batch would both pass ledger_commit's conditional update
- * (PostgreSQL updates the row once and reports its id once, which matches both asks) and both post
- * their money. Across processes the batches are separate SQL transactions and the row lock decides, so a
- * per-process lock is enough. Locks are dropped when idle.
- */
-const inFlight = new Map<bigint, { readonly lock: Semaphore.Semaphore; users: number }>()
-
-const exclusive = <A, E, R>(txId: bigint, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.suspend(() => {
-    let entry = inFlight.get(txId)
-    if (entry === undefined) {
-      entry = { lock: Semaphore.makeUnsafe(1), users: 0 }
-      inFlight.set(txId, entry)
-    }
-    const held = entry
-    held.users++
-    return Semaphore.withPermit(held.lock)(effect).pipe(
-      Effect.ensuring(
-        Effect.sync(() => {
-          held.users--
-          if (held.users === 0) inFlight.delete(txId)
-        })
-      )
-    )
-  })
-
 /** Commits a transition; true when this call moved it, false when another path had already. */
 export const transition = (ledger: LedgerWriter["Service"], operation: LedgerOperation) =>
-  exclusive(
-    operation.transition!.id,
-    ledger.commit(operation).pipe(
-      Effect.as(true),
-      Effect.catchTag("StateConflict", () => Effect.succeed(false)),
-      Effect.orDie
-    )
+  ledger.commit(operation).pipe(
+    Effect.as(true),
+    Effect.catchTag("StateConflict", () => Effect.succeed(false)),
+    Effect.orDie
   )
