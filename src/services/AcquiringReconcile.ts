@@ -15,7 +15,7 @@ import { markSessionsChecked, pendingAcquiringSessions } from "../../sql/Acquiri
 import { AppConfigService } from "../platform/Config.ts"
 import { makeDb } from "../platform/db/Sql.ts"
 import { Acquirer } from "./acquiring/Acquirer.ts"
-import { beat } from "./PaymentExpiry.ts"
+import { beat } from "../platform/CronBeat.ts"
 import { PaymentCards } from "./PaymentCards.ts"
 
 /** Sessions one run looks at (the next run takes the rest). */

@@ -18,6 +18,7 @@ import { Cron, Effect, Layer } from "effect"
 import { ClusterCron } from "effect/cluster"
 import { PaymentOrderEntity } from "../../actors/payment/Protocol.ts"
 import { dueOrderIds } from "../../sql/PaymentOrderRepo.ts"
+import { beat } from "../platform/CronBeat.ts"
 import { AppConfigService, limits } from "../platform/Config.ts"
 import { makeDb } from "../platform/db/Sql.ts"
 
@@ -31,16 +32,6 @@ const sweep = Effect.gen(function* () {
     discard: true
   })
 })
-
-/**
- * The cron expression of a beat of `seconds` (1..3600): every n seconds below a minute (a divisor of 60
- * beats evenly), every n minutes below an hour, else hourly.
- */
-export const beat = (seconds: number): string => {
-  if (seconds < 60) return `*/${seconds} * * * * *`
-  const minutes = Math.round(seconds / 60)
-  return minutes < 60 ? `0 */${minutes} * * * *` : "0 0 * * * *"
-}
 
 /** The sweep as a ClusterCron every PAYMENT_SWEEP_SECONDS, plus one pass at start. */
 export const PaymentExpirySweep = Layer.unwrap(

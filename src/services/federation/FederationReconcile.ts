@@ -8,7 +8,7 @@
 import { Cron, Effect, Layer } from "effect"
 import { ClusterCron } from "effect/cluster"
 import { AppConfigService } from "../../platform/Config.ts"
-import { beat } from "../PaymentExpiry.ts"
+import { beat } from "../../platform/CronBeat.ts"
 import { FederationOrders } from "./FederationOrders.ts"
 import { PartnerTransfers } from "./PartnerTransfers.ts"
 
