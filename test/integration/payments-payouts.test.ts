@@ -363,6 +363,38 @@ describe("pay_transfer (crypto)", () => {
     assert.strictEqual(failed.status, 200, JSON.stringify(failed.body))
   })
 
+  it("available tells the truth: a memo-network Withdraw terminal is offered available: false and pay_transfer there is 10303", async () => {
+    await setup()
+    const evm = await usdtTerminal()
+    const solana = (
+      await addCryptoTerminal(client, {
+        typeNetwork: 5,
+        typeContract: 0,
+        addressContract: null,
+        currencyId: "USDT",
+        decimals: 6,
+        flags: 2,
+        defaultHotAddress: "11111111111111111111111111111111"
+      })
+    ).id
+    const order = await newPayout()
+    const offers = (await gate("GET", "get_terminals", order.code)).body.result as Array<any>
+    assert.strictEqual(offers.find((o) => o.id === evm)?.available, true, "an EVM payout terminal")
+    assert.strictEqual(offers.find((o) => o.id === solana)?.available, false, "a memo network: pay_transfer has no memo")
+    const before = await client.bucketsOf(merchant)
+    assertRejected(
+      await gate("POST", "pay_transfer", order.code, {
+        tokenNetworkId: solana,
+        recipient: "11111111111111111111111111111111"
+      }),
+      400,
+      errorCode.TerminalNotAvailable
+    )
+    assertRejected(await gate("POST", "order_start", order.code, { tokenNetworkId: solana }), 400, 10303)
+    assert.strictEqual((await view(order.id)).state, "Created")
+    assert.deepStrictEqual(await client.bucketsOf(merchant), before)
+  })
+
   it("10204 for an address not of the network, 10303 for a terminal of another currency; nothing moves", async () => {
     await setup()
     const terminal = await usdtTerminal()
