@@ -380,7 +380,11 @@ describe("pay_transfer (crypto)", () => {
     const order = await newPayout()
     const offers = (await gate("GET", "get_terminals", order.code)).body.result as Array<any>
     assert.strictEqual(offers.find((o) => o.id === evm)?.available, true, "an EVM payout terminal")
-    assert.strictEqual(offers.find((o) => o.id === solana)?.available, false, "a memo network: pay_transfer has no memo")
+    assert.strictEqual(
+      offers.find((o) => o.id === solana)?.available,
+      false,
+      "a memo network: pay_transfer has no memo"
+    )
     const before = await client.bucketsOf(merchant)
     assertRejected(
       await gate("POST", "pay_transfer", order.code, {
