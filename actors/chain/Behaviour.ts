@@ -324,7 +324,9 @@ export const ChainEntityLayer = ChainEntity.toLayer(
         const [first, ...more] = [...txs.operations(), ...orders.operations]
         const tick = yield* commitOrReplan({ ...first, extra: [...(first.extra ?? []), ...more] })
         if (tick === undefined) {
-          if (attempt >= replanMax) return yield* sealed
+          // A plain deposit that lost a race is judged as before (sealed or moved on); an order's income is
+          // read again, since the order's row may be what another writer moved.
+          if (orderIncomes.orders.size === 0 || attempt >= replanMax) return yield* sealed
           continue
         }
         yield* reloadWallets([...new Set([...txs.creditedWallets(), ...orders.credited])])
