@@ -36,8 +36,9 @@ export const AddressTxInfoOut = Schema.Struct({
   memo: Schema.NullOr(Schema.String),
   blockHeight: Schema.NullOr(Schema.Number),
   blockHash: Schema.NullOr(Schema.String),
-  confirmations: Schema.Int.annotate({
-    description: "tip − blockHeight + 1 while its block is in the current chain; 0 when not seen yet or orphaned"
+  confirmations: Schema.NullOr(Schema.Int).annotate({
+    description:
+      "tip − blockHeight + 1 while its block is in the current chain; 0 when orphaned; null until seen on chain (C15)"
   }),
   requiredConfirmations: Schema.Int.annotate({ description: "The terminal's confirmations" }),
   requirePartnerInfo: Schema.Boolean.annotate({ description: "The terminal's RequirePartnerInfo flag (8)" }),

@@ -224,7 +224,7 @@ export const OrderAcquiringOut = Schema.Struct({
 
 /** The payment gate's view: no externalId, webhookUrl, payerWalletId or recipient. */
 export const OrderInfoOut = Schema.Struct({
-  code: OrderCode,
+  code: Schema.NullOr(OrderCode).annotate({ description: "null for a TransferOrder (its code is a claim on money)" }),
   kind: OrderKind,
   typeTx: Schema.Int,
   stateCode: Schema.Int,

@@ -150,6 +150,34 @@ export const ordersOfIncomes = (incomeTxIds: ReadonlyArray<bigint>) =>
         )
   )
 
+export const OrderFinalIncome = record({
+  incomeTxId: Int8,
+  orderTxId: Int8,
+  amount: MinorUnits,
+  txState: Int,
+  stage: Text
+})
+export type OrderFinalIncome = typeof OrderFinalIncome.Type
+
+/**
+ * The Finished Incomes these orders took (their Σ is the order's incomeFinal): an underpaid order that
+ * expires turns each into a plain C15 Income of the merchant wallet (docs/PAYMENTS.md "Underpaid crypto").
+ */
+export const finalIncomesOfOrders = (orderTxIds: ReadonlyArray<bigint>) =>
+  SqlClient.SqlClient.use((sql) =>
+    orderTxIds.length === 0
+      ? Effect.succeed([] as ReadonlyArray<OrderFinalIncome>)
+      : Effect.map(
+          sql`SELECT i.income_tx_id, i.order_tx_id, t.amount::text AS amount, t.tx_state, c.stage
+          FROM payment_order_incomes i
+          JOIN transactions t ON t.id = i.income_tx_id
+          JOIN crypto_txs c ON c.tx_id = i.income_tx_id
+          WHERE i.order_tx_id = ANY (${numberArray(orderTxIds)}::bigint[]) AND t.tx_state = 8
+          ORDER BY i.income_tx_id`,
+          decodeAll(OrderFinalIncome)
+        )
+  )
+
 export const Received = record({ amount: MinorUnits, lastHeight: Nullable(Int8), tipHeight: Nullable(Int8) })
 export type Received = typeof Received.Type
 

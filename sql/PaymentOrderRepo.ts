@@ -128,16 +128,23 @@ export const paymentOrdersOfAppAfter = (appId: string, after: string, limit: num
   )
 
 /**
- * Orders past expiresAt still Created or Started (the engine's isDue without in-flight payments;
- * the actor decides), oldest first: what the expiry sweeper asks to expire.
+ * Orders past expiresAt still Created or Started, or Processing underpaid with nothing in flight (the
+ * engine's isDue; the actor decides), oldest first: what the expiry sweeper asks to expire. Each half
+ * reads its own partial index (migrations 0024, 0030).
  */
 const dueIds = decodeAll(record({ txId: Int8 }))
 
 export const dueOrderIds = (now: Date, limit: number) =>
   SqlClient.SqlClient.use((sql) =>
     Effect.map(
-      sql`SELECT tx_id FROM payment_orders WHERE state_code IN (1, 2) AND expires_at < ${now}
-        ORDER BY expires_at LIMIT ${limit}`,
+      sql`SELECT tx_id FROM (
+          (SELECT tx_id, expires_at FROM payment_orders WHERE state_code IN (1, 2) AND expires_at < ${now}
+            ORDER BY expires_at LIMIT ${limit})
+          UNION ALL
+          (SELECT tx_id, expires_at FROM payment_orders
+            WHERE state_code = 3 AND income_seen = 0 AND income_final > 0 AND expires_at < ${now}
+            ORDER BY expires_at LIMIT ${limit})
+        ) due ORDER BY expires_at LIMIT ${limit}`,
       (rows) => dueIds(rows).map((row) => row.txId)
     )
   )

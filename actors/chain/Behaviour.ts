@@ -18,6 +18,7 @@ import {
   walletGroupsOf
 } from "../../sql/ChainRepo.ts"
 import { depositAddresses, depositOwnerAmong } from "../../sql/AddressRepo.ts"
+import { ordersOfIncomes } from "../../sql/OrderAddressRepo.ts"
 import { type LedgerOperation, StateConflict, SystemWallet } from "../../sql/Ledger.ts"
 import { findTerminal } from "../../sql/ReferenceRepo.ts"
 import { Stage } from "../../sql/rows/CryptoRows.ts"
@@ -47,6 +48,7 @@ import { WalletEntity } from "../wallet/Protocol.ts"
 import { applyPlacement, type ChainView, finalHeight, place, viewOf } from "./Engine.ts"
 import { ChainEntity } from "./Protocol.ts"
 import { readOrderIncomeFacts } from "./OrderIncomeReads.ts"
+import { planOrderIncomes } from "./OrderIncomes.ts"
 import { itemKey, planPush, type TerminalFacts, TxKind } from "./Push.ts"
 import { incomeCredited, incomeLinked, makeWorkingSet, refundStarted } from "./WorkingSet.ts"
 
@@ -166,14 +168,25 @@ export const ChainEntityLayer = ChainEntity.toLayer(
           .filter((tx) => tx.typeTx === TxKind.Refund && tx.incomeTxId !== null && !loaded.has(tx.incomeTxId))
           .map((tx) => tx.incomeTxId!)
         for (const tx of yield* db(cryptoTxsById(incomesOfRefunds))) loaded.set(tx.txId, tx)
+        // A deposit under refund that a reorg orphans stops its refund (Push.ts): load the refund too.
+        const refundsOfIncomes = [...loaded.values()]
+          .filter((tx) => tx.typeTx === TxKind.Income && tx.refundTxId !== null && !loaded.has(tx.refundTxId))
+          .map((tx) => tx.refundTxId!)
+        for (const tx of yield* db(cryptoTxsById(refundsOfIncomes))) loaded.set(tx.txId, tx)
 
         const inItems = items.filter((i) => i.direction === "in")
         const owners = yield* db(depositAddresses(terminal.typeNetwork, [...new Set(inItems.map((i) => i.toKey))]))
         const ownerOf = (item: (typeof items)[number]) =>
           depositOwnerAmong(owners, terminal.typeNetwork, terminalId, item.toKey, item.memo)?.walletId
-        // Only a new Income takes a fee now (at attribution); loaded ones carry theirs.
-        const depositFee = yield* depositFees(terminal, [...new Set(owners.map((o) => o.walletId))])
         const orderIncomes = yield* readOrderIncomeFacts(db, terminal, inItems, loaded.values())
+        // Only a new Income takes a fee now (at attribution), and an expiring underpaid order's Incomes (its
+        // merchant's Deposit tariff); loaded ones carry theirs.
+        const depositFee = yield* depositFees(terminal, [
+          ...new Set([
+            ...owners.map((o) => o.walletId),
+            ...[...orderIncomes.orders.values()].map((o) => o.merchantWallet)
+          ])
+        ])
         const txs = makeWorkingSet(loaded.values())
         const plan = planPush({
           terminal,
@@ -277,19 +290,48 @@ export const ChainEntityLayer = ChainEntity.toLayer(
         tx.stage === Stage.Refunding
       )
         return yield* sealed
-      const txs = makeWorkingSet([tx])
-      txs.change(tx.txId, { partnerInfo: payload.partnerInfo, description: payload.description })
-      if (tx.stage === Stage.AwaitingPartnerInfo)
-        txs.change(
-          tx.txId,
-          { txState: TxState.Finished, stage: Stage.Credited },
-          incomeCredited(tx.walletTo, tx.profitWallet ?? SystemWallet.Fees, tx.currency, tx.amount, tx.fee)
+      for (let attempt = 1; ; attempt++) {
+        const fresh = attempt === 1 ? tx : yield* db(cryptoTxById(payload.txId))
+        if (fresh === undefined || fresh.partnerInfo !== null || fresh.stage !== tx.stage) return yield* sealed
+        const txs = makeWorkingSet([fresh])
+        txs.change(fresh.txId, { partnerInfo: payload.partnerInfo, description: payload.description })
+        if (fresh.stage === Stage.AwaitingPartnerInfo)
+          txs.change(
+            fresh.txId,
+            { txState: TxState.Finished, stage: Stage.Credited },
+            incomeCredited(
+              fresh.walletTo,
+              fresh.profitWallet ?? SystemWallet.Fees,
+              fresh.currency,
+              fresh.amount,
+              fresh.fee
+            )
+          )
+        // An Income a payment order took is final for the order only now (C16 crypto follows C15's holds):
+        // the order's operation books its money (Paid once Σ final ≥ totalToPay) in this commit.
+        const orderIncomes = yield* readOrderIncomeFacts(db, terminal, [], [fresh])
+        const depositFee = yield* depositFees(
+          terminal,
+          [...orderIncomes.orders.values()].map((o) => o.merchantWallet)
         )
-      const [operation] = txs.operations()
-      const tick = yield* commitOrReplan(operation)
-      if (tick === undefined) return yield* sealed
-      yield* reloadWallets(txs.creditedWallets())
-      return { idUpdate: tick }
+        const orders = planOrderIncomes(
+          orderIncomes,
+          terminalId,
+          txs,
+          (a) => addressKey(terminal.typeNetwork, a),
+          depositFee
+        )
+        const [first, ...more] = [...txs.operations(), ...orders.operations]
+        const tick = yield* commitOrReplan({ ...first, extra: [...(first.extra ?? []), ...more] })
+        if (tick === undefined) {
+          // A plain deposit that lost a race is judged as before (sealed or moved on); an order's income is
+          // read again, since the order's row may be what another writer moved.
+          if (orderIncomes.orders.size === 0 || attempt >= replanMax) return yield* sealed
+          continue
+        }
+        yield* reloadWallets([...new Set([...txs.creditedWallets(), ...orders.credited])])
+        return { idUpdate: tick }
+      }
     })
 
     const InitRefund = Effect.fnUntraced(function* ({ payload }: { payload: { walletId: bigint; txId: bigint } }) {
@@ -306,6 +348,12 @@ export const ChainEntityLayer = ChainEntity.toLayer(
         tx.fromAddress === null
       )
         return yield* refusal
+      // A payment order's Income is the order's money: seal it (the order is then paid, or expires and the
+      // Income is the merchant's plain one) and refund through refund_payment or a withdrawal.
+      if ((yield* db(ordersOfIncomes([tx.txId]))).length > 0)
+        return yield* new IncomeNotRefundable({
+          message: "txId: a payment order's Income: seal its partner info; the order then pays or expires"
+        })
       if (tx.amount <= terminal.networkFee)
         return yield* new RefundBelowNetworkFee({ message: "txId: the amount does not exceed the network fee" })
       const refundTxId = ticks.next()

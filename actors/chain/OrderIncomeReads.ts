@@ -5,7 +5,7 @@
  * the order's actor (LC409 on the order row) is planned again on fresh rows.
  */
 import { Effect } from "effect"
-import { orderAddressesAmong, ordersOfIncomes } from "../../sql/OrderAddressRepo.ts"
+import { finalIncomesOfOrders, orderAddressesAmong, ordersOfIncomes } from "../../sql/OrderAddressRepo.ts"
 import { paymentOrderByTx, type PaymentOrderRow } from "../../sql/PaymentOrderRepo.ts"
 import type { CryptoTx } from "../../sql/ChainRepo.ts"
 import { isMemoNetwork } from "../../src/platform/crypto/Addresses.ts"
@@ -35,7 +35,11 @@ export const readOrderIncomeFacts = (
       linked: new Map(links.map((l) => [l.incomeTxId, l.orderTxId])),
       addresses,
       memoNetwork,
-      now: Date.now()
+      now: Date.now(),
+      // Only a Processing order can hold final Incomes short of totalToPay (and so expire with them).
+      finalIncomes: yield* db(
+        finalIncomesOfOrders([...orders.values()].filter((o) => o.stateCode === 3).map((o) => o.txId))
+      )
     }
     return facts
   })

@@ -7,7 +7,8 @@
  * Σ final ≥ totalToPay: Paid; orphaned before final: reversed). An order refusing an income leaves it a
  * plain C15 Income of the merchant wallet. Pure: no I/O.
  */
-import { applyCryptoIncomes, type CryptoIncomeEvent } from "../payment/Protocol.ts"
+import { applyCryptoIncomes, type CryptoIncomeEvent, plainIncomeOperations } from "../payment/Protocol.ts"
+import type { OrderFinalIncome } from "../../sql/OrderAddressRepo.ts"
 import type { PaymentOrderRow } from "../../sql/PaymentOrderRepo.ts"
 import type { LedgerOperation } from "../../sql/Ledger.ts"
 import { Stage } from "../../sql/rows/CryptoRows.ts"
@@ -30,6 +31,8 @@ export interface OrderIncomeFacts {
   }>
   readonly memoNetwork: boolean
   readonly now: number
+  /** The orders' Incomes final before the push (an underpaid order that expires makes them plain). */
+  readonly finalIncomes: ReadonlyArray<OrderFinalIncome>
 }
 
 export interface OrderIncomesPlan {
@@ -41,7 +44,8 @@ export const planOrderIncomes = (
   facts: OrderIncomeFacts,
   terminalId: bigint,
   txs: WorkingSet,
-  addressKey: (address: string) => string
+  addressKey: (address: string) => string,
+  depositFee: (holder: bigint, amount: bigint) => { readonly fee: bigint; readonly profitWallet: bigint }
 ): OrderIncomesPlan => {
   const events = new Map<bigint, Array<CryptoIncomeEvent>>()
   const orderOf = new Map<bigint, bigint>(facts.linked)
@@ -70,24 +74,28 @@ export const planOrderIncomes = (
   for (const { before, now } of changes) {
     const order = orderOf.get(now.txId)
     if (order === undefined) continue
+    // Held for partner info (a RequirePartnerInfo terminal, C15 block rules) is not final: the order waits
+    // for the seal (the chain actor's SealPartnerInfo sends the final event then).
     const finished = now.txState === TxState.Finished && before?.txState !== TxState.Finished
-    const held = now.stage === Stage.AwaitingPartnerInfo && before?.stage !== Stage.AwaitingPartnerInfo
-    if (finished || held) add(order, { kind: "final", incomeTxId: now.txId, amount: now.amount })
+    if (finished) add(order, { kind: "final", incomeTxId: now.txId, amount: now.amount })
   }
 
   const operations: Array<LedgerOperation> = []
   const credited = new Set<bigint>()
   for (const [orderTxId, list] of events) {
     const linked = new Set([...facts.linked].filter(([, o]) => o === orderTxId).map(([income]) => income))
-    const outcome = applyCryptoIncomes(facts.orders.get(orderTxId)!, terminalId, list, linked, facts.now)
-    for (const incomeTxId of outcome.taken) {
-      const tx = txs.get(incomeTxId)!
-      txs.takeOver(incomeTxId, {
-        // An order's income carries no Deposit fee (the order's Payment fee is on the order).
-        ...(linked.has(incomeTxId) ? {} : { fee: 0n, profitWallet: null }),
-        // Partner info holds deposits, not order payments: final is final.
-        ...(tx.stage === Stage.AwaitingPartnerInfo ? { txState: TxState.Finished, stage: Stage.Credited } : {})
-      })
+    const row = facts.orders.get(orderTxId)!
+    const outcome = applyCryptoIncomes(row, terminalId, list, linked, facts.now, {
+      finalIncomes: facts.finalIncomes.filter((i) => i.orderTxId === orderTxId),
+      depositFee: (amount) => depositFee(row.merchantWallet, amount)
+    })
+    for (const incomeTxId of outcome.taken)
+      // An order's income carries no Deposit fee (the order's Payment fee is on the order).
+      txs.takeOver(incomeTxId, linked.has(incomeTxId) ? {} : { fee: 0n, profitWallet: null })
+    // An underpaid order expired here: each final Income's record takes its Deposit fee (plain C15 Income).
+    for (const p of outcome.plain) {
+      if (txs.get(p.incomeTxId) !== undefined) txs.change(p.incomeTxId, { fee: p.fee, profitWallet: p.profitWallet })
+      else operations.push(...plainIncomeOperations([p]))
     }
     if (outcome.operation !== null) operations.push(outcome.operation)
     for (const w of outcome.credited) credited.add(w)

@@ -16,6 +16,7 @@ import {
   incomeCredited,
   incomeSeen,
   refundFinished,
+  refundingIncomeCanceled,
   withdrawalFinished,
   type WorkingSet
 } from "./WorkingSet.ts"
@@ -82,7 +83,22 @@ export const planPush = (ctx: PushContext): PushPlan => {
     if (item.txId === null) continue
     const tx = txs.get(item.txId)
     if (tx === undefined) continue
-    if (tx.txState === TxState.Finished || tx.stage === Stage.Refunding) {
+    if (tx.stage === Stage.Refunding && tx.typeTx === TxKind.Income) {
+      // A deposit whose refund is under way is not Finished: orphaned, it is Canceled (C15 "Orphaned
+      // block") and its refund stopped while it is not yet broadcast (Queued or HandedOff: the signer's
+      // report or out item is refused from now on). A refund already broadcast may still land: the deposit
+      // stays Refunding, flagged orphaned. Either way the DeepReorg event lists it for the operator.
+      const refund = tx.refundTxId === null ? undefined : txs.get(tx.refundTxId)
+      if (refund !== undefined && (refund.stage === Stage.Queued || refund.stage === Stage.HandedOff)) {
+        txs.change(refund.txId, { txState: TxState.Canceled, stage: Stage.Canceled })
+        txs.change(
+          tx.txId,
+          { txState: TxState.Canceled, stage: Stage.Canceled, orphaned: true },
+          refundingIncomeCanceled(tx.walletTo, tx.currency, tx.amount)
+        )
+      } else if (!tx.orphaned) txs.change(tx.txId, { orphaned: true })
+      finishedOrphans.push(String(tx.txId))
+    } else if (tx.txState === TxState.Finished || tx.stage === Stage.Refunding) {
       if (!tx.orphaned) txs.change(tx.txId, { orphaned: true })
       if (tx.txState === TxState.Finished) finishedOrphans.push(String(tx.txId))
     } else if (tx.txState === TxState.Canceled) {
@@ -285,6 +301,6 @@ export const planPush = (ctx: PushContext): PushPlan => {
     orders:
       ctx.orderIncomes === undefined
         ? { operations: [], credited: [] }
-        : planOrderIncomes(ctx.orderIncomes, terminal.id, txs, ctx.addressKey)
+        : planOrderIncomes(ctx.orderIncomes, terminal.id, txs, ctx.addressKey, ctx.depositFee)
   }
 }

@@ -197,6 +197,12 @@ export const refundStarted = (holder: bigint, currency: string, amount: bigint):
   ...post(holder, currency, Bucket.lockOut, amount)
 ]
 
+/** A deposit under refund orphaned, its refund stopped: holder lock_out −A, Treasury +A. */
+export const refundingIncomeCanceled = (holder: bigint, currency: string, amount: bigint): Array<Posting> => [
+  ...post(holder, currency, Bucket.lockOut, -amount),
+  ...post(SystemWallet.Treasury, currency, Bucket.free, amount)
+]
+
 /** A withdrawal final: lock_out −(A + fee), Treasury +(A + networkFee), profit wallet +(fee − networkFee). */
 export const withdrawalFinished = (
   wallet: bigint,

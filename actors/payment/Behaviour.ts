@@ -13,7 +13,9 @@
 import { Effect } from "effect"
 import { Entity } from "effect/cluster"
 import { type LedgerOperation, rowsOf } from "../../sql/Ledger.ts"
+import { finalIncomesOfOrders } from "../../sql/OrderAddressRepo.ts"
 import { paymentOrderByTx, type PaymentOrderRow } from "../../sql/PaymentOrderRepo.ts"
+import { walletById } from "../../sql/WalletRepo.ts"
 import { PaymentOrderAddressDetaches } from "../../sql/rows/PaymentCryptoRows.ts"
 import { PaymentOrderPresets } from "../../sql/rows/PaymentPresetRows.ts"
 import { balanceIn } from "../../sql/LedgerRepo.ts"
@@ -29,6 +31,8 @@ import {
   WrongOrderKind
 } from "../../schema/PaymentErrors.ts"
 import { limits } from "../../src/platform/Config.ts"
+import { Currencies } from "../../src/platform/Currencies.ts"
+import { quoteFee, Tariffs } from "../../src/platform/Tariffs.ts"
 import { makeDb } from "../../src/platform/db/Sql.ts"
 import { LedgerWriter } from "../../src/platform/LedgerWriter.ts"
 import { delivered } from "../../src/platform/Delivery.ts"
@@ -53,6 +57,7 @@ import { type CommitExtras, orderCreationOperation, orderUpdateRow, stateOfRow }
 import { type OfferData, type OrderError, PaymentOrderEntity } from "./Protocol.ts"
 import { makeRefundHandler } from "./RefundHandler.ts"
 import { makeCardHandler } from "./CardHandler.ts"
+import { asPlainIncomes, plainCredited, plainIncomeOperations } from "./PlainIncomes.ts"
 
 export { type CommitExtras, orderUpdateRow, stateOfRow } from "./OrderRow.ts"
 
@@ -97,6 +102,8 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
     const db = yield* makeDb
     const ledger = yield* LedgerWriter
     const walletActor = yield* WalletEntity.client
+    const tariffs = yield* Tariffs
+    const currencies = yield* Currencies
 
     const load = Effect.gen(function* () {
       const row = yield* db(paymentOrderByTx(txId))
@@ -156,6 +163,39 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
         }
       })
 
+    /**
+     * The expiry of a due order and what it carries: an underpaid crypto order's final Incomes become plain
+     * C15 Incomes of the merchant wallet, each with its Deposit fee (PlainIncomes.ts).
+     */
+    const expiryOf = (before: OrderState, now: number) =>
+      Effect.gen(function* () {
+        if (before.kind !== "PaymentOrder" || before.incomeFinal === 0n || before.payCurrency === null)
+          return { decision: expire(before, now), extras: {}, credited: [] as ReadonlyArray<bigint> }
+        const currency = before.payCurrency
+        const rules = yield* tariffs.list()
+        const walletGroup = (yield* db(walletById(before.merchantWallet)))?.walletGroup ?? 0
+        const decimals = currencies.find(currency)?.decimals ?? 0
+        const plain = asPlainIncomes(yield* db(finalIncomesOfOrders([txId])), (amount) => {
+          const quote = quoteFee(rules, { txClass: "Deposit", currency, decimals, amount, walletGroup, typeTx: 1 })
+          return { fee: quote.fee > amount ? amount : quote.fee, profitWallet: quote.profitWalletId }
+        })
+        return {
+          decision: expire(before, now, plain),
+          extras: { extra: plainIncomeOperations(plain) },
+          credited: plainCredited(before.merchantWallet, plain)
+        }
+      })
+
+    /** Commits a due order's expiry; the wallets it credits reload. */
+    const commitExpiry = (row: PaymentOrderRow, before: OrderState, now: number) =>
+      Effect.gen(function* () {
+        const { decision, extras, credited } = yield* expiryOf(before, now)
+        if (decision._tag === "Reject") return decision
+        yield* commit(row, before, decision, extras)
+        yield* Effect.forEach(credited, (id) => Effect.ignore(walletActor(String(id)).Reload()), { discard: true })
+        return decision
+      })
+
     /** Loads, decides and commits; an action on a due order commits Expired first and answers 10301. */
     const act = (
       decide: (s: OrderState, now: number) => Decision,
@@ -167,8 +207,7 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
         const now = Date.now()
         const decision = decide(before, now)
         if (decision._tag === "Reject" && decision.rule === "Expired" && before.stateCode !== OrderStateCode.Expired) {
-          const expiry = expire(before, now)
-          if (expiry._tag === "Ok") yield* Effect.ignore(commit(row, before, expiry))
+          yield* Effect.ignore(commitExpiry(row, before, now))
         }
         if (decision._tag === "Ok" && decision.replayed === true) return { stateCode: before.stateCode, replayed: true }
         const more = typeof extras === "function" ? (decision._tag === "Ok" ? extras(decision.state) : {}) : extras
@@ -272,9 +311,8 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
       Expire: Effect.fnUntraced(function* () {
         const row = yield* load
         const before = stateOfRow(row)
-        const expiry = expire(before, Date.now())
+        const expiry = yield* commitExpiry(row, before, Date.now())
         if (expiry._tag === "Reject") return { stateCode: before.stateCode, replayed: false }
-        yield* commit(row, before, expiry)
         return { stateCode: expiry.state.stateCode, replayed: false }
       }),
       Refund: ({ payload }) => refundOrder(payload),

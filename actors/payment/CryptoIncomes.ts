@@ -11,8 +11,17 @@ import type { LedgerOperation, Posting } from "../../sql/Ledger.ts"
 import type { PaymentOrderRow } from "../../sql/PaymentOrderRepo.ts"
 import { rowsOf } from "../../sql/Ledger.ts"
 import { type PaymentOrderIncome, PaymentOrderIncomes } from "../../sql/rows/PaymentCryptoRows.ts"
-import { cryptoFinal, cryptoIncomeSeen, cryptoOrphaned, type Decision, expire, type OrderState } from "./Engine.ts"
+import {
+  cryptoFinal,
+  cryptoIncomeSeen,
+  cryptoOrphaned,
+  type Decision,
+  expire,
+  isDue,
+  type OrderState
+} from "./Engine.ts"
 import { orderUpdateRow, stateOfRow } from "./OrderRow.ts"
+import { asPlainIncomes, type DepositFee, type HeldIncome, type PlainIncomeOf } from "./PlainIncomes.ts"
 
 export interface CryptoIncomeEvent {
   readonly kind: "seen" | "final" | "orphaned"
@@ -28,6 +37,17 @@ export interface CryptoIncomesOutcome {
   readonly operation: LedgerOperation | null
   /** User wallets whose free balance the operation changes (their actors reload). */
   readonly credited: ReadonlyArray<bigint>
+  /**
+   * An underpaid order expired in this push: its final Incomes, each now a plain C15 Income with its
+   * Deposit fee (the caller records fee and profit wallet on each Income; the money is on `operation`).
+   */
+  readonly plain: ReadonlyArray<PlainIncomeOf>
+}
+
+/** What an order's expiry in a push needs: its Incomes final before the push, and the merchant's Deposit fee. */
+export interface CryptoExpiryFacts {
+  readonly finalIncomes: ReadonlyArray<HeldIncome>
+  readonly depositFee: DepositFee
 }
 
 /**
@@ -39,7 +59,8 @@ export const applyCryptoIncomes = (
   terminalId: bigint,
   events: ReadonlyArray<CryptoIncomeEvent>,
   linked: ReadonlySet<bigint>,
-  now: number
+  now: number,
+  expiry: CryptoExpiryFacts
 ): CryptoIncomesOutcome => {
   const before = stateOfRow(row)
   let state: OrderState = before
@@ -54,11 +75,19 @@ export const applyCryptoIncomes = (
     changed = true
     return true
   }
+  // Final Incomes the order holds: those final before the push, then those turned final in it.
+  const finalIncomes = [...expiry.finalIncomes]
+  let plain: ReadonlyArray<PlainIncomeOf> = []
+  /** A due order expires like a Started one; an underpaid one's final Incomes become plain C15 Incomes. */
+  const expireNow = () => {
+    const incomes = asPlainIncomes(finalIncomes, expiry.depositFee)
+    if (apply(expire(state, now, incomes))) plain = incomes
+  }
   for (const event of events) {
     if (event.kind === "seen") {
       if (state.terminal?.terminalId !== terminalId) continue
       const d = cryptoIncomeSeen(state, event.amount, now)
-      if (d._tag === "Reject" && d.rule === "Expired") apply(expire(state, now))
+      if (d._tag === "Reject" && d.rule === "Expired") expireNow()
       if (!apply(d)) continue
       taken.add(event.incomeTxId)
       links.push({ incomeTxId: event.incomeTxId, orderTxId: row.txId, amount: event.amount })
@@ -67,14 +96,18 @@ export const applyCryptoIncomes = (
       if (!apply(d))
         throw new Error(`invariant: order ${row.txId} does not hold the ${event.kind} income ${event.incomeTxId}`)
       taken.add(event.incomeTxId)
+      if (event.kind === "final")
+        finalIncomes.push({ incomeTxId: event.incomeTxId, amount: event.amount, txState: 8, stage: "Credited" })
     }
   }
-  if (!changed) return { taken, operation: null, credited: [] }
+  // Its last income turned final short of totalToPay after expiresAt: nothing holds expiry off any more.
+  if (isDue(state, now)) expireNow()
+  if (!changed) return { taken, operation: null, credited: [], plain }
   const operation: LedgerOperation = {
     transition: { id: row.txId, from: row.txState, to: state.txState },
     postings: postings.filter((p) => p.delta !== 0n),
     rows: [orderUpdateRow(row, before, state), ...(links.length === 0 ? [] : [rowsOf(PaymentOrderIncomes, links)])]
   }
   const credited = [...new Set(postings.filter((p) => p.walletId > 0n && p.bucket === 0).map((p) => p.walletId))]
-  return { taken, operation, credited }
+  return { taken, operation, credited, plain }
 }

@@ -4,10 +4,11 @@
  * another one (an order in USDT paid in BTC through the Broker):
  *
  * - `refundWithdrawalOperation`: in the refund_payment commit, beside the refund (typeTx 19, Pending,
- *   the engine's amount + fee free → lock_out in the order currency), an Outcome (typeTx 2, txState 3)
- *   of the merchant wallet of what the chain pays: payoutAmount in payCurrency (the terminal's
- *   currency), fee 0, its crypto record Queued for the signer (networkFee 0: the Refund fee covers the
- *   chain) to refundAddress, and its link to the refund. No postings: the money is the refund's.
+ *   the engine's amount + fee free → lock_out in the order currency), a C15 Refund (typeTx 19, txState
+ *   3, the signer's kind "Refund") of the merchant wallet of what the chain pays: payoutAmount in
+ *   payCurrency (the terminal's currency) less the terminal's networkFee, fee networkFee, its crypto
+ *   record Queued for the signer to refundAddress, and its link to the refund. No postings: the money is
+ *   the refund's (Treasury +payoutAmount when final: what is sent plus the chain's fee).
  * - `refundSettlements`: where C15 settles that withdrawal (the WithdrawalSettlement hook), the refund's
  *   transaction 1 → 8 / 16 with the engine's `refundSettled` postings (final: lock_out −(amount + fee),
  *   fee → profit, Treasury +payoutAmount in payCurrency, the Broker's legs when the currencies differ;
@@ -21,7 +22,7 @@ import { type LedgerOperation, rowsOf } from "../../sql/Ledger.ts"
 import { refundLinksOf, type RefundLink } from "../../sql/CryptoRefundRepo.ts"
 import { paymentOrderByTx } from "../../sql/PaymentOrderRepo.ts"
 import { PaymentRefundSettles, RefundWithdrawals } from "../../sql/rows/CryptoRefundRows.ts"
-import { TxState } from "../../schema/Transfer.ts"
+import { TxState, TxType } from "../../schema/Transfer.ts"
 import type { Db } from "../../src/platform/db/Sql.ts"
 import type { Settlements } from "../../src/platform/WithdrawalSettlement.ts"
 import { type OrderState, refundSettled } from "./Engine.ts"
@@ -30,18 +31,28 @@ import type { PayoutWithdrawalSchema } from "./Protocol.ts"
 import { queuedWithdrawalOperation } from "./QueuedWithdrawal.ts"
 
 /**
- * The crypto refund's C15 withdrawal, queued in the refund_payment commit: what the signer pays
- * (payoutAmount in payCurrency, fee 0), no postings of its own.
+ * The crypto refund as a C15 Refund (C16 "a C15 Refund on the order's terminal"), queued in the
+ * refund_payment commit: typeTx 19 (the signer's kind "Refund") of what the chain pays — payoutAmount in
+ * payCurrency less the terminal's networkFee, charged once per refund as C15 does (amount A − networkFee,
+ * fee networkFee) —, no postings of its own. The caller has checked payoutAmount > networkFee (10233).
  */
 export const refundWithdrawalOperation = (
   refundTxId: bigint,
   s: OrderState,
-  payout: { readonly amount: bigint; readonly currency: string },
+  payout: { readonly amount: bigint; readonly currency: string; readonly networkFee: bigint },
   w: typeof PayoutWithdrawalSchema.Type
 ): LedgerOperation =>
   queuedWithdrawalOperation(
     w,
-    { merchantWallet: s.merchantWallet, currency: payout.currency, amount: payout.amount, fee: 0n, profitWallet: null },
+    {
+      merchantWallet: s.merchantWallet,
+      currency: payout.currency,
+      amount: payout.amount - payout.networkFee,
+      fee: payout.networkFee,
+      profitWallet: null,
+      kind: TxType.Refund,
+      networkFee: payout.networkFee
+    },
     rowsOf(RefundWithdrawals, [{ withdrawalTxId: w.txId, refundTxId }])
   )
 

@@ -249,29 +249,49 @@ export const payoutSettled = (s: OrderState, final: boolean): Decision => {
 
 // ---- expiry and cancel -----------------------------------------------------------------------
 
-const release = (s: OrderState): ReadonlyArray<Posting> => {
+/**
+ * An expired crypto order's final incomes, each as a plain C15 Income of the merchant wallet (C16:
+ * "income to an expired order's address is a plain C15 Income of the merchant wallet"): its amount and
+ * the Deposit fee C15 charges it (the merchant group's Deposit tariff, capped at the amount).
+ */
+export interface PlainIncome {
+  readonly amount: bigint
+  readonly fee: bigint
+  readonly profitWallet: bigint
+}
+
+const release = (s: OrderState, plain: ReadonlyArray<PlainIncome>): ReadonlyArray<Posting> | null => {
   if (s.kind === "TransferOrder")
     return [reserveOut(s), post(s.merchantWallet, s.currency, Bucket.free, s.orderAmount + s.fee)]
   if (s.incomeFinal === 0n) return []
-  // An underpaid crypto order's final incomes become the merchant's plain income (C16: income to an
-  // expired order's address is a plain Income of the merchant wallet).
+  // An underpaid crypto order's final incomes: lock_in → free less the C15 Deposit fee of each.
+  if (plain.reduce((sum, i) => sum + i.amount, 0n) !== s.incomeFinal) return null
   const pc = s.payCurrency!
   return [
     post(s.merchantWallet, pc, Bucket.lockIn, -s.incomeFinal),
-    post(s.merchantWallet, pc, Bucket.free, s.incomeFinal)
+    ...plain.flatMap((i) => [
+      post(s.merchantWallet, pc, Bucket.free, i.amount - i.fee),
+      ...(i.fee === 0n ? [] : [post(i.profitWallet, pc, Bucket.free, i.fee)])
+    ])
   ]
 }
 
-/** now > expiresAt with nothing in flight: Expired; a payout's reserve back to free. */
-export const expire = (s: OrderState, now: number): Decision =>
-  isDue(s, now)
-    ? ok({ ...s, stateCode: OrderStateCode.Expired, cardSessionPending: false }, release(s))
-    : reject("NotDue")
+/**
+ * now > expiresAt with nothing in flight: Expired; a payout's reserve back to free; an underpaid crypto
+ * order's final incomes (`plain`, Σ = incomeFinal, else NotAttached) become plain C15 Incomes.
+ */
+export const expire = (s: OrderState, now: number, plain: ReadonlyArray<PlainIncome> = []): Decision => {
+  if (!isDue(s, now)) return reject("NotDue")
+  const postings = release(s, plain)
+  if (postings === null) return reject("NotAttached")
+  return ok({ ...s, stateCode: OrderStateCode.Expired, cardSessionPending: false }, postings)
+}
 
 /** cancel_payment_order: Created/Started (else 10302), no Pending session or income (else 10309). */
 export const cancel = (s: OrderState, now: number): Decision => {
   if (s.stateCode === OrderStateCode.Expired || isDue(s, now)) return reject("Expired")
   if (s.stateCode > OrderStateCode.Started) return reject("NotPayable")
   if (s.cardSessionPending || s.incomeSeen > 0n) return reject("PaymentPending")
-  return ok({ ...s, stateCode: OrderStateCode.Canceled }, release(s))
+  // Nothing seen: a PaymentOrder has no income to release, a payout its reserve.
+  return ok({ ...s, stateCode: OrderStateCode.Canceled }, release(s, []) ?? [])
 }

@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
 import { BalanceNotEnough, InvalidRequest, NonceExists, RateLimited, SameAccounts } from "../../schema/Errors.ts"
+import { RefundBelowNetworkFee } from "../../schema/CryptoErrors.ts"
 import {
   NoPaymentInProgress,
   PaymentOrderExpired,
@@ -129,11 +130,14 @@ export const Refund = Rpc.make("Refund", {
     profitWallet: Schema.BigIntFromString,
     reason: Schema.NullOr(Schema.String),
     refundAddress: Schema.NullOr(Schema.String),
-    /** A crypto refund's C15 withdrawal to refundAddress (the service validated it); null otherwise. */
-    withdrawal: Schema.optionalKey(Schema.NullOr(PayoutWithdrawalSchema))
+    /** A crypto refund's C15 Refund to refundAddress (the service validated it); null otherwise. */
+    withdrawal: Schema.optionalKey(Schema.NullOr(PayoutWithdrawalSchema)),
+    /** The order terminal's networkFee (payCurrency minor units), charged once per crypto refund (C15). */
+    networkFee: Schema.optionalKey(Schema.BigIntFromString)
   },
   success: Schema.Void,
   error: Schema.Union([
+    RefundBelowNetworkFee,
     PaymentOrderNotFound,
     PaymentOrderNotPayable,
     RefundNotAllowed,
@@ -240,4 +244,5 @@ export const PaymentOrderEntity = Entity.make("PaymentOrder", [
 ])
 
 /** The chain actor applies crypto incomes to orders inside its push commit (C16 crypto). */
-export { applyCryptoIncomes, type CryptoIncomeEvent } from "./CryptoIncomes.ts"
+export { applyCryptoIncomes, type CryptoExpiryFacts, type CryptoIncomeEvent } from "./CryptoIncomes.ts"
+export { type DepositFee, plainIncomeOperations } from "./PlainIncomes.ts"

@@ -23,6 +23,7 @@ import type { PaymentOrderRow } from "../../sql/PaymentOrderRepo.ts"
 import { refundByExternalId } from "../../sql/PaymentRefundRepo.ts"
 import { PaymentRefundInserts } from "../../sql/rows/RefundRows.ts"
 import { BalanceNotEnough, InvalidRequest, NonceExists } from "../../schema/Errors.ts"
+import { RefundBelowNetworkFee } from "../../schema/CryptoErrors.ts"
 import {
   PaymentOrderNotFound,
   PaymentOrderNotPayable,
@@ -109,6 +110,12 @@ export const makeRefundHandler = (deps: {
       const withdrawal = payload.withdrawal ?? null
       if (crypto && withdrawal === null)
         return yield* new RefundAddressRequired({ message: "refundAddress: required to refund a crypto payment" })
+      // A C15 Refund pays A − networkFee (C15: A ≤ networkFee is 10233), before anything moves.
+      const networkFee = payload.networkFee ?? 0n
+      if (crypto && figures.payoutAmount <= networkFee)
+        return yield* new RefundBelowNetworkFee({
+          message: "amount: what the refund pays does not exceed the terminal's network fee"
+        })
       const after = decision.state
       const operation: LedgerOperation = {
         tx: {
@@ -156,7 +163,7 @@ export const makeRefundHandler = (deps: {
                 refundWithdrawalOperation(
                   payload.refundTxId,
                   before,
-                  { amount: figures.payoutAmount, currency: figures.payoutCurrency },
+                  { amount: figures.payoutAmount, currency: figures.payoutCurrency, networkFee },
                   withdrawal
                 )
               ]

@@ -13,7 +13,7 @@ import {
   TooManyDecimals,
   UnknownCurrency
 } from "../Errors.ts"
-import { InvalidAddress } from "../CryptoErrors.ts"
+import { InvalidAddress, RefundBelowNetworkFee } from "../CryptoErrors.ts"
 import { Cursor, Int64 } from "../Ids.ts"
 import {
   NoPaymentInProgress,
@@ -166,6 +166,7 @@ export class PayordersApi extends HttpApiGroup.make("payorders")
         RefundExceedsPaid,
         RefundAddressRequired,
         InvalidAddress,
+        RefundBelowNetworkFee,
         TooManyRefunds,
         BalanceNotEnough,
         RateLimited

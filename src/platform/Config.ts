@@ -60,6 +60,14 @@ export interface AppConfig {
   readonly federationReconcileSeconds: number
 }
 
+/**
+ * C16 Settings: PUBLIC_BASE_URL defaults to `http://HOST:PORT`, so payUrl, checkoutUrl, the sandbox's
+ * webhook target and the federation webhookUrl follow the address the service listens on (an IPv6
+ * host in brackets).
+ */
+export const defaultPublicBaseUrl = (host: string, port: number): string =>
+  `http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}`
+
 /** An integer setting in [min, max] (else the start fails naming it). */
 const intIn = (name: string, fallback: number, min: number, max: number) =>
   Config.schema(
@@ -73,11 +81,14 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
     Effect.gen(function* () {
       const databaseUrl = yield* Config.option(Config.Redacted("DATABASE_URL"))
       const keys = yield* Config.String("SERVICE_KEYS").pipe(Config.withDefault(""))
+      const host = yield* Config.String("HOST").pipe(Config.withDefault("127.0.0.1"))
+      const port = yield* Config.Port("PORT").pipe(Config.withDefault(8080))
+      const publicBaseUrl = yield* Config.String("PUBLIC_BASE_URL").pipe(Config.withDefault(""))
       return AppConfigService.of({
         databaseUrl: Option.filter(databaseUrl, (url) => Redacted.value(url).trim().length > 0),
         dataDir: yield* Config.String("DATA_DIR").pipe(Config.withDefault("./data")),
-        host: yield* Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),
-        port: yield* Config.Port("PORT").pipe(Config.withDefault(8080)),
+        host,
+        port,
         monitoringHost: yield* Config.String("MONITORING_HOST").pipe(Config.withDefault("127.0.0.1")),
         // Under WORKERS, worker i serves its own figures on MONITORING_PORT + i - 1 (src/Supervisor.ts).
         monitoringPort:
@@ -96,7 +107,8 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
         maxActiveOrdersPerWallet: yield* Config.Int("MAX_ACTIVE_ORDERS_PER_WALLET").pipe(Config.withDefault(50)),
         chargebackDays: yield* Config.Int("CHARGEBACK_DAYS").pipe(Config.withDefault(0)),
         swapDriftPct: yield* Config.String("SWAP_DRIFT_PCT").pipe(Config.withDefault("0.5")),
-        publicBaseUrl: yield* Config.String("PUBLIC_BASE_URL").pipe(Config.withDefault("http://127.0.0.1:8080")),
+        publicBaseUrl:
+          publicBaseUrl.trim().length > 0 ? publicBaseUrl.trim().replace(/\/+$/, "") : defaultPublicBaseUrl(host, port),
         paymentOrderTtlSeconds: yield* Config.Int("PAYMENT_ORDER_TTL_SECONDS").pipe(Config.withDefault(3_600)),
         paymentFxSpreadPct: yield* Config.schema(
           Schema.String.check(Schema.isPattern(/^[0-9]{1,3}(\.[0-9]{1,6})?$/)),

@@ -80,7 +80,9 @@ export class CryptoInfo extends Context.Service<
                   memo: row.memo,
                   blockHeight: row.blockHeight === null ? null : Number(row.blockHeight),
                   blockHash: row.blockHash,
-                  confirmations: confirmationsOf(row.blockHeight, row.orphaned, row.tipHeight),
+                  // C15: on-chain fields null until seen (a queued withdrawal or refund has no block yet).
+                  confirmations:
+                    row.blockHeight === null ? null : confirmationsOf(row.blockHeight, row.orphaned, row.tipHeight),
                   requiredConfirmations: row.requiredConfirmations,
                   requirePartnerInfo: (row.terminalFlags & TerminalFlag.RequirePartnerInfo) !== 0,
                   partnerInfo: row.partnerInfo,

@@ -26,6 +26,7 @@ import { delivered } from "../platform/Delivery.ts"
 import { LedgerWriter } from "../platform/LedgerWriter.ts"
 import { TimeTicks } from "../platform/TimeTicks.ts"
 import { type GateError, hashOfOrderCode, PaymentOrders } from "./PaymentOrders.ts"
+import { payableOn } from "./PaymentOffers.ts"
 
 /** Tries at a fresh random memo before giving up (as Addresses.ts). */
 const memoAttemptsMax = 20
@@ -113,9 +114,18 @@ export class PaymentCrypto extends Context.Service<
         // order currency or another at the C14 rate with PAYMENT_FX_SPREAD_PCT. The engine answers 10303 for an
         // offer not available (or not crypto), 10304 when locked elsewhere, expiry and state first.
         const offer = yield* orders.offerOn(row, tokenNetworkId)
-        const startable = offer.available && offer.method === "CryptoTransfer"
-        if (startable && isDerivedNetwork(terminal.typeNetwork) && keys.keyOf(terminal.typeNetwork) === undefined)
-          return yield* unavailable(terminal, "its XPUB setting is unset")
+        // A terminal without addresses is offered `available: false`; pay_crypto names why (10202) where the
+        // order could otherwise start there (expiry, state and another locked terminal are the engine's).
+        const open =
+          offer.method === "CryptoTransfer" &&
+          row.stateCode <= 2 &&
+          Date.now() <= row.expiresAt.getTime() &&
+          (row.terminalId === null || row.terminalId === terminal.id)
+        if (open && !payableOn("PaymentOrder", terminal, (n) => isDerivedNetwork(n) && keys.keyOf(n) !== undefined))
+          return yield* unavailable(
+            terminal,
+            isDerivedNetwork(terminal.typeNetwork) ? "its XPUB setting is unset" : "no defaultHotAddress"
+          )
         yield* delivered(actor(String(row.txId)).PayCrypto({ offer }))
         yield* reserve(row, terminal)
         return yield* orders.info(code)

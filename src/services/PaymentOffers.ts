@@ -15,7 +15,9 @@
  *   preselected payAmount fixes it (rate = payAmount / orderAmount, spread 0); a locked terminal shows its
  *   snapshot. No rate: `quote` null and not available.
  * - `available`: the order can start there now — Created (not past expiresAt), a quote, payAmount within
- *   the bounds and, under a preselection, the preselected terminal only; Started: its locked terminal.
+ *   the bounds, under a preselection the preselected terminal only, and payable: the pay action there
+ *   would not refuse (crypto payments need the network's XPUB or, on memo networks, the terminal's
+ *   defaultHotAddress; crypto payouts are not served on memo networks); Started: its locked terminal.
  */
 import { BigNumber } from "bignumber.js"
 import { Effect } from "effect"
@@ -28,6 +30,8 @@ import { fromMinorUnits } from "../../schema/Money.ts"
 import type { TerminalOut } from "../../schema/Payments.ts"
 import { NetworkType, TerminalFlag, type TxClass } from "../../schema/Reference.ts"
 import { AppConfigService } from "../platform/Config.ts"
+import { AccountKeys } from "../platform/crypto/AccountKeys.ts"
+import { isDerivedNetwork, isMemoNetwork } from "../platform/crypto/Addresses.ts"
 import { Currencies } from "../platform/Currencies.ts"
 import { makeDb } from "../platform/db/Sql.ts"
 import { FEES_WALLET_ID, quoteFee, ruleFor, type Tariff, Tariffs } from "../platform/Tariffs.ts"
@@ -90,6 +94,23 @@ const isOffered = (order: OfferOrder, terminal: Terminal): boolean => {
     : method === "CryptoTransfer" && has(terminal, TerminalFlag.Withdraw) && terminal.currency === order.currency
 }
 
+/**
+ * Whether the pay action of the order's kind on this terminal could go through (C16 `available`): a
+ * crypto payment needs an address — the network's XPUB (derived networks, else pay_crypto is 10202) or
+ * the terminal's defaultHotAddress (memo networks) —, and pay_transfer has no memo field, so crypto
+ * payouts to memo networks are refused (10303).
+ */
+export const payableOn = (
+  kind: OfferOrder["kind"],
+  terminal: Terminal,
+  hasXpub: (network: number) => boolean
+): boolean => {
+  if (terminal.builtIn || methodOf(terminal) !== "CryptoTransfer") return true
+  if (kind === "TransferOrder") return !isMemoNetwork(terminal.typeNetwork)
+  if (isDerivedNetwork(terminal.typeNetwork)) return hasXpub(terminal.typeNetwork)
+  return terminal.defaultHotAddress !== null && terminal.defaultHotAddress.trim() !== ""
+}
+
 /** rate = payAmount / orderAmount (major units), canonical, 18 places when it does not terminate. */
 const Ratio = BigNumber.clone({ DECIMAL_PLACES: 18, ROUNDING_MODE: BigNumber.ROUND_HALF_EVEN })
 export const fixedRate = (payAmount: bigint, payDecimals: number, orderAmount: bigint, orderDecimals: number) =>
@@ -105,6 +126,8 @@ export const makePaymentOffers = Effect.gen(function* () {
   const rates = yield* Rates
   const currencies = yield* Currencies
   const config = yield* AppConfigService
+  const keys = yield* AccountKeys
+  const hasXpub = (network: number) => isDerivedNetwork(network) && keys.keyOf(network) !== undefined
   const spreadPct = new BigNumber(config.paymentFxSpreadPct).toFixed()
 
   const decimalsOf = (currency: string) => currencies.find(currency)?.decimals ?? 0
@@ -203,7 +226,7 @@ export const makePaymentOffers = Effect.gen(function* () {
       const available =
         !due &&
         (order.stateCode === Created
-          ? price !== null && withinBounds && presetRespected
+          ? price !== null && withinBounds && presetRespected && payableOn(order.kind, terminal, hasXpub)
           : order.stateCode === Started && order.terminalId === terminal.id)
       const method = methodOf(terminal) ?? "CryptoTransfer"
       const out: TerminalOut = {
@@ -341,7 +364,7 @@ export const makePaymentOffers = Effect.gen(function* () {
       })
     })
 
-  return { forOrder, offerOn, terminalOf, generic }
+  return { forOrder, offerOn, terminalOf, generic, hasXpub }
 })
 
 export type PaymentOffers = Effect.Success<typeof makePaymentOffers>

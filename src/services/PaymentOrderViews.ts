@@ -74,7 +74,8 @@ export const orderViews = (decimalsOf: (currency: string) => number, publicBaseU
     const returnUrl =
       row.stateCode >= 8 && row.stateCode <= 10 ? row.returnUrlSuccess : row.stateCode >= 16 ? row.returnUrlFail : null
     return {
-      code: row.code ?? "",
+      // A TransferOrder's code is a claim on money: only put_transfer_order shows it (C16).
+      code: out.code,
       kind: out.kind,
       typeTx: out.typeTx,
       stateCode: out.stateCode,

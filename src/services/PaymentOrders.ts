@@ -56,11 +56,15 @@ export const hashOfOrderCode = (code: string): Uint8Array => createHash("sha256"
 const newOrderCode = () => "P" + randomBytes(16).toString("base64url")
 
 /**
- * Whether an order is past expiresAt with nothing in flight (the engine's isDue, for this slice's
- * internal payments: Created or Started). The actor decides with the engine; this only picks when to ask.
+ * Whether an order is past expiresAt with nothing in flight: Created or Started, or an underpaid crypto
+ * order (Processing, no income in flight, final incomes short). The actor decides with the engine
+ * (isDue, which also sees a Pending card session); this only picks when to ask.
  */
 const looksDue = (row: PaymentOrderRow, now: number) =>
-  now > row.expiresAt.getTime() && (row.stateCode === 1 || row.stateCode === 2)
+  now > row.expiresAt.getTime() &&
+  (row.stateCode === 1 ||
+    row.stateCode === 2 ||
+    (row.stateCode === 3 && row.kind === "PaymentOrder" && row.incomeSeen === 0n && row.incomeFinal > 0n))
 
 export interface OrderRef {
   readonly code?: string | undefined

@@ -11,6 +11,7 @@ import { createHash } from "node:crypto"
 import { PaymentOrderEntity } from "../../actors/payment/Protocol.ts"
 import { paymentOrderByCodeHash, paymentOrderByTx, type PaymentOrderRow } from "../../sql/PaymentOrderRepo.ts"
 import { refundByExternalId, refundByTx, refundsOfOrder, type PaymentRefundRow } from "../../sql/PaymentRefundRepo.ts"
+import { findTerminal } from "../../sql/ReferenceRepo.ts"
 import { walletById } from "../../sql/WalletRepo.ts"
 import {
   BalanceNotEnough,
@@ -28,8 +29,9 @@ import {
   RefundNotFound,
   TooManyRefunds
 } from "../../schema/PaymentErrors.ts"
-import { InvalidAddress } from "../../schema/CryptoErrors.ts"
+import { InvalidAddress, RefundBelowNetworkFee } from "../../schema/CryptoErrors.ts"
 import type { RefundOut, RefundPaymentIn } from "../../schema/Payments.ts"
+import { networkFeeMinor } from "../../schema/Money.ts"
 import { TxType } from "../../schema/Transfer.ts"
 import { isCryptoNetwork, isValidAddress } from "../platform/crypto/Addresses.ts"
 import { Currencies } from "../platform/Currencies.ts"
@@ -50,6 +52,7 @@ export type RefundPaymentError =
   | RefundExceedsPaid
   | RefundAddressRequired
   | InvalidAddress
+  | RefundBelowNetworkFee
   | TooManyRefunds
   | BalanceNotEnough
   | RateLimited
@@ -160,6 +163,15 @@ export class PaymentRefunds extends Context.Service<
           onChain && refundAddress !== null
             ? { txId: ticks.next(), terminalId: order.terminalId!, address: refundAddress, memo: null }
             : null
+        // C16: a C15 Refund on the order's terminal, so the terminal's networkFee is charged once (C15).
+        const terminal = withdrawal === null ? undefined : yield* db(findTerminal(String(order.terminalId)))
+        const networkFee =
+          terminal === undefined
+            ? 0n
+            : networkFeeMinor(
+                terminal.networkFee,
+                currencies.find(terminal.currency ?? "")?.decimals ?? terminal.decimals
+              )
         const created = yield* delivered(
           actor(String(order.txId)).Refund({
             refundTxId,
@@ -171,7 +183,8 @@ export class PaymentRefunds extends Context.Service<
             profitWallet: quote.profitWalletId,
             reason: input.reason ?? null,
             refundAddress: input.refundAddress ?? null,
-            withdrawal
+            withdrawal,
+            networkFee
           })
         ).pipe(
           Effect.as(true),

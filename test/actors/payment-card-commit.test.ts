@@ -18,6 +18,8 @@ import { Bucket, rowsOf, StateConflict, SystemWallet } from "../../sql/Ledger.ts
 import { AcquiringSessionDecides } from "../../sql/rows/AcquiringRows.ts"
 import { LedgerWriter } from "../../src/platform/LedgerWriter.ts"
 import { ActorPlatform, auditLedger, LedgerFaults, ledgerOf, newTxId, newWallet } from "../support/Actors.ts"
+import { Tariffs } from "../../src/platform/Tariffs.ts"
+import { ChangeNotices } from "../../src/platform/ChangeNotices.ts"
 
 const USDT = "USDT"
 const micro = (n: number) => BigInt(Math.round(n * 1e6))
@@ -29,6 +31,8 @@ class Clients extends Context.Service<Clients, { readonly order: Effect.Success<
 const TestLayer = Layer.effect(Clients, Effect.all({ order: PaymentOrderEntity.client })).pipe(
   Layer.provideMerge(Layer.mergeAll(WalletEntityLayer, PaymentOrderEntityLayer)),
   Layer.provideMerge(TestRunner.layer),
+  // The order actor prices an expired underpaid crypto order's incomes with the Deposit tariff.
+  Layer.provideMerge(Tariffs.layer.pipe(Layer.provide(ChangeNotices.layer))),
   Layer.provideMerge(ActorPlatform)
 )
 void WalletEntity

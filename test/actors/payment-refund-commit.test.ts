@@ -20,6 +20,8 @@ import { asTxId } from "../../schema/Ids.ts"
 import { StateConflict, SystemWallet } from "../../sql/Ledger.ts"
 import { Duplicate } from "../../src/platform/LedgerWriter.ts"
 import { ActorPlatform, auditLedger, LedgerFaults, ledgerOf, newTxId, newWallet } from "../support/Actors.ts"
+import { Tariffs } from "../../src/platform/Tariffs.ts"
+import { ChangeNotices } from "../../src/platform/ChangeNotices.ts"
 
 const USDT = "USDT",
   USDC = "USDC"
@@ -40,6 +42,8 @@ const TestLayer = Layer.effect(
 ).pipe(
   Layer.provideMerge(Layer.mergeAll(WalletEntityLayer, PaymentOrderEntityLayer)),
   Layer.provideMerge(TestRunner.layer),
+  // The order actor prices an expired underpaid crypto order's incomes with the Deposit tariff.
+  Layer.provideMerge(Tariffs.layer.pipe(Layer.provide(ChangeNotices.layer))),
   Layer.provideMerge(ActorPlatform)
 )
 

@@ -120,3 +120,67 @@ describe("init_refund", () => {
     assertRejected(await refund(other.sid, tiny.txId), 404, errorCode.TransactionNotFound, "other")
   })
 })
+
+describe('a deep reorg of a deposit whose refund is under way (C15 "Orphaned block")', () => {
+  /** A held deposit of 1 ETH at height 2 (2 confirmations, final at tip 3) with its refund initiated. */
+  const refunding = async () => {
+    const payer = await client.party()
+    const t = await addCryptoTerminal(client, { flags: 1 | 8, confirmations: 2, networkFee: "0.002" })
+    await pushOk(client, t.id, { height: 1, hash: "d1", parentHash: "d0" })
+    const pushed = await pushOk(client, t.id, {
+      height: 2,
+      hash: "d2",
+      parentHash: "d1",
+      items: [{ txHash: "di", to: someEvmAddress(), from: someEvmAddress(), amount: "1" }]
+    })
+    const txId = pushed.items[0].txId!
+    const linked = await client.priv("POST", "link_address_transactions", [{ txId, walletId: payer.id }])
+    assert.isNull(linked.body.result[0].error, JSON.stringify(linked.body))
+    await pushOk(client, t.id, { height: 3, hash: "d3", parentHash: "d2" })
+    const started = await refund(payer.sid, txId)
+    assert.strictEqual(started.status, 200, JSON.stringify(started.body))
+    assert.deepStrictEqual(await client.bucketsOf(payer, "ETH"), { free: 0, lockOut: 1, lockIn: 0, lockOrders: 0 })
+    return { payer, terminal: t.id, txId, refundTxId: started.body.result.txId as string }
+  }
+  const addressInfo = async (sid: string, ids: Array<string>) => {
+    const reply = await client.call("POST", "/core/v1/address_tx_info", { sid, body: ids })
+    assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
+    return reply.body.result as Array<any>
+  }
+  const deepReorgOf = async (terminal: string) =>
+    (await client.allEvents()).filter((e: any) => e.kind === "DeepReorg" && e.payload.tokenNetwork === terminal)
+
+  for (const handedOff of [false, true])
+    it(`cancels the deposit, stops its ${handedOff ? "HandedOff" : "Queued"} refund and lists it in DeepReorg`, async () => {
+      const { payer, terminal, txId, refundTxId } = await refunding()
+      if (handedOff) {
+        const listed = await client.priv("GET", `list_txs_to_send?tokenNetwork=${terminal}`)
+        assert.include(
+          (listed.body.result as Array<any>).map((i) => i.txId),
+          refundTxId
+        )
+      }
+      // Blocks 2 and 3 replaced: 2 blocks orphaned ≥ the terminal's 2 confirmations.
+      const reorg = await pushOk(client, terminal, { height: 2, hash: "e2", parentHash: "d1" })
+      assert.deepStrictEqual(reorg.orphaned, [2, 3])
+      const [income, out] = await addressInfo(payer.sid, [txId, refundTxId])
+      assert.deepInclude(income, { txId, txState: 16, stage: "Canceled", orphaned: true })
+      assert.deepInclude(out, { txId: refundTxId, typeTx: 19, txState: 16, stage: "Canceled" })
+      assert.deepStrictEqual(await client.bucketsOf(payer, "ETH"), { free: 0, lockOut: 0, lockIn: 0, lockOrders: 0 })
+      const queue = await client.priv("GET", `list_txs_to_send?tokenNetwork=${terminal}`)
+      assert.notInclude(
+        (queue.body.result as Array<any>).map((i) => i.txId),
+        refundTxId,
+        "never sent"
+      )
+      const report = await client.priv("POST", "tx_send_report", {
+        txId: refundTxId,
+        result: "broadcast",
+        txHash: "late"
+      })
+      assert.strictEqual(report.status, 400, JSON.stringify(report.body))
+      const [event] = await deepReorgOf(terminal)
+      assert.isDefined(event, "a DeepReorg event")
+      assert.include(event.payload.finishedTxIds, txId)
+    })
+})

@@ -15,8 +15,8 @@ import { hasChromium, itWithBrowser, launchBrowser, newPayer } from "../support/
 import { serviceForFile } from "../support/Fixtures.ts"
 import { merchantOf, type App } from "../support/Merchant.ts"
 
-// The page's links (payUrl, checkoutUrl) point at PUBLIC_BASE_URL: the service's own address here.
-const { service, client } = serviceForFile({ env: { ...xpubEnv, PUBLIC_BASE_URL: "self" }, setup: async () => {} })
+// The page's links (payUrl, checkoutUrl) point at PUBLIC_BASE_URL, by default the service's own address.
+const { service, client } = serviceForFile({ env: { ...xpubEnv }, setup: async () => {} })
 const shop = merchantOf(client)
 const base = () => service().base
 
@@ -114,9 +114,20 @@ describe("the page", () => {
     assert.match(missing.headers.get("content-type") ?? "", /^text\/html/)
     assert.include(await missing.text(), 'data-pay="error"')
     assert.strictEqual((await fetch(`${base()}/pay`)).status, 404)
-    const unsigned = await fetch(`${base()}/pay-auth?code=${order.code}`)
-    assert.strictEqual(unsigned.status, 401)
-    assert.include(await unsigned.text(), `href="/pay?code=${order.code}"`)
+    // /pay-auth without a session (none, or one that is not valid): the order's page, 200, asking to sign in.
+    for (const headers of [{}, { cookie: "sid=not-a-session" }] as Array<Record<string, string>>) {
+      const unsigned = await fetch(`${base()}/pay-auth?code=${order.code}`, { headers })
+      assert.strictEqual(unsigned.status, 200)
+      assert.match(unsigned.headers.get("content-security-policy") ?? "", /^default-src 'self'/)
+      const page = await unsigned.text()
+      assert.include(page, 'data-pay="order"')
+      assert.include(page, 'data-pay="amount">10<')
+      assert.include(page, 'data-role="sign-in-needed"')
+      assert.include(page, `href="/pay?code=${order.code}"`)
+      assert.notInclude(page, "data-auth")
+      assert.notInclude(page, 'data-role="signed-in"')
+    }
+    assert.strictEqual((await fetch(`${base()}/pay-auth?code=Pnothing-here`)).status, 404)
     for (const [path, type] of [
       ["/pay/pay.js", "text/javascript"],
       ["/pay/pay-model.js", "text/javascript"],

@@ -112,6 +112,22 @@ describe("pay_card and the sandbox checkout", () => {
     )
   })
 
+  it("a well-formed card whose check digit fails or whose expiry has passed is Declined, not 10001", async () => {
+    const { order, terminal, tour } = await shop()
+    for (const [number, expiry] of [
+      ["4242424242424241", "12/39"],
+      [CARDS.approve, "01/20"]
+    ]) {
+      const s = c.m.ok(await c.payCard(order.code, terminal))
+      const declined = c.m.ok(await c.submitCard(s.checkoutUrl, number, expiry))
+      assert.deepStrictEqual(declined, { acquiringId: s.acquiringId, outcome: "Declined", redirectUrl: order.payUrl })
+      const back = await c.info(order.code)
+      assertState(back, "Started", 2, 1)
+      assert.strictEqual(back.acquiring.status, "Declined", `${number} ${expiry}`)
+    }
+    await tour.step("declined twice: nothing moves")
+  })
+
   it("checkout errors: unknown session 404 10310; a malformed card 10001 leaves the session Pending", async () => {
     const { order, terminal, tour } = await shop()
     const s = c.m.ok(await c.payCard(order.code, terminal))
@@ -124,7 +140,7 @@ describe("pay_card and the sandbox checkout", () => {
       10310,
       "POST unknown"
     )
-    assertRejected(await c.submitCard(s.checkoutUrl, "4242424242424241"), 400, 10001, "bad check digit", "cardNumber")
+    assertRejected(await c.submitCard(s.checkoutUrl, "42424242424"), 400, 10001, "too short", "cardNumber")
     assertRejected(await c.submitCard(s.checkoutUrl, CARDS.approve, "13/30"), 400, 10001, "bad expiry", "expiry")
     assertRejected(await c.submitCard(s.checkoutUrl, CARDS.approve, "12/39", "1"), 400, 10001, "bad cvc", "cvc")
     assertRejected(await client.call("POST", c.checkoutPath(s.checkoutUrl), { raw: "nope" }), 400, 10001, "not JSON")
@@ -286,6 +302,20 @@ describe("refunds and private actions", () => {
 })
 
 describe("settings", () => {
+  it("PUBLIC_BASE_URL unset: payUrl and checkoutUrl are on the port the service runs on, and the sandbox's webhook reaches it", async () => {
+    // The file's service runs on a random free port with no PUBLIC_BASE_URL (C16: default http://HOST:PORT).
+    const { order, terminal, tour } = await shop()
+    assert.notStrictEqual(new URL(service().base).port, "8080")
+    assert.strictEqual(order.payUrl, `${service().base}/pay?code=${order.code}`)
+    const s = c.m.ok(await c.payCard(order.code, terminal))
+    assert.strictEqual(s.checkoutUrl, `${service().base}/acquirer/v1/checkout/${s.acquiringId}`)
+    assert.strictEqual((await fetch(s.checkoutUrl)).status, 200)
+    c.m.ok(await c.submitCard(s.checkoutUrl, CARDS.approve))
+    // Reconciliation waits ACQUIRING_RECONCILE_AFTER_SECONDS (60): Paid now is the sandbox's own webhook.
+    assertState(await c.info(order.code), "Paid", 8, 8)
+    await tour.step("approved through the webhook to itself", paid)
+  })
+
   it("an ACQUIR* setting out of range stops the start, naming it", async () => {
     for (const [name, value] of [
       ["ACQUIRING_RECONCILE_SECONDS", "0"],
@@ -309,7 +339,7 @@ describe("settings", () => {
   }, 120_000)
 
   it("ACQUIRER_WEBHOOK_SECRET unset: one is generated and stored; the sandbox's webhooks verify with it, the test's do not", async () => {
-    const own = await startService({ env: { PUBLIC_BASE_URL: "self" } })
+    const own = await startService()
     try {
       const other = cardsOf(
         makeClient(() => own),

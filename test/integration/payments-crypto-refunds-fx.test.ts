@@ -129,7 +129,7 @@ describe("refund_payment of a USDT order paid in BTC", () => {
     assert.deepInclude(await view(order.id), { state: "Paid", refundedAmount: "0" })
 
     const item = await queued(terminal, address)
-    assert.deepInclude(item, { kind: "Withdrawal", amount: payout, currency: "BTC", memo: null })
+    assert.deepInclude(item, { kind: "Refund", amount: payout, currency: "BTC", memo: null })
     const sent = await client.priv("POST", "tx_send_report", { txId: item.txId, result: "broadcast", txHash: "fxr1" })
     assert.strictEqual(sent.status, 200, JSON.stringify(sent.body))
     await block(terminal, 3, [{ txHash: "fxr1", direction: "out", to: address, amount: payout, txId: item.txId }])
@@ -171,7 +171,7 @@ describe("refund_payment of a USDT order paid in BTC", () => {
     const { order, t } = await paidOrder()
     const pending = await refundOk(order.id, { amount: "2", refundAddress: someEvmAddress() })
     await t.step("refund Pending", { merchant: { free: "-2.1", lockOut: "2.1" } })
-    const history = await client.call("GET", "/core/v1/wallet/get_history_transactions?limit=100&typeTx=2", {
+    const history = await client.call("GET", "/core/v1/wallet/get_history_transactions?limit=100&typeTx=19", {
       sid: merchant.sid
     })
     const payout = payoutOf("2")
@@ -179,7 +179,7 @@ describe("refund_payment of a USDT order paid in BTC", () => {
       (r) => r.currency === "BTC" && new BigNumber(r.amount).eq(payout)
     )
     assert.isDefined(outcome, JSON.stringify(history.body))
-    const canceled = await client.call("POST", `/core/v1/wallet/cancel_withdraw?id=${outcome.id}`, {
+    const canceled = await client.call("POST", `/core/v1/wallet/cancel_tx?id=${outcome.id}`, {
       sid: merchant.sid
     })
     assert.strictEqual(canceled.status, 200, JSON.stringify(canceled.body))

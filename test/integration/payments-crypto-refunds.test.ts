@@ -121,7 +121,8 @@ describe("refund_payment of a crypto-paid order", () => {
     assert.deepEqual(await eth(), m)
 
     const item = await queued(terminal, address)
-    assert.deepInclude(item, { kind: "Withdrawal", amount: "0.4", currency: "ETH" })
+    // A C15 Refund (C16 "a C15 Refund on the order's terminal"): the signer's kind "Refund".
+    assert.deepInclude(item, { kind: "Refund", amount: "0.4", currency: "ETH" })
     const sent = await client.priv("POST", "tx_send_report", { txId: item.txId, result: "broadcast", txHash: "r1" })
     assert.strictEqual(sent.status, 200, JSON.stringify(sent.body))
     await blockOk(client, terminal, "c", 4, [
@@ -210,21 +211,68 @@ describe("refund_payment of a crypto-paid order", () => {
     assert.deepInclude(await refundOk(order.id, { amount: "1", refundAddress: address }), { state: "Pending" })
   })
 
-  it("the merchant cancels the Queued withdrawal → Failed, money back", async () => {
+  it("the merchant cancels the Queued C15 Refund (cancel_tx) → Failed, money back", async () => {
     const { order } = await paidOrder()
     const before = await eth()
     const pending = await refundOk(order.id, { amount: "0.5", refundAddress: someEvmAddress() })
-    const history = await client.call("GET", "/core/v1/wallet/get_history_transactions?limit=100&typeTx=2", {
+    // The chain side is a C15 Refund (typeTx 19) beside the refund's own transaction: cancel_tx, not cancel_withdraw.
+    const history = await client.call("GET", "/core/v1/wallet/get_history_transactions?limit=100&typeTx=19", {
       sid: merchant.sid
     })
-    const outcome = ((history.body.result ?? []) as Array<any>).find((r) => r.amount === "0.5" || r.amount === 0.5)
-    assert.isDefined(outcome, JSON.stringify(history.body))
-    const canceled = await client.call("POST", `/core/v1/wallet/cancel_withdraw?id=${outcome.id}`, {
+    const onChain = ((history.body.result ?? []) as Array<any>).find(
+      (r) => String(r.id) !== pending.refundId && (r.amount === "0.5" || r.amount === 0.5)
+    )
+    assert.isDefined(onChain, JSON.stringify(history.body))
+    assertRejected(
+      await client.call("POST", `/core/v1/wallet/cancel_withdraw?id=${onChain.id}`, { sid: merchant.sid }),
+      404,
+      errorCode.TransactionNotFound
+    )
+    const canceled = await client.call("POST", `/core/v1/wallet/cancel_tx?id=${onChain.id}`, {
       sid: merchant.sid
     })
     assert.strictEqual(canceled.status, 200, JSON.stringify(canceled.body))
     assert.deepInclude(await status(pending.refundId), { state: "Failed", stateCode: 16 })
     assert.deepEqual(await eth(), before)
+  })
+
+  it("a C15 Refund on a terminal with a networkFee: sends payoutAmount − networkFee, charged once; 10233 at or below it", async () => {
+    await setup()
+    const t = await addCryptoTerminal(client, { confirmations: 3, networkFee: "0.01" })
+    const put = await merchantCall("POST", "put_payment_order", {
+      currency: "ETH",
+      orderAmount: "1",
+      externalId: `crypto-refund-order-${next++}`
+    })
+    const order = put.body.result as { id: string; code: string }
+    const started = await gateOk("pay_crypto", order.code, { tokenNetworkId: t.id })
+    await blockOk(client, t.id, "n", 1, [{ txHash: "pay", to: started.address.address, amount: "1.01" }])
+    await emptyBlocks(client, t.id, "n", 2, 3)
+    const before = { m: await eth(), fees: await feesFree(), users: await users() }
+    assertRejected(
+      await refund(order.id, { amount: "0.01", refundAddress: someEvmAddress() }),
+      400,
+      errorCode.RefundBelowNetworkFee
+    )
+    assert.deepEqual(await eth(), before.m, "nothing moved")
+    const address = someEvmAddress()
+    const pending = await refundOk(order.id, { amount: "0.4", refundAddress: address })
+    const item = await queued(t.id, address)
+    assert.deepInclude(item, { kind: "Refund", amount: "0.39", currency: "ETH" })
+    const info = await client.call("POST", "/core/v1/address_tx_info", { sid: merchant.sid, body: [item.txId] })
+    assert.deepInclude(info.body.result[0], { typeTx: 19, amount: "0.39", fee: "0.01", networkFee: "0.01" })
+    await client.priv("POST", "tx_send_report", { txId: item.txId, result: "broadcast", txHash: "n4" })
+    await blockOk(client, t.id, "n", 4, [
+      { txHash: "n4", direction: "out", to: address, amount: "0.39", txId: item.txId }
+    ])
+    await emptyBlocks(client, t.id, "n", 5, 6)
+    assert.deepInclude(await status(pending.refundId), { state: "Finished" })
+    const m = await eth()
+    close(m.free - before.m.free, -0.401, "the merchant pays amount + the Refund fee, no more")
+    close(m.lockOut - before.m.lockOut, 0, "lock_out spent")
+    close((await feesFree()) - before.fees, 0.001, "the Refund fee")
+    // Treasury +0.4 = 0.39 sent + the 0.01 network fee it pays the chain: read as minus the user wallets.
+    close((await users()) - before.users, -0.4, "Treasury +payoutAmount")
   })
 
   it("10323 without refundAddress, 10204 for an address not of the order's network; nothing moves", async () => {

@@ -7,7 +7,7 @@
  * and income to a paid or expired order's address is a plain Income. The ledger audit runs after each test.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { addCryptoTerminal, blockOk, pushOk } from "../support/Chain.ts"
+import { addCryptoTerminal, blockOk, pushOk, someEvmAddress } from "../support/Chain.ts"
 import type { Party } from "../support/Client.ts"
 import { SOLANA_HOT, xpubEnv } from "../support/CryptoAddresses.ts"
 import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.ts"
@@ -248,6 +248,137 @@ describe("the chain side: incomes to the order's address", () => {
     await blockOk(client, t.id, "o", 5)
     assert.strictEqual((await info(order.code)).state, "Paid")
     assert.closeTo((await buckets()).free - before.free, 1, 1e-9)
+  })
+
+  it("a RequirePartnerInfo terminal holds the order's income at finality until the merchant seals it; then Paid", async () => {
+    await setup()
+    const t = await addCryptoTerminal(client, { confirmations: 2, flags: 1 | 8 })
+    const order = await newOrder()
+    const to = (await gateOk("pay_crypto", order.code, { tokenNetworkId: t.id })).address.address
+    const before = await buckets()
+    const feesBefore = (await client.bucketsOf(fees, "ETH")).free
+    const pushed = await blockOk(client, t.id, "r", 1, [{ txHash: "ra", from: someEvmAddress(), to, amount: "1.01" }])
+    const txId = pushed.items[0].txId!
+    await blockOk(client, t.id, "r", 2)
+    await blockOk(client, t.id, "r", 3)
+    // Final, but held: the order is not paid and the money waits in the merchant's lock_in.
+    assert.strictEqual((await info(order.code)).state, "Processing")
+    assert.closeTo((await buckets()).lockIn - before.lockIn, 1.01, 1e-9)
+    assert.closeTo((await buckets()).free - before.free, 0, 1e-9)
+    const awaiting = await client.call("GET", "/core/v1/wallet/list_txs_awaiting_partner_info", { sid: merchant.sid })
+    assert.strictEqual(awaiting.status, 200, JSON.stringify(awaiting.body))
+    assert.include(
+      (awaiting.body.result as Array<any>).map((r) => String(r.id ?? r.txId)),
+      txId,
+      "the merchant sees the held income"
+    )
+    assertRejected(
+      await client.call("POST", "/core/v1/wallet/init_refund", { sid: merchant.sid, body: { txId } }),
+      400,
+      errorCode.IncomeNotRefundable
+    )
+    const sealed = await client.call("POST", "/core/v1/wallet/update_tx_partner_info", {
+      sid: merchant.sid,
+      body: { txId, partnerInfo: "Payer Ltd" }
+    })
+    assert.strictEqual(sealed.status, 200, JSON.stringify(sealed.body))
+    assert.strictEqual((await info(order.code)).state, "Paid")
+    const now = await buckets()
+    assert.closeTo(now.lockIn - before.lockIn, 0, 1e-9)
+    assert.closeTo(now.free - before.free, 1, 1e-9, "orderAmount")
+    assert.closeTo((await client.bucketsOf(fees, "ETH")).free - feesBefore, 0.01, 1e-9)
+  })
+
+  describe('an underpaid order expires (docs/PAYMENTS.md "Underpaid crypto")', () => {
+    /** A Deposit tariff for these tests only (0.002 ETH to the fee wallet): a plain C15 Income pays it. */
+    const withDepositFee = async (body: () => Promise<void>) => {
+      await setup()
+      const payment = {
+        txClass: "Payment",
+        currency: "ETH",
+        feeFixed: "0.01",
+        feePercent: "0",
+        profitWalletId: fees.id
+      }
+      await client.setTariffs([
+        payment,
+        { txClass: "Deposit", currency: "ETH", feeFixed: "0.002", feePercent: "0", profitWalletId: fees.id }
+      ])
+      try {
+        await body()
+      } finally {
+        await client.setTariffs([payment])
+      }
+    }
+    const pastExpiry = async (started: { expiresAt: string }) => {
+      const wait = Date.parse(started.expiresAt) + 300 - Date.now()
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait))
+    }
+    const feed = async (id: string) => (await shop.drain(app, undefined)).rows.filter((r) => r.id === id).at(-1)
+    const incomeInfo = async (txId: string) => {
+      const reply = await client.call("POST", "/core/v1/address_tx_info", { sid: merchant.sid, body: [txId] })
+      assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
+      return reply.body.result[0]
+    }
+    /** Money of the expiry: merchant lock_in −0.5, free +0.5 − 0.002, fee wallet +0.002; the Income's fee 0.002. */
+    const assertPlain = async (before: { lockIn: number; free: number }, feesBefore: number, incomeTxId: string) => {
+      const now = await buckets()
+      assert.closeTo(now.lockIn - before.lockIn, 0, 1e-9, "lock_in released")
+      assert.closeTo(now.free - before.free, 0.498, 1e-9, "a plain Income: A − the Deposit fee")
+      assert.closeTo((await client.bucketsOf(fees, "ETH")).free - feesBefore, 0.002, 1e-9)
+      assert.deepInclude(await incomeInfo(incomeTxId), { txState: 8, stage: "Credited", amount: "0.5", fee: "0.002" })
+    }
+
+    it("final short incomes before expiresAt: a read after expiresAt expires it; lock_in → free as a plain C15 Income", () =>
+      withDepositFee(async () => {
+        const { t, order, to, started } = await paying({ expiresInSeconds: 10 })
+        const before = await buckets()
+        const feesBefore = (await client.bucketsOf(fees, "ETH")).free
+        const pushed = await blockOk(client, t.id, "x", 1, [{ txHash: "xa", to, amount: "0.5" }])
+        await blockOk(client, t.id, "x", 2)
+        await blockOk(client, t.id, "x", 3)
+        assert.strictEqual((await info(order.code)).state, "Processing", "final but short")
+        assert.closeTo((await buckets()).lockIn - before.lockIn, 0.5, 1e-9)
+        await pastExpiry(started)
+        const expired = await info(order.code)
+        assert.deepInclude(expired, { state: "Expired", stateCode: 16, txState: 16 })
+        await assertPlain(before, feesBefore, pushed.items[0].txId!)
+        assertRejected(await gate("pay_crypto", order.code, { tokenNetworkId: t.id }), 400, 10301)
+      }))
+
+    it("nobody reads it: the sweep expires it within a beat (the feed shows Expired)", () =>
+      withDepositFee(async () => {
+        const { t, order, to } = await paying({ expiresInSeconds: 10 })
+        const before = await buckets()
+        const feesBefore = (await client.bucketsOf(fees, "ETH")).free
+        const pushed = await blockOk(client, t.id, "y", 1, [{ txHash: "ya", to, amount: "0.5" }])
+        await blockOk(client, t.id, "y", 2)
+        await blockOk(client, t.id, "y", 3)
+        let row: any
+        for (const started = Date.now(); Date.now() - started < 30_000;) {
+          row = await feed(order.id)
+          if (row?.state === "Expired") break
+          await new Promise((r) => setTimeout(r, 500))
+        }
+        assert.strictEqual(row?.state, "Expired", "the sweep (PAYMENT_SWEEP_SECONDS 5) expired it")
+        await assertPlain(before, feesBefore, pushed.items[0].txId!)
+      }))
+
+    it("the short income turns final after expiresAt: the push that makes it final expires the order", () =>
+      withDepositFee(async () => {
+        const { t, order, to, started } = await paying({ expiresInSeconds: 3 })
+        const before = await buckets()
+        const feesBefore = (await client.bucketsOf(fees, "ETH")).free
+        const pushed = await blockOk(client, t.id, "z", 1, [{ txHash: "za", to, amount: "0.5" }])
+        await pastExpiry(started)
+        // Seen, not final: a seen income holds expiry off.
+        assert.strictEqual((await info(order.code)).state, "Processing")
+        await blockOk(client, t.id, "z", 2)
+        await blockOk(client, t.id, "z", 3)
+        // The feed is a raw read (no Expire on read): Expired in it now is the push's own commit.
+        assert.strictEqual((await feed(order.id))?.state, "Expired")
+        await assertPlain(before, feesBefore, pushed.items[0].txId!)
+      }))
   })
 
   it("income to an expired order's address is a plain Income of the merchant wallet", async () => {

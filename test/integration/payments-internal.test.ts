@@ -10,7 +10,7 @@ import type { Party } from "../support/Client.ts"
 import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.ts"
 import { merchantOf } from "../support/Merchant.ts"
 
-const { client } = serviceForFile({ setup: async () => {} })
+const { client, service } = serviceForFile({ setup: async () => {} })
 const shop = merchantOf(client)
 
 let merchant: Party
@@ -61,7 +61,7 @@ describe("put_payment_order", () => {
     assert.strictEqual(first.status, 200, JSON.stringify(first.body))
     const order = first.body.result
     assert.match(order.code, /^P[A-Za-z0-9_-]{22,}$/)
-    assert.strictEqual(order.payUrl, `http://127.0.0.1:8080/pay?code=${order.code}`)
+    assert.strictEqual(order.payUrl, `${service().base}/pay?code=${order.code}`)
     assert.deepInclude(order, {
       kind: "PaymentOrder",
       typeTx: 20,

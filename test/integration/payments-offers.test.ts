@@ -8,10 +8,13 @@
  */
 import { assert, beforeAll, describe, it } from "@effect/vitest"
 import { BigNumber } from "bignumber.js"
+import { addCryptoTerminal } from "../support/Chain.ts"
+import { xpubEnv } from "../support/CryptoAddresses.ts"
 import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.ts"
 import { expectedFee, expectedPay, offersShop, SPREAD, USDT_BTC, USDT_EUR } from "../support/OffersShop.ts"
 
-const { client } = serviceForFile()
+// The XPUBs of Bitcoin, Ethereum and Tron (not BNB Smart Chain): crypto terminals are payable only with addresses.
+const { client } = serviceForFile({ env: xpubEnv })
 const s = offersShop(client)
 const { t, setup, setRates, merchantCall, newOrder, gate, offersOf, byId } = s
 
@@ -275,5 +278,43 @@ describe("order_start on a cross-currency terminal", () => {
     assert.strictEqual((await client.bucketsOf(payer)).free, 39.7)
     assert.strictEqual((await client.bucketsOf(s.merchant)).free, before.merchant.free + 10)
     assert.strictEqual((await client.bucketsOf(s.fees)).free, Number(new BigNumber(before.fees.free).plus("0.3")))
+  })
+})
+
+describe("available tells the truth", () => {
+  it("a crypto Deposit terminal without addresses (no XPUB; a memo network without defaultHotAddress) is offered available: false; order_start 10303, pay_crypto 10202", async () => {
+    const order = await newOrder()
+    const bsc = (
+      await addCryptoTerminal(client, {
+        typeNetwork: 4,
+        currencyId: "USDT",
+        decimals: 6,
+        flags: 1
+      })
+    ).id
+    const ton = (
+      await addCryptoTerminal(client, {
+        typeNetwork: 6,
+        typeContract: 0,
+        addressContract: null,
+        currencyId: "USDT",
+        decimals: 6,
+        flags: 1
+      })
+    ).id
+    const offers = await offersOf(order.code)
+    assert.strictEqual(byId(offers, bsc).available, false, "BNB Smart Chain: XPUB_BNB_SMART_CHAIN is unset")
+    assert.strictEqual(byId(offers, ton).available, false, "Ton: no defaultHotAddress for the order's memo")
+    assert.strictEqual(byId(offers, t.btc).available, true, "Bitcoin: XPUB_BITCOIN is set (and a rate exists)")
+    for (const terminal of [bsc, ton]) {
+      assertRejected(await gate("POST", "order_start", order.code, { tokenNetworkId: terminal }), 400, 10303)
+      assertRejected(
+        await gate("POST", "pay_crypto", order.code, { tokenNetworkId: terminal }),
+        400,
+        errorCode.AddressesUnavailable
+      )
+    }
+    const info = await gate("GET", "get_order_info", order.code)
+    assert.deepInclude(info.body.result, { state: "Created", terminal: null, address: null })
   })
 })

@@ -14,7 +14,7 @@ import { addCryptoTerminal, blockOk, emptyBlocks, someEvmAddress } from "../supp
 import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.ts"
 import { merchantOf } from "../support/Merchant.ts"
 
-const { client } = serviceForFile({ setup: async () => {} })
+const { client, service } = serviceForFile({ setup: async () => {} })
 const shop = merchantOf(client)
 
 let merchant: Party
@@ -57,7 +57,7 @@ describe("put_transfer_order", () => {
     assert.strictEqual(first.status, 200, JSON.stringify(first.body))
     const order = first.body.result
     assert.match(order.code, /^T[A-Za-z0-9_-]{43}$/)
-    assert.strictEqual(order.payUrl, `http://127.0.0.1:8080/pay?code=${order.code}`)
+    assert.strictEqual(order.payUrl, `${service().base}/pay?code=${order.code}`)
     assert.deepInclude(order, {
       kind: "TransferOrder",
       typeTx: 21,
@@ -97,7 +97,12 @@ describe("put_transfer_order", () => {
     assert.notInclude(JSON.stringify(feed.body), order.code)
     const info = await gate("GET", "get_order_info", order.code)
     assert.strictEqual(info.status, 200, JSON.stringify(info.body))
-    assert.deepInclude(info.body.result, { kind: "TransferOrder", state: "Created", merchantName: "Payout shop" })
+    assert.deepInclude(info.body.result, {
+      code: null,
+      kind: "TransferOrder",
+      state: "Created",
+      merchantName: "Payout shop"
+    })
     assert.notInclude(JSON.stringify(info.body), order.code)
   })
 
@@ -356,6 +361,42 @@ describe("pay_transfer (crypto)", () => {
     assert.strictEqual((await view(order.id)).recipient, items[0].toAddress)
     const failed = await client.priv("POST", "tx_send_report", { txId: items[0].txId, result: "failed" })
     assert.strictEqual(failed.status, 200, JSON.stringify(failed.body))
+  })
+
+  it("available tells the truth: a memo-network Withdraw terminal is offered available: false and pay_transfer there is 10303", async () => {
+    await setup()
+    const evm = await usdtTerminal()
+    const solana = (
+      await addCryptoTerminal(client, {
+        typeNetwork: 5,
+        typeContract: 0,
+        addressContract: null,
+        currencyId: "USDT",
+        decimals: 6,
+        flags: 2,
+        defaultHotAddress: "11111111111111111111111111111111"
+      })
+    ).id
+    const order = await newPayout()
+    const offers = (await gate("GET", "get_terminals", order.code)).body.result as Array<any>
+    assert.strictEqual(offers.find((o) => o.id === evm)?.available, true, "an EVM payout terminal")
+    assert.strictEqual(
+      offers.find((o) => o.id === solana)?.available,
+      false,
+      "a memo network: pay_transfer has no memo"
+    )
+    const before = await client.bucketsOf(merchant)
+    assertRejected(
+      await gate("POST", "pay_transfer", order.code, {
+        tokenNetworkId: solana,
+        recipient: "11111111111111111111111111111111"
+      }),
+      400,
+      errorCode.TerminalNotAvailable
+    )
+    assertRejected(await gate("POST", "order_start", order.code, { tokenNetworkId: solana }), 400, 10303)
+    assert.strictEqual((await view(order.id)).state, "Created")
+    assert.deepStrictEqual(await client.bucketsOf(merchant), before)
   })
 
   it("10204 for an address not of the network, 10303 for a terminal of another currency; nothing moves", async () => {

@@ -5,10 +5,12 @@
  */
 import { assert, beforeAll, describe, it } from "@effect/vitest"
 import { BigNumber } from "bignumber.js"
+import { xpubEnv } from "../support/CryptoAddresses.ts"
 import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.ts"
 import { expectedFee, offersShop, SPREAD, USDT_BTC } from "../support/OffersShop.ts"
 
-const { client } = serviceForFile()
+// Crypto terminals are payable (available) only with addresses: the XPUBs of Bitcoin, Ethereum and Tron.
+const { client } = serviceForFile({ env: xpubEnv })
 const s = offersShop(client)
 const { t, setup, merchantCall, put, newOrder, gate, offersOf, byId } = s
 

@@ -12,7 +12,6 @@ import { type App, merchantOf } from "./Merchant.ts"
 import type { RunningService } from "./Service.ts"
 
 export const federationEnv = (extra: Record<string, string> = {}) => ({
-  PUBLIC_BASE_URL: "self",
   WEBHOOK_ALLOW_PRIVATE_ADDRESSES: "true",
   WEBHOOK_RETRY_BASE_SECONDS: "1",
   WEBHOOK_RETRY_MAX_DELAY_SECONDS: "2",

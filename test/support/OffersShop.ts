@@ -135,7 +135,9 @@ export const offersShop = (client: TestClient) => {
       currencyId: "USDC",
       decimals: 6,
       flags: 1,
-      displayName: "USDC on Solana"
+      displayName: "USDC on Solana",
+      // A memo network pays to the terminal's hot address plus the order's memo (C15): without one it is unavailable.
+      defaultHotAddress: "11111111111111111111111111111111"
     })
     // Not offered for payments: Hidden, Withdraw-only, a bank wire.
     t.hidden = await addNetwork({ typeNetwork: 3, typeContract: 0, currencyId: "USDT", decimals: 6, flags: 5 })

@@ -82,8 +82,8 @@ export const startService = async (options: StartOptions = {}): Promise<RunningS
     LOG_LEVEL: "warn",
     ...options.env
   }
-  // "self": the service's own address (the sandbox acquirer posts its webhooks to PUBLIC_BASE_URL).
-  if (env.PUBLIC_BASE_URL === "self") env.PUBLIC_BASE_URL = `http://127.0.0.1:${port}`
+  // PUBLIC_BASE_URL defaults to the service's own http://HOST:PORT (C16); a caller's shell does not override it.
+  if (options.env?.PUBLIC_BASE_URL === undefined) delete env.PUBLIC_BASE_URL
   if (databaseUrl !== undefined) env.DATABASE_URL = databaseUrl
   else delete env.DATABASE_URL
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {

@@ -82,8 +82,12 @@ const facts = (row: PaymentOrderRow, linked: Array<[bigint, bigint]> = []): Orde
   linked: new Map(linked),
   addresses: [{ orderTxId: ORDER, addressKey: ADDRESS, memo: null }],
   memoNetwork: false,
-  now: Date.now()
+  now: Date.now(),
+  finalIncomes: []
 })
+
+/** The Deposit tariff of these tests: 1% to the Fees wallet. */
+const depositFee = (_holder: bigint, amount: bigint) => ({ fee: amount / 100n, profitWallet: FEES })
 
 const sum = (postings: ReadonlyArray<Posting>, walletId: bigint, bucket: number) =>
   postings.filter((p) => p.walletId === walletId && p.bucket === bucket).reduce((s, p) => s + p.delta, 0n)
@@ -94,7 +98,7 @@ describe("crypto incomes of payment orders, planned in a push", () => {
   it("a new Income at the order's address: taken (fee 0, no money of its own), the order Processing with it", () => {
     const txs = makeWorkingSet([])
     txs.create(income(1n, 60n, { fee: 5n, profitWallet: FEES }), incomeSeen(MERCHANT, "ETH", 60n))
-    const plan = planOrderIncomes(facts(order()), TERMINAL, txs, (a) => a)
+    const plan = planOrderIncomes(facts(order()), TERMINAL, txs, (a) => a, depositFee)
     const [incomeOp] = txs.operations()
     assert.deepStrictEqual(incomeOp.postings, [])
     assert.strictEqual(incomeOp.tx!.fee, 0n)
@@ -114,7 +118,7 @@ describe("crypto incomes of payment orders, planned in a push", () => {
     const txs = makeWorkingSet([loaded])
     txs.change(2n, { txState: 8, stage: Stage.Credited }, incomeCredited(MERCHANT, FEES, "ETH", 50n, 0n))
     const row = order({ stateCode: 3, incomeSeen: 50n, incomeFinal: 60n })
-    const plan = planOrderIncomes(facts(row, [[2n, ORDER]]), TERMINAL, txs, (a) => a)
+    const plan = planOrderIncomes(facts(row, [[2n, ORDER]]), TERMINAL, txs, (a) => a, depositFee)
     assert.deepStrictEqual(txs.operations()[0].postings, [])
     const op = plan.operations[0]
     assert.deepStrictEqual(op.transition, { id: ORDER, from: 1, to: 8 })
@@ -125,17 +129,18 @@ describe("crypto incomes of payment orders, planned in a push", () => {
     assert.deepStrictEqual(rowOf(op, "payment_order_income"), [])
   })
 
-  it("partner-info holds are for deposits: an order's Income is Finished at the terminal's confirmations", () => {
+  it("partner-info holds apply to an order's Income too (C15 block rules): held, not final for the order", () => {
     const txs = makeWorkingSet([income(3n, 101n)])
     txs.change(3n, { txState: 3, stage: Stage.AwaitingPartnerInfo })
     const plan = planOrderIncomes(
       facts(order({ stateCode: 3, incomeSeen: 101n }), [[3n, ORDER]]),
       TERMINAL,
       txs,
-      (a) => a
+      (a) => a,
+      depositFee
     )
-    assert.deepInclude(txs.get(3n)!, { txState: 8, stage: Stage.Credited })
-    assert.deepStrictEqual(plan.operations[0].transition, { id: ORDER, from: 1, to: 8 })
+    assert.deepInclude(txs.get(3n)!, { txState: 3, stage: Stage.AwaitingPartnerInfo })
+    assert.deepStrictEqual(plan.operations, [], "the order waits for the seal")
   })
 
   it("an orphaned Income the order took is reversed and the order is Started again", () => {
@@ -145,7 +150,8 @@ describe("crypto incomes of payment orders, planned in a push", () => {
       facts(order({ stateCode: 3, incomeSeen: 30n }), [[4n, ORDER]]),
       TERMINAL,
       txs,
-      (a) => a
+      (a) => a,
+      depositFee
     )
     const op = plan.operations[0]
     assert.strictEqual(sum(op.postings, MERCHANT, 2), -30n)
@@ -158,7 +164,7 @@ describe("crypto incomes of payment orders, planned in a push", () => {
       const txs = makeWorkingSet([])
       const own = incomeSeen(MERCHANT, "ETH", 70n)
       txs.create(income(5n, 70n, { fee: 2n, profitWallet: FEES }), own)
-      const plan = planOrderIncomes(facts(row), TERMINAL, txs, (a) => a)
+      const plan = planOrderIncomes(facts(row), TERMINAL, txs, (a) => a, depositFee)
       assert.deepStrictEqual(plan.operations, [])
       const [op] = txs.operations()
       assert.deepStrictEqual(op.postings, own)
@@ -170,7 +176,7 @@ describe("crypto incomes of payment orders, planned in a push", () => {
     const txs = makeWorkingSet([])
     txs.create(income(6n, 70n), incomeSeen(MERCHANT, "ETH", 70n))
     const row = order({ expiresAt: new Date(Date.now() - 1000) })
-    const plan = planOrderIncomes(facts(row), TERMINAL, txs, (a) => a)
+    const plan = planOrderIncomes(facts(row), TERMINAL, txs, (a) => a, depositFee)
     assert.deepStrictEqual(plan.operations[0].transition, { id: ORDER, from: 1, to: 16 })
     assert.deepInclude(rowOf(plan.operations[0], "payment_order_update")[0], { stateCode: 16 })
     assert.deepStrictEqual(rowOf(plan.operations[0], "payment_order_income"), [])

@@ -33,6 +33,10 @@ interface Live {
   timesPaid: number
 }
 
+/** An underpaid order's final incomes as one plain Income with no Deposit fee (the model books lock_in → free). */
+const plainOf = (s: E.OrderState): ReadonlyArray<E.PlainIncome> =>
+  s.incomeFinal > 0n ? [{ amount: s.incomeFinal, fee: 0n, profitWallet: FEES }] : []
+
 const sumsByCurrency = (postings: ReadonlyArray<Posting>) => {
   const sums = new Map<string, bigint>()
   for (const p of postings) sums.set(p.currency, (sums.get(p.currency) ?? 0n) + p.delta)
@@ -85,7 +89,7 @@ const run = (seed: number, steps: number) => {
       both(
         l,
         "expire",
-        () => E.expire(l.engine, now),
+        () => E.expire(l.engine, now, plainOf(l.engine)),
         () => model.expire(l.model, now)
       )
   }
@@ -295,7 +299,7 @@ const run = (seed: number, steps: number) => {
         both(
           l,
           "expire",
-          () => E.expire(l.engine, now),
+          () => E.expire(l.engine, now, plainOf(l.engine)),
           () => model.expire(l.model, now)
         )
       else if (a < 0.77)

@@ -51,14 +51,21 @@ ${link === undefined ? "" : `<p><a class="link" href="${escapeHtml(link.href)}">
 
 /**
  * The page of one order. `auth`: served as /pay-auth to a signed-in payer (the wallet pays from its
- * balance without leaving the page); the script reads it from `data-auth`.
+ * balance without leaving the page); the script reads it from `data-auth`. `sign-in`: /pay-auth without
+ * a valid session — the order as /pay shows it, with a sign-in-needed notice and a link to /pay.
  */
-export const orderPage = (info: OrderInfoOut, auth: boolean) =>
-  shell(
+export const orderPage = (info: OrderInfoOut, code: string, mode: "pay" | "auth" | "sign-in") => {
+  const auth = mode === "auth"
+  const signIn =
+    mode === "sign-in"
+      ? `<p class="notice" data-role="sign-in-needed">Sign in to your wallet to pay from its balance, or ` +
+        `<a class="link" href="/pay?code=${escapeHtml(code)}">pay by another method</a>.</p>`
+      : ""
+  return shell(
     `Pay ${info.orderAmount} ${info.currency} to ${info.merchantName}`,
     `<section class="card order" data-pay="order" data-state="${escapeHtml(info.state)}" data-acquiring="${escapeHtml(
       info.acquiring?.status ?? ""
-    )}" data-code="${escapeHtml(info.code)}" data-expires-at="${escapeHtml(info.expiresAt)}">
+    )}" data-code="${escapeHtml(code)}" data-expires-at="${escapeHtml(info.expiresAt)}">
 <header class="order-head">
 <p class="merchant-label">Payment to</p>
 <h1 class="merchant" data-pay="merchant">${escapeHtml(info.merchantName)}</h1>
@@ -76,7 +83,7 @@ export const orderPage = (info: OrderInfoOut, auth: boolean) =>
 <div class="notice" data-role="notice" aria-live="polite" hidden></div>
 <section class="methods" data-role="methods">
 <h2 class="section-title">Choose how to pay</h2>
-${auth ? `<p class="signed-in" data-role="signed-in">Signed in: your wallet balance can pay this order.</p>` : ""}
+${auth ? `<p class="signed-in" data-role="signed-in">Signed in: your wallet balance can pay this order.</p>` : signIn}
 <div class="terminals" data-role="terminals"><p class="muted">Loading payment methods…</p></div>
 </section>
 <section class="summary" data-role="summary" hidden></section>
@@ -87,3 +94,4 @@ ${auth ? `<p class="signed-in" data-role="signed-in">Signed in: your wallet bala
 <script type="module" src="/pay/pay.js"></script>`,
     auth ? ` data-auth="1"` : ""
   )
+}

@@ -1,7 +1,7 @@
 /**
  * The universal payment page (CONTRACT C16 "The payment page", SPEC 1.4.0): `GET /pay?code=` for any
- * payer and `GET /pay-auth?code=` for a signed-in one (cookie `sid`; without a valid session it is a
- * 401 page pointing to /pay). Also the page's same-origin assets, read once at start: `/pay/pay.css`
+ * payer and `GET /pay-auth?code=` for a signed-in one (cookie `sid`; without a valid session it is the
+ * same page, 200, in its sign-in-needed state with a link to /pay). Also the page's same-origin assets, read once at start: `/pay/pay.css`
  * and the ES modules `/pay/pay.js`, `/pay/pay-model.js`, `/pay/pay-view.js`. And the QR code of the
  * order's crypto address (`/pay/qr.svg?code=`, rendered here by `qrcode`). Plain router routes beside
  * the API: the page itself drives the public gate `/payment/v1/` from the browser. The envelope
@@ -54,22 +54,13 @@ export const PayPageRoutes = HttpRouter.use(
     const page = (auth: boolean) => (request: HttpServerRequest.HttpServerRequest) =>
       Effect.gen(function* () {
         const code = codeOf(request)
-        if (auth) {
-          const sid = request.cookies["sid"]
-          const session = sid === undefined ? Option.none() : yield* credentials.session(sid)
-          if (Option.isNone(session)) {
-            return html(
-              errorPage(
-                "Sign in to pay",
-                "This page pays from your wallet and needs you signed in. Sign in to your wallet, or pay by another method.",
-                plausibleCode(code) ? { href: `/pay?code=${code}`, text: "Other payment methods" } : undefined
-              ),
-              401
-            )
-          }
-        }
         const info = yield* lookup(code)
-        return Option.isNone(info) ? notFound() : html(orderPage(info.value, auth))
+        if (Option.isNone(info) || code === null) return notFound()
+        if (!auth) return html(orderPage(info.value, code, "pay"))
+        // /pay-auth without a valid session: still the order's page (200), in its sign-in-needed state.
+        const sid = request.cookies["sid"]
+        const session = sid === undefined ? Option.none() : yield* credentials.session(sid)
+        return html(orderPage(info.value, code, Option.isSome(session) ? "auth" : "sign-in"))
       })
 
     yield* router.add("GET", "/pay", page(false))

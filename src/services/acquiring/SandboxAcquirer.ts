@@ -59,18 +59,23 @@ export class SandboxCheckout extends Context.Service<
   }
 >()("core/SandboxCheckout") {}
 
-/** Card number 12–19 digits (Luhn), expiry MM/YY not past, cvc 3–4 digits; else 10001 naming the field. */
-const checkCard = (card: CheckoutSubmission, now: Date): InvalidRequest | { readonly number: string } => {
+/**
+ * Well-formed: card number 12–19 digits, expiry MM/YY, cvc 3–4 digits; else 10001 naming the field.
+ * A well-formed card whose check digit fails or whose expiry has passed is a card the issuer declines
+ * (C16: "others decline"), not a malformed request.
+ */
+const checkCard = (
+  card: CheckoutSubmission,
+  now: Date
+): InvalidRequest | { readonly number: string; readonly declined: boolean } => {
   const number = typeof card.cardNumber === "string" ? card.cardNumber.replace(/[\s-]/g, "") : ""
-  if (!/^[0-9]{12,19}$/.test(number) || !luhn(number))
-    return new InvalidRequest({ message: "cardNumber: 12 to 19 digits with a valid check digit" })
+  if (!/^[0-9]{12,19}$/.test(number)) return new InvalidRequest({ message: "cardNumber: 12 to 19 digits" })
   const expiry = typeof card.expiry === "string" ? /^(0[1-9]|1[0-2])\/([0-9]{2})$/.exec(card.expiry.trim()) : null
   if (expiry === null) return new InvalidRequest({ message: "expiry: MM/YY" })
-  const endOfMonth = Date.UTC(2000 + Number(expiry[2]), Number(expiry[1]), 1)
-  if (endOfMonth <= now.getTime()) return new InvalidRequest({ message: "expiry: the card has expired" })
   if (typeof card.cvc !== "string" || !/^[0-9]{3,4}$/.test(card.cvc))
     return new InvalidRequest({ message: "cvc: 3 or 4 digits" })
-  return { number }
+  const endOfMonth = Date.UTC(2000 + Number(expiry[2]), Number(expiry[1]), 1)
+  return { number, declined: !luhn(number) || endOfMonth <= now.getTime() }
 }
 
 const luhn = (digits: string): boolean => {
@@ -140,7 +145,7 @@ export const SandboxAcquirerLayer = Layer.effectContext(
       const checked = checkCard(card, now)
       if (checked instanceof InvalidRequest) return yield* checked
       const outcome =
-        checked.number === TestCards.approve || checked.number === TestCards.approveWebhookLost
+        !checked.declined && (checked.number === TestCards.approve || checked.number === TestCards.approveWebhookLost)
           ? ("Approved" as const)
           : ("Declined" as const)
       const eventId = "evt_" + randomBytes(16).toString("base64url")
