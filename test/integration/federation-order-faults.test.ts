@@ -1,0 +1,59 @@
+/**
+ * Partner orders when something goes wrong between two real service processes (CONTRACT C18): a
+ * partner that takes the request and never answers (10177 within one FEDERATION_HTTP_TIMEOUT_SECONDS).
+ * A relay of the test's own stands in front of B. Reconciliation is off. Both audits after each test.
+ */
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { assertRejected, serviceForFile } from "../support/Fixtures.ts"
+import { federationEnv, federationOf, type Link, type Relay, startRelay } from "../support/Federation.ts"
+
+const env = federationEnv({ FEDERATION_RECONCILE_SECONDS: "0" })
+const A = serviceForFile({ env })
+const B = serviceForFile({ env })
+const onA = federationOf(A.client, B.client, B.service)
+const FederationCredit = 26
+const timeoutSeconds = Number(env.FEDERATION_HTTP_TIMEOUT_SECONDS)
+/** A's record of B whose webhook secret B never signs with: B's own webhooks are refused (401) here. */
+const lostSecret = "a-secret-B-never-signs-with"
+
+let aToB: Link
+let relay: Relay
+
+beforeAll(async () => {
+  aToB = await onA.link("B")
+  relay = await startRelay(() => B.service().base)
+  // "Bo": B through the relay; "Bl": B, its webhooks lost (only the test's own events arrive).
+  for (const [partnerId, baseUrl, webhookSecret] of [
+    ["Bo", relay.base, aToB.app.webhookSecret],
+    ["Bl", B.service().base, lostSecret]
+  ]) {
+    const added = await A.client.priv("POST", "add_federation_partner", {
+      partnerId,
+      name: partnerId,
+      baseUrl,
+      outboundAppId: aToB.app.appId,
+      outboundPkey: aToB.app.pkey,
+      webhookSecret,
+      capabilities: ["Federation", "FederationWallet"]
+    })
+    assert.strictEqual(added.status, 200, JSON.stringify(added.body))
+  }
+}, 60_000)
+afterAll(async () => {
+  await relay?.close()
+})
+
+describe("a partner that never answers", () => {
+  it("a partner that takes the request and never answers: 10177 within FEDERATION_HTTP_TIMEOUT_SECONDS (the retries share one deadline), nothing recorded", async () => {
+    const user = await A.client.party()
+    relay.set("put_payment_order", "hang")
+    const started = Date.now()
+    const reply = await onA.createOrder(user.sid, { partnerId: "Bo", currency: "USDT", amount: 1 })
+    const elapsed = Date.now() - started
+    relay.clear()
+    assertRejected(reply, 400, 10177)
+    assert.isAtLeast(elapsed, timeoutSeconds * 1000 - 200)
+    assert.isBelow(elapsed, timeoutSeconds * 1000 + 2_000, "one deadline, not one per attempt")
+    assert.lengthOf(await onA.historyOf(user.sid, FederationCredit), 0)
+  })
+})
