@@ -1,6 +1,7 @@
 /**
- * Partner orders when something goes wrong between two real service processes (CONTRACT C18): a
- * partner that takes the request and never answers (10177 within one FEDERATION_HTTP_TIMEOUT_SECONDS).
+ * Partner orders when something goes wrong between two real service processes (CONTRACT C18): a Paid
+ * claim over a Canceled read-back moves nothing (decided before the read-back is applied); a partner
+ * that takes the request and never answers (10177 within one FEDERATION_HTTP_TIMEOUT_SECONDS).
  * A relay of the test's own stands in front of B. Reconciliation is off. Both audits after each test.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
@@ -41,6 +42,27 @@ beforeAll(async () => {
 }, 60_000)
 afterAll(async () => {
   await relay?.close()
+})
+
+describe("the inbound webhook decides before anything moves", () => {
+  it("a Paid claim while the partner's order reads Canceled: 10174 and nothing moves (decided before the read-back is applied); the true Canceled event then cancels it, its replay is a duplicate", async () => {
+    const user = await A.client.party()
+    const order = (await onA.createOrder(user.sid, { partnerId: "Bl", currency: "USDT", amount: 2 })).body.result
+    const canceled = await onA.mAway.call(aToB.app, "POST", `cancel_payment_order?id=${order.remoteOrderId}`)
+    assert.strictEqual(canceled.status, 200, JSON.stringify(canceled.body))
+    const { refunds: _r, ...data } = await onA.mAway.view(aToB.app, order.remoteOrderId)
+    assert.strictEqual(data.state, "Canceled")
+    const claim = await onA.postHook("Bl", onA.event("PaymentOrder.Paid", aToB.app.appId, data), lostSecret)
+    assertRejected(claim, 400, 10174)
+    assert.strictEqual((await onA.txInfo(user.sid, order.txId)).state, "Processing", "still Created 1")
+    const truth = onA.event("PaymentOrder.Canceled", aToB.app.appId, data)
+    const first = await onA.postHook("Bl", truth, lostSecret)
+    assert.deepStrictEqual(first.body.result, { accepted: true, duplicate: false, txId: order.txId })
+    assert.strictEqual((await onA.txInfo(user.sid, order.txId)).state, "Canceled")
+    const replay = await onA.postHook("Bl", truth, lostSecret)
+    assert.deepStrictEqual(replay.body.result, { accepted: true, duplicate: true, txId: order.txId })
+    assert.strictEqual(await onA.free(user), 0)
+  })
 })
 
 describe("a partner that never answers", () => {

@@ -1,8 +1,9 @@
 /**
  * Partner orders and credits (CONTRACT C18): create_partner_order (a C16 payment order on the partner,
- * then our FederationCredit in Created), `applyReadBack` (the partner's order as read back, applied by
- * one conditional transition: src/services/federation/Settlement.ts), `readBack` (get_app_payment on the
- * partner, then apply: what the webhook and reconciliation both call) and federation_credit (trusted).
+ * then our FederationCredit in Created), `fetchOrder` (get_app_payment on the partner), `applyReadBack`
+ * (the partner's order as read back, applied by one conditional transition:
+ * src/services/federation/Settlement.ts), `readBack` (both: what reconciliation calls; the webhook
+ * fetches, decides, then applies) and federation_credit (trusted).
  */
 import { Context, Effect, Layer } from "effect"
 import { insertLink, linkByRemote, type LinkRow, unsettledLinks } from "../../../sql/FederationRepo.ts"
@@ -56,7 +57,11 @@ export const partnerFailure = (partnerId: string) => (error: PartnerCallError) =
 export interface Applied {
   readonly moved: boolean
   readonly verdict: "finish" | "cancel" | "none"
+  /** Nothing new was recorded because the outcome already was (C18's `duplicate`). */
+  readonly settled: boolean
 }
+
+const isFinal = (state: number | null) => state !== null && (state & (TxState.Finished | TxState.Canceled)) !== 0
 
 export class FederationOrders extends Context.Service<
   FederationOrders,
@@ -75,9 +80,14 @@ export class FederationOrders extends Context.Service<
       | PartnerRefused
       | PartnerUnavailable
     >
+    /** get_app_payment on the partner for our transaction's order, checked to be that order (10174 if not). */
+    readonly fetchOrder: (
+      partner: Partner,
+      link: LinkRow
+    ) => Effect.Effect<any, PartnerRefused | PartnerUnavailable | PartnerEventMismatch>
     /** The partner's order (as read back) applied to our transaction; PartnerEventMismatch if it is not ours. */
     readonly applyReadBack: (link: LinkRow, order: any) => Effect.Effect<Applied, PartnerEventMismatch>
-    /** get_app_payment on the partner, then applyReadBack. */
+    /** fetchOrder, then applyReadBack. */
     readonly readBack: (
       partner: Partner,
       link: LinkRow
@@ -188,33 +198,47 @@ export class FederationOrders extends Context.Service<
         }
       })
 
+      const matches = (link: LinkRow, order: any) => {
+        const currency = currencies.find(link.currency)
+        return order !== null &&
+          typeof order === "object" &&
+          order.externalId === externalIdOf(link.txId) &&
+          order.currency === link.currency &&
+          typeof order.orderAmount === "string" &&
+          toMinorUnits(order.orderAmount, currency?.decimals ?? 0) === link.amount
+          ? Effect.void
+          : Effect.fail(
+              new PartnerEventMismatch({
+                message: `the partner's order does not match transaction ${link.txId} (externalId, currency or amount)`
+              })
+            )
+      }
+
+      const fetchOrder = (partner: Partner, link: LinkRow) =>
+        Effect.gen(function* () {
+          if (link.remoteId === null)
+            return yield* new PartnerEventMismatch({ message: `transaction ${link.txId} has no partner order yet` })
+          const order: any = yield* client
+            .getAppPayment(partner.endpoint, link.remoteId)
+            .pipe(Effect.mapError(partnerFailure(partner.partnerId)))
+          yield* matches(link, order)
+          return order
+        })
+
       const applyReadBack = (link: LinkRow, order: any) =>
         Effect.gen(function* () {
-          const currency = currencies.find(link.currency)
-          if (
-            order === null ||
-            typeof order !== "object" ||
-            order.externalId !== externalIdOf(link.txId) ||
-            order.currency !== link.currency ||
-            typeof order.orderAmount !== "string" ||
-            toMinorUnits(order.orderAmount, currency?.decimals ?? 0) !== link.amount
-          )
-            return yield* new PartnerEventMismatch({
-              message: `the partner's order does not match transaction ${link.txId} (externalId, currency or amount)`
-            })
+          yield* matches(link, order)
           const verdict = verdictOf(order.state)
-          if (verdict === "none" || link.txState !== waitingState(link)) return { moved: false, verdict }
+          if (verdict === "none" || link.txState !== waitingState(link))
+            return { moved: false, verdict, settled: isFinal(link.txState) }
           const moved = yield* transition(ledger, verdict === "finish" ? finishOperation(link) : cancelOperation(link))
-          return { moved, verdict }
+          // Not moved: another path moved it first (the conditional transition found it settled).
+          return { moved, verdict, settled: !moved }
         })
 
       const readBack = (partner: Partner, link: LinkRow) =>
         Effect.gen(function* () {
-          if (link.remoteId === null)
-            return yield* new PartnerEventMismatch({ message: `transaction ${link.txId} has no partner order yet` })
-          const order = yield* client
-            .getAppPayment(partner.endpoint, link.remoteId)
-            .pipe(Effect.mapError(partnerFailure(partner.partnerId)))
+          const order = yield* fetchOrder(partner, link)
           const applied = yield* applyReadBack(link, order)
           return { ...applied, order }
         })
@@ -317,7 +341,7 @@ export class FederationOrders extends Context.Service<
         )
       })
 
-      return FederationOrders.of({ create, applyReadBack, readBack, credit, reconcile, client })
+      return FederationOrders.of({ create, fetchOrder, applyReadBack, readBack, credit, reconcile, client })
     })
   )
 }
