@@ -58,7 +58,8 @@ export class FederationWalletApi extends HttpApiGroup.make("federationWallet")
         TooManyDecimals,
         WalletBlocked,
         PartnerRefused,
-        PartnerUnavailable
+        PartnerUnavailable,
+        ExternalIdConflict
       ]
     }).annotateMerge(
       OpenApi.annotations({

@@ -1,12 +1,16 @@
 /**
  * Partner orders when something goes wrong between two real service processes (CONTRACT C18): a Paid
- * claim over a Canceled read-back moves nothing (decided before the read-back is applied); a partner
- * that takes the request and never answers (10177 within one FEDERATION_HTTP_TIMEOUT_SECONDS).
+ * claim over a Canceled read-back moves nothing (decided before the read-back is applied); B's order
+ * credited by federation_credit while create_partner_order still waits for B's answer (the order's link
+ * and its FederationCredit are one commit: it fails whole); a link left without its transaction; a
+ * partner that takes the request and never answers (10177 within one FEDERATION_HTTP_TIMEOUT_SECONDS).
  * A relay of the test's own stands in front of B. Reconciliation is off. Both audits after each test.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { assertRejected, serviceForFile } from "../support/Fixtures.ts"
 import { federationEnv, federationOf, type Link, type Relay, startRelay } from "../support/Federation.ts"
+import { withDatabase } from "../support/Postgres.ts"
+import { itWithServer } from "../support/Service.ts"
 
 const env = federationEnv({ FEDERATION_RECONCILE_SECONDS: "0" })
 const A = serviceForFile({ env })
@@ -63,6 +67,56 @@ describe("the inbound webhook decides before anything moves", () => {
     assert.deepStrictEqual(replay.body.result, { accepted: true, duplicate: true, txId: order.txId })
     assert.strictEqual(await onA.free(user), 0)
   })
+})
+
+describe("a partner order's link and its FederationCredit are one commit", () => {
+  it("the partner's order credited by reference while create_partner_order waits for the partner's answer: the order's commit fails whole (10060), nothing recorded for it", async () => {
+    const user = await A.client.party()
+    const other = await A.client.party()
+    const held = relay.hold("put_payment_order")
+    const creating = onA.createOrder(user.sid, { partnerId: "Bo", currency: "USDT", amount: "2" })
+    const remote = JSON.parse(await held.answer).result
+    const credit = await A.client.priv("POST", "federation_credit", {
+      partnerId: "Bo",
+      reference: remote.id,
+      walletId: other.id,
+      currency: "USDT",
+      amount: "2"
+    })
+    held.release()
+    assert.strictEqual(credit.status, 200, JSON.stringify(credit.body))
+    assert.strictEqual(credit.body.result.replayed, false)
+    assertRejected(await creating, 400, 10060)
+    assert.lengthOf(await onA.historyOf(user.sid, FederationCredit), 0, "no transaction without its link")
+    assert.strictEqual(await onA.free(other), 2)
+    assert.strictEqual(await onA.free(user), 0)
+  })
+
+  itWithServer(
+    "federation_credit on a link without a transaction (a commit that never happened): a clear 10082 at once, not a 500 after 5 s",
+    async () => {
+      const user = await A.client.party()
+      const reference = `orphan-${Date.now()}`
+      const txId = 900_000_000_000_000_000n + BigInt(Math.floor(Math.random() * 1e9))
+      await withDatabase(
+        A.service().databaseUrl!,
+        (sql) =>
+          sql`INSERT INTO federation_links (tx_id, partner_id, kind, remote_id, wallet_id, currency, amount)
+          VALUES (${String(txId)}, 'B', 1, ${reference}, ${user.id}, 'USDT', 1000000)`
+      )
+      const started = Date.now()
+      const credit = await A.client.priv("POST", "federation_credit", {
+        partnerId: "B",
+        reference,
+        walletId: user.id,
+        currency: "USDT",
+        amount: "1"
+      })
+      assertRejected(credit, 400, 10082, "", "reference")
+      assert.isBelow(Date.now() - started, 3_000)
+      assert.strictEqual(await onA.free(user), 0)
+    }
+  )
 })
 
 describe("a partner that never answers", () => {

@@ -1,13 +1,14 @@
 /**
  * Partner orders and credits (CONTRACT C18): create_partner_order (a C16 payment order on the partner,
- * then our FederationCredit in Created), `fetchOrder` (get_app_payment on the partner), `applyReadBack`
- * (the partner's order as read back, applied by one conditional transition:
+ * then our FederationCredit in Created, committed with its link), `fetchOrder` (get_app_payment on the
+ * partner), `applyReadBack` (the partner's order as read back, applied by one conditional transition:
  * src/services/federation/Settlement.ts), `readBack` (both: what reconciliation calls; the webhook
  * fetches, decides, then applies) and federation_credit (trusted).
  */
 import { Context, Effect, Layer } from "effect"
-import { insertLink, linkByRemote, type LinkRow, unsettledLinks } from "../../../sql/FederationRepo.ts"
-import { SystemWallet } from "../../../sql/Ledger.ts"
+import { type LinkInsert, linkByRemote, type LinkRow, unsettledLinks } from "../../../sql/FederationRepo.ts"
+import { type LedgerOperation, rowsOf, SystemWallet } from "../../../sql/Ledger.ts"
+import { FederationLinkInserts } from "../../../sql/rows/FederationRows.ts"
 import { walletById } from "../../../sql/WalletRepo.ts"
 import {
   ExternalIdConflict,
@@ -79,6 +80,7 @@ export class FederationOrders extends Context.Service<
       | WalletBlocked
       | PartnerRefused
       | PartnerUnavailable
+      | ExternalIdConflict
     >
     /** get_app_payment on the partner for our transaction's order, checked to be that order (10174 if not). */
     readonly fetchOrder: (
@@ -122,6 +124,35 @@ export class FederationOrders extends Context.Service<
       const webhookUrlOf = (partnerId: string) =>
         `${config.publicBaseUrl}/auth/v1/app/federation_webhook?partner=${encodeURIComponent(partnerId)}`
 
+      /**
+       * A FederationCredit with its link, in one commit: Created (a partner order, nothing moves yet) or
+       * Finished at once (a federation_credit without an order: −16 free −amount, the wallet free +amount).
+       */
+      const creditCommit = (
+        link: LinkInsert,
+        state: typeof TxState.Created | typeof TxState.Finished
+      ): LedgerOperation => ({
+        tx: {
+          id: link.txId,
+          typeTx: TxType.FederationCredit,
+          txState: state,
+          walletFrom: SystemWallet.Federation,
+          walletTo: link.walletId,
+          currency: link.currency,
+          amount: link.amount,
+          fee: 0n,
+          tag: link.tag,
+          appId: null,
+          externalId: null,
+          requestHash: null
+        },
+        postings:
+          state === TxState.Finished
+            ? finishOperation({ ...link, kind: 2, createdAt: new Date(), txState: null }).postings
+            : [],
+        rows: [rowsOf(FederationLinkInserts, [link])]
+      })
+
       const create = Effect.fn("FederationOrders.create")(function* (
         session: CurrentSession["Service"],
         input: CreatePartnerOrderIn
@@ -149,43 +180,39 @@ export class FederationOrders extends Context.Service<
           .pipe(Effect.mapError(partnerFailure(partner.partnerId)))
         const remoteOrderId = String(order?.id ?? "")
         const expiresAt = typeof order?.expiresAt === "string" ? order.expiresAt : null
-        yield* db(
-          insertLink({
-            txId,
-            partnerId: partner.partnerId,
-            kind: 1,
-            remoteId: remoteOrderId,
-            remoteCode: typeof order?.code === "string" ? order.code : null,
-            payUrl: typeof order?.payUrl === "string" ? order.payUrl : null,
-            expiresAt: expiresAt === null ? null : new Date(expiresAt),
-            walletId: BigInt(session.walletId),
-            currency: currency.code,
-            amount,
-            fee: 0n,
-            profitWallet: null,
-            tag: input.tag ?? null,
-            recipient: null
-          })
-        )
+        // The link and the FederationCredit are one commit: a failure leaves neither behind.
         yield* ledger
-          .commit({
-            tx: {
-              id: txId,
-              typeTx: TxType.FederationCredit,
-              txState: TxState.Created,
-              walletFrom: SystemWallet.Federation,
-              walletTo: BigInt(session.walletId),
-              currency: currency.code,
-              amount,
-              fee: 0n,
-              tag: input.tag ?? null,
-              appId: null,
-              externalId: null,
-              requestHash: null
-            },
-            postings: []
-          })
-          .pipe(Effect.orDie)
+          .commit(
+            creditCommit(
+              {
+                txId,
+                partnerId: partner.partnerId,
+                kind: 1,
+                remoteId: remoteOrderId,
+                remoteCode: typeof order?.code === "string" ? order.code : null,
+                payUrl: typeof order?.payUrl === "string" ? order.payUrl : null,
+                expiresAt: expiresAt === null ? null : new Date(expiresAt),
+                walletId: BigInt(session.walletId),
+                currency: currency.code,
+                amount,
+                fee: 0n,
+                profitWallet: null,
+                tag: input.tag ?? null,
+                recipient: null
+              },
+              TxState.Created
+            )
+          )
+          .pipe(
+            Effect.catchTag("Duplicate", () =>
+              Effect.fail(
+                new ExternalIdConflict({
+                  message: `partnerId: partner ${partner.partnerId}'s order ${remoteOrderId} is already credited here by reference`
+                })
+              )
+            ),
+            Effect.catchTag(["ConstraintViolated", "StateConflict"], Effect.die)
+          )
         return {
           txId: String(txId) as PartnerOrderOut["txId"],
           partnerId: partner.partnerId,
@@ -260,13 +287,15 @@ export class FederationOrders extends Context.Service<
           if (existing !== undefined) {
             if (existing.kind === 3) return yield* conflict()
             if (existing.txState === null) {
-              // Its link is written, its commit not yet visible (or lost): commit it (the id is unique).
-              if (existing.kind === 2) {
-                yield* commitCredit(existing).pipe(Effect.ignore)
+              // A link without its transaction: only code before migration 0030 wrote one ahead of its
+              // commit. Such a commit in flight gets a moment; one that never happened is answered.
+              if (round < 10) {
+                yield* Effect.sleep(100)
                 continue
               }
-              yield* Effect.sleep(100)
-              continue
+              return yield* new TransactionNotPending({
+                message: `reference: partner order ${input.reference} is linked here without a transaction (its commit never happened); it cannot be credited by reference`
+              })
             }
             if (existing.kind === 1 && existing.txState === TxState.Created) {
               if (!same(existing)) return yield* conflict()
@@ -281,51 +310,40 @@ export class FederationOrders extends Context.Service<
             if (!same(existing) || (existing.kind === 2 && existing.tag !== tag)) return yield* conflict()
             return { txId: String(existing.txId) as FederationCreditOut["txId"], replayed: true }
           }
+          // A new FederationCredit, Finished at once, committed with its link: a concurrent call that
+          // took the reference first fails this commit (Duplicate) and the next round answers from its link.
           const txId = ticks.next()
-          const link = {
-            txId,
-            partnerId: partner.partnerId,
-            kind: 2 as const,
-            remoteId: input.reference,
-            remoteCode: null,
-            payUrl: null,
-            expiresAt: null,
-            walletId: wallet.id,
-            currency: currency.code,
-            amount,
-            fee: 0n,
-            profitWallet: null,
-            tag,
-            recipient: null
-          }
-          if (!(yield* db(insertLink(link)))) continue
-          yield* commitCredit({ ...link, txState: null, createdAt: new Date() })
-          return { txId: String(txId) as FederationCreditOut["txId"], replayed: false }
+          const committed = yield* ledger
+            .commit(
+              creditCommit(
+                {
+                  txId,
+                  partnerId: partner.partnerId,
+                  kind: 2,
+                  remoteId: input.reference,
+                  remoteCode: null,
+                  payUrl: null,
+                  expiresAt: null,
+                  walletId: wallet.id,
+                  currency: currency.code,
+                  amount,
+                  fee: 0n,
+                  profitWallet: null,
+                  tag,
+                  recipient: null
+                },
+                TxState.Finished
+              )
+            )
+            .pipe(
+              Effect.map(() => true),
+              Effect.catchTag("Duplicate", () => Effect.succeed(false)),
+              Effect.catchTag(["ConstraintViolated", "StateConflict"], Effect.die)
+            )
+          if (committed) return { txId: String(txId) as FederationCreditOut["txId"], replayed: false }
         }
         return yield* Effect.die(new Error(`federation_credit: reference ${input.reference} did not settle`))
       })
-
-      /** A federation_credit without an order: a FederationCredit Finished at once. */
-      const commitCredit = (link: LinkRow) =>
-        ledger
-          .commit({
-            tx: {
-              id: link.txId,
-              typeTx: TxType.FederationCredit,
-              txState: TxState.Finished,
-              walletFrom: SystemWallet.Federation,
-              walletTo: link.walletId,
-              currency: link.currency,
-              amount: link.amount,
-              fee: 0n,
-              tag: link.tag,
-              appId: null,
-              externalId: null,
-              requestHash: null
-            },
-            postings: finishOperation({ ...link, kind: 2 }).postings
-          })
-          .pipe(Effect.orDie)
 
       const reconcile = Effect.gen(function* () {
         const links = yield* db(unsettledLinks(1, 200))
