@@ -17,3 +17,6 @@ BEGIN
         profit_wallet, tag, recipient);
 END
 $$;
+
+-- Reconciliation pages each partner's unsettled links by tx_id (a partner's backlog never hides another's).
+CREATE INDEX federation_links_partner_kind ON federation_links (partner_id, kind, tx_id);

@@ -6,7 +6,7 @@
  * fetches, decides, then applies) and federation_credit (trusted).
  */
 import { Context, Effect, Layer } from "effect"
-import { type LinkInsert, linkByRemote, type LinkRow, unsettledLinks } from "../../../sql/FederationRepo.ts"
+import { type LinkInsert, linkByRemote, type LinkRow } from "../../../sql/FederationRepo.ts"
 import { type LedgerOperation, rowsOf, SystemWallet } from "../../../sql/Ledger.ts"
 import { FederationLinkInserts } from "../../../sql/rows/FederationRows.ts"
 import { walletById } from "../../../sql/WalletRepo.ts"
@@ -106,8 +106,6 @@ export class FederationOrders extends Context.Service<
       | ExternalIdConflict
       | TransactionNotPending
     >
-    /** One reconciliation pass over the partner orders still Created, each read back. */
-    readonly reconcile: Effect.Effect<void>
     readonly client: PartnerClient
   }
 >()("core/FederationOrders") {
@@ -345,21 +343,7 @@ export class FederationOrders extends Context.Service<
         return yield* Effect.die(new Error(`federation_credit: reference ${input.reference} did not settle`))
       })
 
-      const reconcile = Effect.gen(function* () {
-        const links = yield* db(unsettledLinks(1, 200))
-        yield* Effect.forEach(
-          links,
-          (link) =>
-            Effect.gen(function* () {
-              const partner = yield* partners.find(link.partnerId)
-              if (partner === undefined || !partner.enabled) return
-              yield* readBack(partner, link)
-            }).pipe(Effect.ignore),
-          { concurrency: 4, discard: true }
-        )
-      })
-
-      return FederationOrders.of({ create, fetchOrder, applyReadBack, readBack, credit, reconcile, client })
+      return FederationOrders.of({ create, fetchOrder, applyReadBack, readBack, credit, client })
     })
   )
 }

@@ -11,14 +11,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { WalletEntity } from "../../../actors/wallet/Protocol.ts"
-import {
-  insertLink,
-  linkByTx,
-  type LinkRow,
-  setLinkRemote,
-  txIdUpdate,
-  unsettledLinks
-} from "../../../sql/FederationRepo.ts"
+import { insertLink, linkByTx, type LinkRow, setLinkRemote, txIdUpdate } from "../../../sql/FederationRepo.ts"
 import { SystemWallet } from "../../../sql/Ledger.ts"
 import {
   BalanceNotEnough,
@@ -101,8 +94,11 @@ export class PartnerTransfers extends Context.Service<
       { readonly txId: string; readonly state: string; readonly idUpdate: string },
       TransactionNotFound | TransactionNotPending | PartnerUnavailable | RateLimited
     >
-    /** One reconciliation pass over the partner transfers in 3. */
-    readonly reconcile: Effect.Effect<void>
+    /**
+     * Reconciliation of one partner transfer in 3 (its partner enabled): read back and applied; unpaid a
+     * while after step two, canceled there first. PartnerUnavailable when the partner did not answer.
+     */
+    readonly reconcileOne: (partner: Partner, link: LinkRow) => Effect.Effect<void, PartnerUnavailable>
   }
 >()("core/PartnerTransfers") {
   static readonly layer = Layer.effect(
@@ -339,28 +335,27 @@ export class PartnerTransfers extends Context.Service<
       // pay_transfer never arrived, or arrived and failed) is canceled there first: the cancel is atomic on
       // the partner, so a slow pay_transfer can no longer pay it.
       const graceMs = config.federationHttpTimeoutSeconds * 3 * 1000
-      const reconcile = Effect.gen(function* () {
-        const links = yield* db(unsettledLinks(3, 200))
-        yield* Effect.forEach(
-          links,
-          (link) =>
-            Effect.gen(function* () {
-              const partner = yield* partners.find(link.partnerId)
-              if (partner === undefined) return
-              const known = yield* learnRemote(partner, link).pipe(
-                Effect.catchTag("PartnerAnswered", () => Effect.as(release(link), undefined))
-              )
-              if (known === undefined) return
-              const applied = yield* orders.readBack(partner, known)
-              const unpaid = applied.order?.state === "Created" || applied.order?.state === "Started"
-              if (applied.verdict === "none" && unpaid && Date.now() - link.createdAt.getTime() > graceMs)
-                yield* cancelThere(partner, known)
-            }).pipe(Effect.ignore),
-          { concurrency: 4, discard: true }
+      const reconcileOne = (partner: Partner, link: LinkRow) =>
+        Effect.gen(function* () {
+          const known = yield* learnRemote(partner, link).pipe(
+            Effect.catchTag("PartnerAnswered", () => Effect.as(release(link), undefined))
+          )
+          if (known === undefined) return
+          const applied = yield* orders.readBack(partner, known)
+          const unpaid = applied.order?.state === "Created" || applied.order?.state === "Started"
+          if (applied.verdict === "none" && unpaid && Date.now() - link.createdAt.getTime() > graceMs)
+            yield* cancelThere(partner, known)
+        }).pipe(
+          // The partner silent: the pass leaves it (PartnerUnavailable); any other failure skips this link.
+          Effect.catchTag("PartnerSilent", (silent) =>
+            Effect.fail(
+              new PartnerUnavailable({ message: `partner ${partner.partnerId} did not answer: ${silent.reason}` })
+            )
+          ),
+          Effect.catchTag(["PartnerAnswered", "PartnerRefused", "PartnerEventMismatch"], () => Effect.void)
         )
-      })
 
-      return PartnerTransfers.of({ begin, confirm, owns, cancel, reconcile })
+      return PartnerTransfers.of({ begin, confirm, owns, cancel, reconcileOne })
     })
   )
 }
