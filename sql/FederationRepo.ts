@@ -206,11 +206,3 @@ export const recordChat = (partnerId: string, eventId: string, nowMicros: bigint
       (rows) => rows.length === 1
     )
   )
-
-/** The update tick of a transaction (what cancel_tx answers). */
-export const txIdUpdate = (txId: bigint) =>
-  SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql`SELECT id_update::text AS id_update FROM transactions WHERE id = ${String(txId)}`, (rows) =>
-      String((rows[0] as any)?.id_update ?? "0")
-    )
-  )

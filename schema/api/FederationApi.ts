@@ -100,7 +100,7 @@ export class FederationWalletApi extends HttpApiGroup.make("federationWallet")
     HttpApiEndpoint.post("cancel_partner_transfer", "/cancel_partner_transfer", {
       query: { id: TxId },
       success: Envelope(CancelPartnerTransferOut),
-      error: [TransactionNotFound, TransactionNotPending, PartnerUnavailable, RateLimited]
+      error: [TransactionNotFound, TransactionNotPending, PartnerNotFound, PartnerUnavailable, RateLimited]
     })
   )
   .middleware(SessionAuth)
