@@ -9,9 +9,9 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { assertRejected, serviceForFile } from "../support/Fixtures.ts"
 import { federationEnv, federationOf, type Link, type Relay, startRelay } from "../support/Federation.ts"
 
-const A = serviceForFile({
-  env: federationEnv({ FEDERATION_RECONCILE_SECONDS: "1", FEDERATION_HTTP_TIMEOUT_SECONDS: "1" })
-})
+// A call on the partner has one deadline of FEDERATION_HTTP_TIMEOUT_SECONDS (3 here) for all its attempts:
+// 1 s, once per attempt, was enough on a loaded machine; for the whole call it is not.
+const A = serviceForFile({ env: federationEnv({ FEDERATION_RECONCILE_SECONDS: "1" }) })
 const B = serviceForFile({ env: federationEnv({ PAYMENT_SWEEP_SECONDS: "1" }) })
 const onA = federationOf(A.client, B.client, B.service)
 const FederationCredit = 26
@@ -100,11 +100,17 @@ describe("reconciliation", () => {
     const sender = await A.client.party({ fund: "10" })
     const recipient = await B.client.party()
     relay.set("pay_transfer", "lose-answer")
+    // No read-back gets through before the relay is down (reconciliation runs every second).
+    relay.set("get_app_payment", "drop")
     const lost = await transfer(sender.sid, { partnerId: "Bx", recipient: recipient.id, currency: "USDT", amount: "3" })
-    relay.clear()
     await relay.down()
+    relay.clear()
     assert.strictEqual(lost.two.body.result?.confirmationStatusCode, "Pending", JSON.stringify(lost.two.body))
-    assert.strictEqual((await B.client.bucketsOf(recipient)).free, 3)
+    // B pays (the relay passed the request on; its answer is what was lost).
+    await onA.eventually(
+      async () => (await B.client.bucketsOf(recipient)).free,
+      (free) => free === 3
+    )
     await new Promise((r) => setTimeout(r, 2_500))
     assert.strictEqual((await onA.txInfo(sender.sid, lost.txId)).state, "Processing")
     assert.deepStrictEqual(await A.client.bucketsOf(sender), { free: 7, lockOut: 3, lockIn: 0, lockOrders: 0 })
@@ -125,67 +131,15 @@ describe("reconciliation", () => {
     const lost = await transfer(sender.sid, { partnerId: "Bx", recipient: recipient.id, currency: "USDT", amount: "2" })
     relay.clear()
     assert.strictEqual(lost.two.body.result?.confirmationStatusCode, "Pending", JSON.stringify(lost.two.body))
+    // Canceled on B once unpaid three HTTP timeouts after step one (9 s here), then released.
     await onA.eventually(
       () => onA.txInfo(sender.sid, lost.txId),
-      (tx) => tx.state === "Canceled"
+      (tx) => tx.state === "Canceled",
+      60_000
     )
     assert.deepStrictEqual(await A.client.bucketsOf(sender), { free: 10, lockOut: 0, lockIn: 0, lockOrders: 0 })
     assert.strictEqual((await B.client.bucketsOf(recipient)).free, 0)
     assert.strictEqual((await B.client.bucketsOf(link.float)).free, 1000 + 7.25 - 3, "the float's reserve returned")
     await B.client.assertLedgerSound("B")
   })
-})
-
-describe("reconciliation reaches every partner", () => {
-  it("a disabled partner's backlog and an unreachable partner's (200 orders older than any other) cannot starve another partner's order: paid there, credited once by reconciliation", async () => {
-    const unreachable = await startRelay(() => B.service().base)
-    try {
-      const record = (partnerId: string, baseUrl: string, enabled = true) =>
-        A.client.priv("POST", "add_federation_partner", {
-          partnerId,
-          name: partnerId,
-          baseUrl,
-          outboundAppId: link.app.appId,
-          outboundPkey: link.app.pkey,
-          webhookSecret: lostSecret,
-          capabilities: ["Federation", "FederationWallet"],
-          enabled
-        })
-      // By partnerId a pass meets the disabled and the unreachable partner before the healthy one.
-      for (const [partnerId, baseUrl] of [
-        ["Bd", B.service().base],
-        ["Bu", unreachable.base],
-        ["Zz", B.service().base]
-      ] as const)
-        assert.strictEqual((await record(partnerId, baseUrl)).status, 200)
-      const user = await A.client.party()
-      const backlog = [...Array.from({ length: 100 }, () => "Bd"), ...Array.from({ length: 100 }, () => "Bu")]
-      // B is busy (A's reconciliation reads every order back each second, its webhooks are refused and
-      // retried) and A's timeout here is 1 s: an order B did not answer in time (10177, nothing recorded)
-      // is asked again.
-      const place = async (partnerId: string): Promise<void> => {
-        const reply = await onA.createOrder(user.sid, { partnerId, currency: "USDT", amount: "0.01" })
-        if (reply.body.error?.code === 10177) return place(partnerId)
-        assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
-      }
-      for (let i = 0; i < backlog.length; i += 4) await Promise.all(backlog.slice(i, i + 4).map(place))
-      assert.strictEqual((await record("Bd", B.service().base, false)).status, 200)
-      await unreachable.down()
-      const order = (await onA.createOrder(user.sid, { partnerId: "Zz", currency: "USDT", amount: "1.25" })).body.result
-      await onA.payOnAway(order.code, await B.client.party({ fund: "5" }))
-      await onA.eventually(
-        () => onA.txInfo(user.sid, order.txId),
-        (tx) => tx.state === "Finished",
-        30_000
-      )
-      assert.strictEqual(await onA.free(user), 1.25)
-      assert.lengthOf(
-        (await onA.historyOf(user.sid, FederationCredit)).filter((tx) => tx.state === "Finished"),
-        1
-      )
-      await B.client.assertLedgerSound("B")
-    } finally {
-      await unreachable.close()
-    }
-  }, 180_000)
 })
