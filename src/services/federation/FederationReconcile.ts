@@ -57,7 +57,7 @@ const reconcile = Effect.gen(function* () {
               yield* settle(partner, link).pipe(
                 Effect.catchTag("PartnerUnavailable", () => Ref.set(silent, true)),
                 // One link's defect must not end the pass for the others.
-                Effect.catchCause(() => Effect.void)
+                Effect.catchDefect(() => Effect.void)
               )
             }),
           { concurrency: 4, discard: true }
