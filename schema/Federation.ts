@@ -6,6 +6,7 @@
 import { Schema } from "effect"
 import { Int64, TxIdOut } from "./Ids.ts"
 import { PositiveAmount } from "./Money.ts"
+import { TxRow } from "./Transfer.ts"
 
 const fields = { message: Schema.String }
 
@@ -128,11 +129,15 @@ export const CreatePartnerTransferIn = Schema.Struct({
 })
 export type CreatePartnerTransferIn = typeof CreatePartnerTransferIn.Type
 
+/**
+ * cancel_partner_transfer (and cancel_tx on a partner transfer): the transaction's TxRow as it now is
+ * (C18, the C11 row shape), with `txId` (= id) as every cancel_tx answer carries it.
+ */
 export const CancelPartnerTransferOut = Schema.Struct({
   txId: Schema.String,
-  state: Schema.String,
-  idUpdate: Schema.String
-})
+  ...TxRow.fields
+}).annotate({ identifier: "CancelPartnerTransferOut" })
+export type CancelPartnerTransferOut = typeof CancelPartnerTransferOut.Type
 
 export const FederationWebhookOut = Schema.Struct({
   accepted: Schema.Boolean,

@@ -1,7 +1,9 @@
 /**
- * Federation's SQL (CONTRACT C18, migration 0028): partner records and the links of our federation
- * transactions to the partner's orders. The transaction's state (table transactions) is the truth of an
- * outcome; these rows only say where to look.
+ * Federation's SQL (CONTRACT C18, migrations 0028 and 0030): partner records and the links of our
+ * federation transactions to the partner's orders. The transaction's state (table transactions) is the
+ * truth of an outcome; these rows only say where to look. A partner order's and a federation_credit's
+ * link is written by its FederationCredit's own ledger commit (sql/rows/FederationRows.ts); a partner
+ * transfer's by `insertLink`, before the wallet actor's reservation.
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
@@ -130,7 +132,7 @@ export interface LinkInsert {
   readonly recipient: string | null
 }
 
-/** Inserts a link; false when (partnerId, remoteId) is taken already. */
+/** Inserts a partner transfer's link (it has no remote id yet); false when (partnerId, remoteId) is taken already. */
 export const insertLink = (l: LinkInsert) =>
   SqlClient.SqlClient.use((sql) =>
     Effect.map(
@@ -162,11 +164,24 @@ export const linkByRemote = (partnerId: string, remoteId: string) =>
     )
   )
 
-/** Partner orders still Created and partner transfers in txState 3: what reconciliation reads back. */
-export const unsettledLinks = (kind: 1 | 3, limit: number) =>
+const waitingOf = (kind: 1 | 3) => (kind === 1 ? 1 : 3)
+
+/** The partners that have partner orders still Created (kind 1) or partner transfers in 3 (kind 3). */
+export const partnersWithUnsettled = (kind: 1 | 3) =>
   SqlClient.SqlClient.use((sql) =>
     Effect.map(
-      sql`${sql.literal(linkSelect)} WHERE l.kind = ${kind} AND t.tx_state = ${kind === 1 ? 1 : 3}
+      sql`SELECT DISTINCT l.partner_id FROM federation_links l JOIN transactions t ON t.id = l.tx_id
+        WHERE l.kind = ${kind} AND t.tx_state = ${waitingOf(kind)} ORDER BY l.partner_id`,
+      (rows) => rows.map((row) => String((row as any).partner_id))
+    )
+  )
+
+/** One page of a partner's unsettled links of a kind, after `afterTxId` by tx_id: what reconciliation reads back. */
+export const unsettledLinksOf = (kind: 1 | 3, partnerId: string, afterTxId: bigint, limit: number) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(
+      sql`${sql.literal(linkSelect)} WHERE l.kind = ${kind} AND l.partner_id = ${partnerId}
+        AND l.tx_id > ${String(afterTxId)} AND t.tx_state = ${waitingOf(kind)}
         ORDER BY l.tx_id LIMIT ${limit}`,
       allLinks
     )
@@ -189,13 +204,5 @@ export const recordChat = (partnerId: string, eventId: string, nowMicros: bigint
         INSERT INTO events (id, kind, wallet_id, payload)
         SELECT tick, 'FederationChat', -16, ${JSON.stringify(payload)}::jsonb FROM clock RETURNING id`,
       (rows) => rows.length === 1
-    )
-  )
-
-/** The update tick of a transaction (what cancel_tx answers). */
-export const txIdUpdate = (txId: bigint) =>
-  SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql`SELECT id_update::text AS id_update FROM transactions WHERE id = ${String(txId)}`, (rows) =>
-      String((rows[0] as any)?.id_update ?? "0")
     )
   )

@@ -58,7 +58,8 @@ export class FederationWalletApi extends HttpApiGroup.make("federationWallet")
         TooManyDecimals,
         WalletBlocked,
         PartnerRefused,
-        PartnerUnavailable
+        PartnerUnavailable,
+        ExternalIdConflict
       ]
     }).annotateMerge(
       OpenApi.annotations({
@@ -99,7 +100,7 @@ export class FederationWalletApi extends HttpApiGroup.make("federationWallet")
     HttpApiEndpoint.post("cancel_partner_transfer", "/cancel_partner_transfer", {
       query: { id: TxId },
       success: Envelope(CancelPartnerTransferOut),
-      error: [TransactionNotFound, TransactionNotPending, PartnerUnavailable, RateLimited]
+      error: [TransactionNotFound, TransactionNotPending, PartnerNotFound, PartnerUnavailable, RateLimited]
     })
   )
   .middleware(SessionAuth)

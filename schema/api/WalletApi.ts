@@ -1,7 +1,7 @@
 /** Wallet (session) `/core/v1/wallet/`. */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { PartnerUnavailable } from "../Federation.ts"
+import { CancelPartnerTransferOut, PartnerNotFound, PartnerUnavailable } from "../Federation.ts"
 import { CursorEnvelope, Envelope } from "../Envelope.ts"
 import {
   BalanceNotEnough,
@@ -81,8 +81,11 @@ export class WalletApi extends HttpApiGroup.make("wallet")
     ),
     HttpApiEndpoint.post("cancel_tx", "/cancel_tx", {
       query: TxIdQuery,
-      success: Envelope(Schema.Struct({ txId: Schema.String, idUpdate: Schema.String })),
-      error: [...CodeErrors, WithdrawalHandedOff, PartnerUnavailable]
+      // A partner transfer answers its TxRow (C18: as cancel_partner_transfer); every other kind { txId, idUpdate }.
+      success: Envelope(
+        Schema.Union([CancelPartnerTransferOut, Schema.Struct({ txId: Schema.String, idUpdate: Schema.String })])
+      ),
+      error: [...CodeErrors, WithdrawalHandedOff, PartnerNotFound, PartnerUnavailable]
     }),
     HttpApiEndpoint.post("cancel_withdraw", "/cancel_withdraw", {
       query: { id: TxId },

@@ -5,6 +5,7 @@
 import type { RowKind } from "../Ledger.ts"
 import { AcquiringSessionDecides, AcquiringSessionInserts } from "./AcquiringRows.ts"
 import { CodeBindings, CodeInserts } from "./CodeRows.ts"
+import { FederationLinkInserts } from "./FederationRows.ts"
 import { ChainHeads, ChainItems, CryptoTxInserts, CryptoTxUpdates } from "./CryptoRows.ts"
 import { OrderInserts, OrderUpdates, Trades } from "./ExchangeRows.ts"
 import { InvestmentInserts, InvestmentUpdates } from "./InvestmentRows.ts"
@@ -38,7 +39,8 @@ const all: ReadonlyArray<RowKind<any>> = [
   AcquiringSessionInserts,
   AcquiringSessionDecides,
   InvestmentInserts,
-  InvestmentUpdates
+  InvestmentUpdates,
+  FederationLinkInserts
 ]
 
 const byName = new Map(all.map((kind) => [kind.name, kind]))

@@ -131,9 +131,20 @@ describe("the inbound webhook", () => {
       10174
     )
     assert.strictEqual((await onA.txInfo(user.sid, order.txId)).state, "Processing", "Created 1")
-    // A Created event: accepted, nothing new.
+    // A Created event: accepted; nothing recorded, but not as a duplicate (C18: the outcome has not been yet).
     const created = await onA.postHook("B", onA.event("PaymentOrder.Created", aToB.app.appId, data), secret)
-    assert.deepStrictEqual(created.body.result, { accepted: true, duplicate: true, txId: order.txId })
+    assert.deepStrictEqual(created.body.result, { accepted: true, duplicate: false, txId: order.txId })
+    // createdAt missing or not a time: malformed.
+    const { createdAt: _c, ...undated } = onA.event("PaymentOrder.Created", aToB.app.appId, data)
+    assertRejected(await onA.postHook("B", undated, secret), 400, 10001)
+    for (const createdAt of ["yesterday", 1_700_000_000, "2026-13-01T00:00:00Z", null])
+      assertRejected(
+        await onA.postHook("B", { ...onA.event("PaymentOrder.Created", aToB.app.appId, data), createdAt }, secret),
+        400,
+        10001,
+        String(createdAt),
+        "createdAt"
+      )
     // Forged, stale, unknown partner.
     const paidEvent = onA.event("PaymentOrder.Paid", aToB.app.appId, data)
     assertRejected(await onA.postHook("B", paidEvent, "wrong-secret-0123456789"), 401, 10171)

@@ -9,9 +9,9 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { assertRejected, serviceForFile } from "../support/Fixtures.ts"
 import { federationEnv, federationOf, type Link, type Relay, startRelay } from "../support/Federation.ts"
 
-const A = serviceForFile({
-  env: federationEnv({ FEDERATION_RECONCILE_SECONDS: "1", FEDERATION_HTTP_TIMEOUT_SECONDS: "1" })
-})
+// A call on the partner has one deadline of FEDERATION_HTTP_TIMEOUT_SECONDS (3 here) for all its attempts:
+// 1 s, once per attempt, was enough on a loaded machine; for the whole call it is not.
+const A = serviceForFile({ env: federationEnv({ FEDERATION_RECONCILE_SECONDS: "1" }) })
 const B = serviceForFile({ env: federationEnv({ PAYMENT_SWEEP_SECONDS: "1" }) })
 const onA = federationOf(A.client, B.client, B.service)
 const FederationCredit = 26
@@ -100,11 +100,17 @@ describe("reconciliation", () => {
     const sender = await A.client.party({ fund: "10" })
     const recipient = await B.client.party()
     relay.set("pay_transfer", "lose-answer")
+    // No read-back gets through before the relay is down (reconciliation runs every second).
+    relay.set("get_app_payment", "drop")
     const lost = await transfer(sender.sid, { partnerId: "Bx", recipient: recipient.id, currency: "USDT", amount: "3" })
-    relay.clear()
     await relay.down()
+    relay.clear()
     assert.strictEqual(lost.two.body.result?.confirmationStatusCode, "Pending", JSON.stringify(lost.two.body))
-    assert.strictEqual((await B.client.bucketsOf(recipient)).free, 3)
+    // B pays (the relay passed the request on; its answer is what was lost).
+    await onA.eventually(
+      async () => (await B.client.bucketsOf(recipient)).free,
+      (free) => free === 3
+    )
     await new Promise((r) => setTimeout(r, 2_500))
     assert.strictEqual((await onA.txInfo(sender.sid, lost.txId)).state, "Processing")
     assert.deepStrictEqual(await A.client.bucketsOf(sender), { free: 7, lockOut: 3, lockIn: 0, lockOrders: 0 })
@@ -125,9 +131,11 @@ describe("reconciliation", () => {
     const lost = await transfer(sender.sid, { partnerId: "Bx", recipient: recipient.id, currency: "USDT", amount: "2" })
     relay.clear()
     assert.strictEqual(lost.two.body.result?.confirmationStatusCode, "Pending", JSON.stringify(lost.two.body))
+    // Canceled on B once unpaid three HTTP timeouts after step one (9 s here), then released.
     await onA.eventually(
       () => onA.txInfo(sender.sid, lost.txId),
-      (tx) => tx.state === "Canceled"
+      (tx) => tx.state === "Canceled",
+      60_000
     )
     assert.deepStrictEqual(await A.client.bucketsOf(sender), { free: 10, lockOut: 0, lockIn: 0, lockOrders: 0 })
     assert.strictEqual((await B.client.bucketsOf(recipient)).free, 0)

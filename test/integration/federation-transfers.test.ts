@@ -44,6 +44,43 @@ afterAll(async () => {
 const send = (fed: typeof onA, sid: string, body: Record<string, unknown>, query?: Record<string, string>) =>
   fed.wallet(`create_partner_transfer${query === undefined ? "" : "?" + new URLSearchParams(query)}`, sid, body)
 
+/** A cancel's answer: the transfer's TxRow (C18, the C11 row shape), Canceled, with txId as cancel_tx carries it. */
+const assertCanceledRow = (
+  row: any,
+  expected: { txId: string; walletId: string; amount: number; fee?: number; tag?: string | null }
+) => {
+  assert.deepStrictEqual(Object.keys(row).sort(), [
+    "amount",
+    "currency",
+    "dateTxUTC",
+    "fee",
+    "id",
+    "idUpdate",
+    "state",
+    "tag",
+    "txId",
+    "txState",
+    "typeTx",
+    "walletFrom",
+    "walletTo"
+  ])
+  assert.deepInclude(row, {
+    id: expected.txId,
+    txId: expected.txId,
+    typeTx: FederationTransfer,
+    txState: 16,
+    state: "Canceled",
+    walletFrom: expected.walletId,
+    walletTo: "-16",
+    currency: "USDT",
+    amount: expected.amount,
+    fee: expected.fee ?? 0,
+    tag: expected.tag ?? null
+  })
+  assert.match(row.idUpdate, /^[0-9]+$/)
+  assert.isFalse(Number.isNaN(Date.parse(row.dateTxUTC)), row.dateTxUTC)
+}
+
 /** Step one then step two with the inline code: step two's reply. */
 const transfer = async (fed: typeof onA, sid: string, body: Record<string, unknown>) => {
   const one = await send(fed, sid, body)
@@ -108,6 +145,7 @@ describe("partner transfers: refusals and faults", () => {
       { sid: sender.sid }
     )
     assert.strictEqual(canceled.status, 200, JSON.stringify(canceled.body))
+    assertCanceledRow(canceled.body.result, { txId: nonce.body.result.txId, walletId: sender.id, amount: 1 })
     assert.deepStrictEqual(await A.client.bucketsOf(sender), { free: 20, lockOut: 0, lockIn: 0, lockOrders: 0 })
     assertRejected(
       await A.client.call("POST", `/core/v1/wallet/cancel_partner_transfer?id=${nonce.body.result.txId}`, {
@@ -131,6 +169,96 @@ describe("partner transfers: refusals and faults", () => {
     assert.strictEqual((await A.client.bucketsOf(rich)).free, 500)
     assert.strictEqual((await B.client.bucketsOf(recipient)).free, 0)
     await B.client.assertLedgerSound("B")
+  })
+
+  it("a refusal always releases: pay_transfer refused and the cancel of the partner's order lost on the way: Canceled, lock_out → free, 10176", async () => {
+    const sender = await A.client.party({ fund: "10" })
+    const seenBefore = relay.seen.length
+    relay.set("cancel_payment_order", "drop")
+    const refused = await transfer(onA, sender.sid, {
+      partnerId: "Bx",
+      recipient: "424242424242",
+      currency: "USDT",
+      amount: "4"
+    })
+    relay.clear()
+    assertRejected(refused.two, 400, 10176)
+    assert.match(refused.two.body.error!.message, /refused: 10030 /)
+    assert.isTrue(
+      relay.seen.slice(seenBefore).some((url) => url.includes("cancel_payment_order")),
+      "the cancel was tried (and lost)"
+    )
+    assert.strictEqual((await onA.txInfo(sender.sid, refused.txId)).state, "Canceled")
+    assert.deepStrictEqual(await A.client.bucketsOf(sender), { free: 10, lockOut: 0, lockIn: 0, lockOrders: 0 })
+    await B.client.assertLedgerSound("B")
+  })
+
+  it("a disabled partner is 404 10170 in every action (step one, step two, cancel_partner_transfer, cancel_tx, create_partner_order, federation_credit) and nothing moves; enabled again, the cancel answers", async () => {
+    const record = {
+      partnerId: "Bd",
+      name: "B, to be disabled",
+      baseUrl: B.service().base,
+      outboundAppId: aToB.app.appId,
+      outboundPkey: aToB.app.pkey,
+      webhookSecret: aToB.app.webhookSecret,
+      capabilities: ["Federation", "FederationWallet"]
+    }
+    const setEnabled = async (enabled: boolean) => {
+      const reply = await A.client.priv("POST", "add_federation_partner", { ...record, enabled })
+      assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
+    }
+    await setEnabled(true)
+    const sender = await A.client.party({ fund: "10" })
+    const recipient = await B.client.party()
+    const body = { partnerId: "Bd", recipient: recipient.id, currency: "USDT", amount: "3" }
+    const one = await send(onA, sender.sid, body)
+    assert.strictEqual(one.status, 200, JSON.stringify(one.body))
+    const txId = one.body.result.txId as string
+    await setEnabled(false)
+    const reserved = { free: 7, lockOut: 3, lockIn: 0, lockOrders: 0 }
+    assertRejected(await send(onA, sender.sid, body), 404, 10170, "step one")
+    assertRejected(
+      await send(onA, sender.sid, body, {
+        confirmationTimetick: txId,
+        confirmationCode: one.body.result.confirmationCode
+      }),
+      404,
+      10170,
+      "step two"
+    )
+    assert.strictEqual((await onA.txInfo(sender.sid, txId)).txState, 1, "step two changed nothing")
+    const cancelPath = `/core/v1/wallet/cancel_partner_transfer?id=${txId}`
+    assertRejected(await A.client.call("POST", cancelPath, { sid: sender.sid }), 404, 10170, "cancel")
+    assertRejected(await A.client.cancelTx(sender.sid, txId), 404, 10170, "cancel_tx")
+    assert.deepStrictEqual(await A.client.bucketsOf(sender), reserved)
+    assertRejected(
+      await onA.createOrder(sender.sid, { partnerId: "Bd", currency: "USDT", amount: 1 }),
+      404,
+      10170,
+      "create_partner_order"
+    )
+    assertRejected(
+      await A.client.priv("POST", "federation_credit", {
+        partnerId: "Bd",
+        reference: "r-1",
+        walletId: sender.id,
+        currency: "USDT",
+        amount: "1"
+      }),
+      404,
+      10170,
+      "federation_credit"
+    )
+    assert.notInclude(
+      ((await onA.wallet("get_federation_partners", sender.sid)).body.result as Array<any>).map((p) => p.partnerId),
+      "Bd"
+    )
+    assert.strictEqual((await B.client.bucketsOf(recipient)).free, 0)
+    await setEnabled(true)
+    const canceled = await A.client.call("POST", cancelPath, { sid: sender.sid })
+    assert.strictEqual(canceled.status, 200, JSON.stringify(canceled.body))
+    assertCanceledRow(canceled.body.result, { txId, walletId: sender.id, amount: 3 })
+    assert.deepStrictEqual(await A.client.bucketsOf(sender), { free: 10, lockOut: 0, lockIn: 0, lockOrders: 0 })
   })
 
   it("the partner down at step two (nothing reached it): released, 10177", async () => {
@@ -189,7 +317,7 @@ describe("partner transfers: refusals and faults", () => {
       sid: sender.sid
     })
     assert.strictEqual(cancel.status, 200, JSON.stringify(cancel.body))
-    assert.strictEqual(cancel.body.result.state, "Canceled")
+    assertCanceledRow(cancel.body.result, { txId: pending.txId, walletId: sender.id, amount: 2 })
     assert.deepStrictEqual(await A.client.bucketsOf(sender), { free: 10, lockOut: 0, lockIn: 0, lockOrders: 0 })
     assert.strictEqual((await B.client.bucketsOf(recipient)).free, 0)
     const done = await transfer(onA, sender.sid, {
@@ -221,7 +349,7 @@ describe("partner transfers: refusals and faults", () => {
     assert.strictEqual(pending.two.body.result?.confirmationStatusCode, "Pending", JSON.stringify(pending.two.body))
     const cancel = await A.client.cancelTx(sender.sid, pending.txId)
     assert.strictEqual(cancel.status, 200, JSON.stringify(cancel.body))
-    assert.strictEqual(cancel.body.result.txId, pending.txId)
+    assertCanceledRow(cancel.body.result, { txId: pending.txId, walletId: sender.id, amount: 5 })
     assert.deepStrictEqual(await A.client.bucketsOf(sender), { free: 5, lockOut: 0, lockIn: 0, lockOrders: 0 })
     assertRejected(await A.client.cancelTx(sender.sid, pending.txId), 400, 10082)
   })

@@ -116,15 +116,25 @@ export const federationOf = (home: TestClient, away: TestClient, awayService: ()
 /**
  * A partner behind a faulty network (the test's own relay in front of a real partner process): `mode`
  * decides per request. "pass" relays; "lose-answer" relays the request, lets the partner act, then drops
- * the connection (the caller cannot know the outcome); "drop" drops the request unseen; "down" refuses
- * the connection (the relay stops listening).
+ * the connection (the caller cannot know the outcome); "drop" drops the request unseen; "hang" takes
+ * the request and never answers (the caller's own deadline ends it); "down" refuses the connection (the
+ * relay stops listening). `hold` relays one request and keeps its answer back until released.
  */
-export type RelayMode = "pass" | "lose-answer" | "drop"
+export type RelayMode = "pass" | "lose-answer" | "drop" | "hang"
+
+export interface Held {
+  /** The partner's answer (its body) once it acted; the caller has not received it yet. */
+  readonly answer: Promise<string>
+  /** Lets the answer go to the caller. */
+  readonly release: () => void
+}
 
 export interface Relay {
   readonly base: string
   /** The mode of requests whose path contains `match` (else "pass"). */
   readonly set: (match: string, mode: RelayMode) => void
+  /** The next request whose path contains `match` is relayed, its answer held until released. */
+  readonly hold: (match: string) => Held
   readonly clear: () => void
   readonly down: () => Promise<void>
   readonly up: () => Promise<void>
@@ -135,6 +145,7 @@ export interface Relay {
 export const startRelay = async (target: () => string): Promise<Relay> => {
   const http = await import("node:http")
   const rules = new Map<string, RelayMode>()
+  const holds = new Map<string, { readonly got: (text: string) => void; readonly released: Promise<void> }>()
   const seen: Array<string> = []
   const modeOf = (url: string): RelayMode => {
     for (const [match, mode] of rules) if (url.includes(match)) return mode
@@ -148,6 +159,9 @@ export const startRelay = async (target: () => string): Promise<Relay> => {
       seen.push(url)
       const mode = modeOf(url)
       if (mode === "drop") return req.socket.destroy()
+      if (mode === "hang") return
+      const held = [...holds.entries()].find(([match]) => url.includes(match))
+      if (held !== undefined) holds.delete(held[0])
       const headers: Record<string, string> = {}
       for (const [k, v] of Object.entries(req.headers))
         if (typeof v === "string" && k !== "host" && k !== "content-length") headers[k] = v
@@ -159,6 +173,10 @@ export const startRelay = async (target: () => string): Promise<Relay> => {
         })
         const text = await answer.text()
         if (mode === "lose-answer") return req.socket.destroy()
+        if (held !== undefined) {
+          held[1].got(text)
+          await held[1].released
+        }
         res.writeHead(answer.status, { "content-type": "application/json" })
         res.end(text)
       } catch {
@@ -177,6 +195,14 @@ export const startRelay = async (target: () => string): Promise<Relay> => {
   return {
     base: `http://127.0.0.1:${port}`,
     set: (match, mode) => void rules.set(match, mode),
+    hold: (match) => {
+      let got: (text: string) => void = () => undefined
+      let release: () => void = () => undefined
+      const answer = new Promise<string>((done) => (got = done))
+      const released = new Promise<void>((done) => (release = done))
+      holds.set(match, { got, released })
+      return { answer, release }
+    },
     clear: () => rules.clear(),
     down: stop,
     up: async () => {

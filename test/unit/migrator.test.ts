@@ -52,6 +52,7 @@ describe("statementsOf", () => {
         "ledger_rows_code_insert",
         "ledger_rows_crypto_tx_insert",
         "ledger_rows_crypto_tx_update",
+        "ledger_rows_federation_link_insert",
         "ledger_rows_investment_insert",
         "ledger_rows_investment_update",
         "ledger_rows_order_insert",

@@ -65,11 +65,10 @@ export const WalletHandlers = HttpApiBuilder.group(
               return yield* ok(yield* codes.cancel(s.walletId, query))
             if (yield* withdrawals.isCrypto(query.id!))
               return yield* ok(yield* withdrawals.cancel(s.walletId, query.id!, false))
-            // A partner transfer (C18): in 3 only its partner can say whether it may still be canceled.
-            if (yield* partnerTransfers.owns(s.walletId, String(query.id!))) {
-              const { txId, idUpdate } = yield* partnerTransfers.cancel(s.walletId, String(query.id!))
-              return yield* ok({ txId, idUpdate })
-            }
+            // A partner transfer (C18): as cancel_partner_transfer, answering its TxRow; in 3 only its
+            // partner can say whether it may still be canceled.
+            if (yield* partnerTransfers.owns(s.walletId, String(query.id!)))
+              return yield* ok(yield* partnerTransfers.cancel(s.walletId, String(query.id!)))
             return yield* ok(yield* transfers.cancel(s.walletId, query.id!))
           })
         )

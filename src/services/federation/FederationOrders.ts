@@ -1,12 +1,14 @@
 /**
  * Partner orders and credits (CONTRACT C18): create_partner_order (a C16 payment order on the partner,
- * then our FederationCredit in Created), `applyReadBack` (the partner's order as read back, applied by
- * one conditional transition: src/services/federation/Settlement.ts), `readBack` (get_app_payment on the
- * partner, then apply: what the webhook and reconciliation both call) and federation_credit (trusted).
+ * then our FederationCredit in Created, committed with its link), `fetchOrder` (get_app_payment on the
+ * partner), `applyReadBack` (the partner's order as read back, applied by one conditional transition:
+ * src/services/federation/Settlement.ts), `readBack` (both: what reconciliation calls; the webhook
+ * fetches, decides, then applies) and federation_credit (trusted).
  */
 import { Context, Effect, Layer } from "effect"
-import { insertLink, linkByRemote, type LinkRow, unsettledLinks } from "../../../sql/FederationRepo.ts"
-import { SystemWallet } from "../../../sql/Ledger.ts"
+import { type LinkInsert, linkByRemote, type LinkRow } from "../../../sql/FederationRepo.ts"
+import { type LedgerOperation, rowsOf, SystemWallet } from "../../../sql/Ledger.ts"
+import { FederationLinkInserts } from "../../../sql/rows/FederationRows.ts"
 import { walletById } from "../../../sql/WalletRepo.ts"
 import {
   ExternalIdConflict,
@@ -56,7 +58,11 @@ export const partnerFailure = (partnerId: string) => (error: PartnerCallError) =
 export interface Applied {
   readonly moved: boolean
   readonly verdict: "finish" | "cancel" | "none"
+  /** Nothing new was recorded because the outcome already was (C18's `duplicate`). */
+  readonly settled: boolean
 }
+
+const isFinal = (state: number | null) => state !== null && (state & (TxState.Finished | TxState.Canceled)) !== 0
 
 export class FederationOrders extends Context.Service<
   FederationOrders,
@@ -74,10 +80,16 @@ export class FederationOrders extends Context.Service<
       | WalletBlocked
       | PartnerRefused
       | PartnerUnavailable
+      | ExternalIdConflict
     >
+    /** get_app_payment on the partner for our transaction's order, checked to be that order (10174 if not). */
+    readonly fetchOrder: (
+      partner: Partner,
+      link: LinkRow
+    ) => Effect.Effect<any, PartnerRefused | PartnerUnavailable | PartnerEventMismatch>
     /** The partner's order (as read back) applied to our transaction; PartnerEventMismatch if it is not ours. */
     readonly applyReadBack: (link: LinkRow, order: any) => Effect.Effect<Applied, PartnerEventMismatch>
-    /** get_app_payment on the partner, then applyReadBack. */
+    /** fetchOrder, then applyReadBack. */
     readonly readBack: (
       partner: Partner,
       link: LinkRow
@@ -94,8 +106,6 @@ export class FederationOrders extends Context.Service<
       | ExternalIdConflict
       | TransactionNotPending
     >
-    /** One reconciliation pass over the partner orders still Created, each read back. */
-    readonly reconcile: Effect.Effect<void>
     readonly client: PartnerClient
   }
 >()("core/FederationOrders") {
@@ -111,6 +121,35 @@ export class FederationOrders extends Context.Service<
       const client = makePartnerClient(config.federationHttpTimeoutSeconds)
       const webhookUrlOf = (partnerId: string) =>
         `${config.publicBaseUrl}/auth/v1/app/federation_webhook?partner=${encodeURIComponent(partnerId)}`
+
+      /**
+       * A FederationCredit with its link, in one commit: Created (a partner order, nothing moves yet) or
+       * Finished at once (a federation_credit without an order: −16 free −amount, the wallet free +amount).
+       */
+      const creditCommit = (
+        link: LinkInsert,
+        state: typeof TxState.Created | typeof TxState.Finished
+      ): LedgerOperation => ({
+        tx: {
+          id: link.txId,
+          typeTx: TxType.FederationCredit,
+          txState: state,
+          walletFrom: SystemWallet.Federation,
+          walletTo: link.walletId,
+          currency: link.currency,
+          amount: link.amount,
+          fee: 0n,
+          tag: link.tag,
+          appId: null,
+          externalId: null,
+          requestHash: null
+        },
+        postings:
+          state === TxState.Finished
+            ? finishOperation({ ...link, kind: 2, createdAt: new Date(), txState: null }).postings
+            : [],
+        rows: [rowsOf(FederationLinkInserts, [link])]
+      })
 
       const create = Effect.fn("FederationOrders.create")(function* (
         session: CurrentSession["Service"],
@@ -139,43 +178,39 @@ export class FederationOrders extends Context.Service<
           .pipe(Effect.mapError(partnerFailure(partner.partnerId)))
         const remoteOrderId = String(order?.id ?? "")
         const expiresAt = typeof order?.expiresAt === "string" ? order.expiresAt : null
-        yield* db(
-          insertLink({
-            txId,
-            partnerId: partner.partnerId,
-            kind: 1,
-            remoteId: remoteOrderId,
-            remoteCode: typeof order?.code === "string" ? order.code : null,
-            payUrl: typeof order?.payUrl === "string" ? order.payUrl : null,
-            expiresAt: expiresAt === null ? null : new Date(expiresAt),
-            walletId: BigInt(session.walletId),
-            currency: currency.code,
-            amount,
-            fee: 0n,
-            profitWallet: null,
-            tag: input.tag ?? null,
-            recipient: null
-          })
-        )
+        // The link and the FederationCredit are one commit: a failure leaves neither behind.
         yield* ledger
-          .commit({
-            tx: {
-              id: txId,
-              typeTx: TxType.FederationCredit,
-              txState: TxState.Created,
-              walletFrom: SystemWallet.Federation,
-              walletTo: BigInt(session.walletId),
-              currency: currency.code,
-              amount,
-              fee: 0n,
-              tag: input.tag ?? null,
-              appId: null,
-              externalId: null,
-              requestHash: null
-            },
-            postings: []
-          })
-          .pipe(Effect.orDie)
+          .commit(
+            creditCommit(
+              {
+                txId,
+                partnerId: partner.partnerId,
+                kind: 1,
+                remoteId: remoteOrderId,
+                remoteCode: typeof order?.code === "string" ? order.code : null,
+                payUrl: typeof order?.payUrl === "string" ? order.payUrl : null,
+                expiresAt: expiresAt === null ? null : new Date(expiresAt),
+                walletId: BigInt(session.walletId),
+                currency: currency.code,
+                amount,
+                fee: 0n,
+                profitWallet: null,
+                tag: input.tag ?? null,
+                recipient: null
+              },
+              TxState.Created
+            )
+          )
+          .pipe(
+            Effect.catchTag("Duplicate", () =>
+              Effect.fail(
+                new ExternalIdConflict({
+                  message: `partnerId: partner ${partner.partnerId}'s order ${remoteOrderId} is already credited here by reference`
+                })
+              )
+            ),
+            Effect.catchTag(["ConstraintViolated", "StateConflict"], Effect.die)
+          )
         return {
           txId: String(txId) as PartnerOrderOut["txId"],
           partnerId: partner.partnerId,
@@ -188,33 +223,47 @@ export class FederationOrders extends Context.Service<
         }
       })
 
+      const matches = (link: LinkRow, order: any) => {
+        const currency = currencies.find(link.currency)
+        return order !== null &&
+          typeof order === "object" &&
+          order.externalId === externalIdOf(link.txId) &&
+          order.currency === link.currency &&
+          typeof order.orderAmount === "string" &&
+          toMinorUnits(order.orderAmount, currency?.decimals ?? 0) === link.amount
+          ? Effect.void
+          : Effect.fail(
+              new PartnerEventMismatch({
+                message: `the partner's order does not match transaction ${link.txId} (externalId, currency or amount)`
+              })
+            )
+      }
+
+      const fetchOrder = (partner: Partner, link: LinkRow) =>
+        Effect.gen(function* () {
+          if (link.remoteId === null)
+            return yield* new PartnerEventMismatch({ message: `transaction ${link.txId} has no partner order yet` })
+          const order: any = yield* client
+            .getAppPayment(partner.endpoint, link.remoteId)
+            .pipe(Effect.mapError(partnerFailure(partner.partnerId)))
+          yield* matches(link, order)
+          return order
+        })
+
       const applyReadBack = (link: LinkRow, order: any) =>
         Effect.gen(function* () {
-          const currency = currencies.find(link.currency)
-          if (
-            order === null ||
-            typeof order !== "object" ||
-            order.externalId !== externalIdOf(link.txId) ||
-            order.currency !== link.currency ||
-            typeof order.orderAmount !== "string" ||
-            toMinorUnits(order.orderAmount, currency?.decimals ?? 0) !== link.amount
-          )
-            return yield* new PartnerEventMismatch({
-              message: `the partner's order does not match transaction ${link.txId} (externalId, currency or amount)`
-            })
+          yield* matches(link, order)
           const verdict = verdictOf(order.state)
-          if (verdict === "none" || link.txState !== waitingState(link)) return { moved: false, verdict }
+          if (verdict === "none" || link.txState !== waitingState(link))
+            return { moved: false, verdict, settled: isFinal(link.txState) }
           const moved = yield* transition(ledger, verdict === "finish" ? finishOperation(link) : cancelOperation(link))
-          return { moved, verdict }
+          // Not moved: another path moved it first (the conditional transition found it settled).
+          return { moved, verdict, settled: !moved }
         })
 
       const readBack = (partner: Partner, link: LinkRow) =>
         Effect.gen(function* () {
-          if (link.remoteId === null)
-            return yield* new PartnerEventMismatch({ message: `transaction ${link.txId} has no partner order yet` })
-          const order = yield* client
-            .getAppPayment(partner.endpoint, link.remoteId)
-            .pipe(Effect.mapError(partnerFailure(partner.partnerId)))
+          const order = yield* fetchOrder(partner, link)
           const applied = yield* applyReadBack(link, order)
           return { ...applied, order }
         })
@@ -236,13 +285,15 @@ export class FederationOrders extends Context.Service<
           if (existing !== undefined) {
             if (existing.kind === 3) return yield* conflict()
             if (existing.txState === null) {
-              // Its link is written, its commit not yet visible (or lost): commit it (the id is unique).
-              if (existing.kind === 2) {
-                yield* commitCredit(existing).pipe(Effect.ignore)
+              // A link without its transaction: only code before migration 0030 wrote one ahead of its
+              // commit. Such a commit in flight gets a moment; one that never happened is answered.
+              if (round < 10) {
+                yield* Effect.sleep(100)
                 continue
               }
-              yield* Effect.sleep(100)
-              continue
+              return yield* new TransactionNotPending({
+                message: `reference: partner order ${input.reference} is linked here without a transaction (its commit never happened); it cannot be credited by reference`
+              })
             }
             if (existing.kind === 1 && existing.txState === TxState.Created) {
               if (!same(existing)) return yield* conflict()
@@ -257,67 +308,42 @@ export class FederationOrders extends Context.Service<
             if (!same(existing) || (existing.kind === 2 && existing.tag !== tag)) return yield* conflict()
             return { txId: String(existing.txId) as FederationCreditOut["txId"], replayed: true }
           }
+          // A new FederationCredit, Finished at once, committed with its link: a concurrent call that
+          // took the reference first fails this commit (Duplicate) and the next round answers from its link.
           const txId = ticks.next()
-          const link = {
-            txId,
-            partnerId: partner.partnerId,
-            kind: 2 as const,
-            remoteId: input.reference,
-            remoteCode: null,
-            payUrl: null,
-            expiresAt: null,
-            walletId: wallet.id,
-            currency: currency.code,
-            amount,
-            fee: 0n,
-            profitWallet: null,
-            tag,
-            recipient: null
-          }
-          if (!(yield* db(insertLink(link)))) continue
-          yield* commitCredit({ ...link, txState: null, createdAt: new Date() })
-          return { txId: String(txId) as FederationCreditOut["txId"], replayed: false }
+          const committed = yield* ledger
+            .commit(
+              creditCommit(
+                {
+                  txId,
+                  partnerId: partner.partnerId,
+                  kind: 2,
+                  remoteId: input.reference,
+                  remoteCode: null,
+                  payUrl: null,
+                  expiresAt: null,
+                  walletId: wallet.id,
+                  currency: currency.code,
+                  amount,
+                  fee: 0n,
+                  profitWallet: null,
+                  tag,
+                  recipient: null
+                },
+                TxState.Finished
+              )
+            )
+            .pipe(
+              Effect.map(() => true),
+              Effect.catchTag("Duplicate", () => Effect.succeed(false)),
+              Effect.catchTag(["ConstraintViolated", "StateConflict"], Effect.die)
+            )
+          if (committed) return { txId: String(txId) as FederationCreditOut["txId"], replayed: false }
         }
         return yield* Effect.die(new Error(`federation_credit: reference ${input.reference} did not settle`))
       })
 
-      /** A federation_credit without an order: a FederationCredit Finished at once. */
-      const commitCredit = (link: LinkRow) =>
-        ledger
-          .commit({
-            tx: {
-              id: link.txId,
-              typeTx: TxType.FederationCredit,
-              txState: TxState.Finished,
-              walletFrom: SystemWallet.Federation,
-              walletTo: link.walletId,
-              currency: link.currency,
-              amount: link.amount,
-              fee: 0n,
-              tag: link.tag,
-              appId: null,
-              externalId: null,
-              requestHash: null
-            },
-            postings: finishOperation({ ...link, kind: 2 }).postings
-          })
-          .pipe(Effect.orDie)
-
-      const reconcile = Effect.gen(function* () {
-        const links = yield* db(unsettledLinks(1, 200))
-        yield* Effect.forEach(
-          links,
-          (link) =>
-            Effect.gen(function* () {
-              const partner = yield* partners.find(link.partnerId)
-              if (partner === undefined || !partner.enabled) return
-              yield* readBack(partner, link)
-            }).pipe(Effect.ignore),
-          { concurrency: 4, discard: true }
-        )
-      })
-
-      return FederationOrders.of({ create, applyReadBack, readBack, credit, reconcile, client })
+      return FederationOrders.of({ create, fetchOrder, applyReadBack, readBack, credit, client })
     })
   )
 }

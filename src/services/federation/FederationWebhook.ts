@@ -50,6 +50,12 @@ const sameText = (a: string, b: string) => {
 const isObject = (value: unknown): value is Record<string, any> =>
   value !== null && typeof value === "object" && !Array.isArray(value)
 
+/** An ISO 8601 date-time with its offset, as C16's events carry `createdAt` (a Date's toISOString()). */
+const isTime = (value: unknown): boolean =>
+  typeof value === "string" &&
+  /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2})$/.test(value) &&
+  Number.isFinite(Date.parse(value))
+
 export class FederationWebhook extends Context.Service<
   FederationWebhook,
   { readonly accept: (hook: InboundWebhook) => Effect.Effect<FederationWebhookOut, WebhookError> }
@@ -92,6 +98,8 @@ export class FederationWebhook extends Context.Service<
           return yield* new InvalidRequest({
             message: "body: { eventId, type, createdAt, appId, data } with data an object"
           })
+        if (!isTime(event.createdAt))
+          return yield* new InvalidRequest({ message: "createdAt: must be an ISO 8601 date-time" })
         if (String(event.appId) !== String(partner.outboundAppId))
           return yield* new PartnerEventMismatch({ message: "appId: not our app on this partner" })
         const type: string = event.type
@@ -112,14 +120,15 @@ export class FederationWebhook extends Context.Service<
           const hinted =
             link.remoteId === null && typeof event.data.id === "string" && /^[0-9]{1,19}$/.test(event.data.id)
           const known = hinted ? { ...link, remoteId: event.data.id as string } : link
-          const applied = yield* orders.readBack(partner, known)
+          const order = yield* orders.fetchOrder(partner, known)
           if (hinted) yield* db(setLinkRemote(link.txId, known.remoteId!))
-          const claimsPaid = type.endsWith(".Paid")
-          if (claimsPaid && !paidStates.has(applied.order?.state))
+          // Decided before the read-back is applied: a Paid claim the partner's order denies moves nothing.
+          if (type.endsWith(".Paid") && !paidStates.has(order?.state))
             return yield* new PartnerEventMismatch({
-              message: `type: ${type} while the partner's order reads ${String(applied.order?.state)}`
+              message: `type: ${type} while the partner's order reads ${String(order?.state)}`
             })
-          return { accepted: true, duplicate: !applied.moved, txId: String(link.txId) }
+          const applied = yield* orders.applyReadBack(known, order)
+          return { accepted: true, duplicate: applied.settled, txId: String(link.txId) }
         }
         if (type === "Chat.Message") {
           const from = event.data.from

@@ -1,8 +1,10 @@
 /**
  * The one outbound HTTP client of federation (CONTRACT C18): every call A makes on a partner B, as an
- * ordinary C16 merchant (`pkey` header, `app_id` query) or on B's payment gate. Each attempt is bounded
- * by FEDERATION_HTTP_TIMEOUT_SECONDS (AbortSignal); only idempotent calls (reads, and puts keyed by
- * externalId) are retried, a bounded number of times, and only when no answer came. Outcomes:
+ * ordinary C16 merchant (`pkey` header, `app_id` query) or on B's payment gate. A call — all its attempts
+ * and the pauses between them — is bounded by ONE deadline, FEDERATION_HTTP_TIMEOUT_SECONDS from its
+ * start (C18: no answer within it is 10177): each attempt's AbortSignal gets what is left of it. Only
+ * idempotent calls (reads, and puts keyed by externalId) are retried, at most `retriedAttempts` times and
+ * only when no answer came and time is left. Outcomes:
  * - the partner's result;
  * - `PartnerAnswered`: B answered an error envelope (its code and message, carried into 10176);
  * - `PartnerSilent`: no usable answer. `reached` is false only when the connection was refused (nothing
@@ -30,9 +32,11 @@ export interface PartnerEndpoint {
   readonly pkey: Redacted.Redacted<string>
 }
 
-/** Attempts of a retried (idempotent) call. */
+/** Attempts of a retried (idempotent) call, all within the call's one deadline. */
 export const retriedAttempts = 3
 const retryPauseMs = 200
+/** An attempt with less time left than this is not started (it could not be answered in time). */
+const attemptMinimumMs = 50
 
 const refusedCodes = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"])
 
@@ -50,7 +54,7 @@ const once = (
   url: string,
   headers: Record<string, string>,
   body: unknown,
-  timeoutMs: number
+  deadline: number
 ): Effect.Effect<unknown, PartnerCallError> =>
   Effect.tryPromise<{ status: number; text: string }, PartnerSilent>({
     try: async () => {
@@ -58,7 +62,7 @@ const once = (
         method,
         headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs)
+        signal: AbortSignal.timeout(Math.max(1, deadline - Date.now()))
       })
       const text = await response.text()
       return { status: response.status, text }
@@ -110,15 +114,20 @@ export const makePartnerClient = (timeoutSeconds: number) => {
     if (options.merchant) params.set("app_id", String(endpoint.appId))
     const url = `${endpoint.baseUrl}${path}?${params}`
     const headers: Record<string, string> = options.merchant ? { pkey: Redacted.value(endpoint.pkey) } : {}
-    const attempt = once(method, url, headers, body, timeoutMs)
-    if (!options.retry) return attempt
-    const loop = (left: number): Effect.Effect<unknown, PartnerCallError> =>
-      attempt.pipe(
-        Effect.catchTag("PartnerSilent", (silent) =>
-          left <= 1 ? Effect.fail(silent) : Effect.andThen(Effect.sleep(retryPauseMs), loop(left - 1))
+    return Effect.suspend(() => {
+      const deadline = Date.now() + timeoutMs
+      const attempt = once(method, url, headers, body, deadline)
+      if (!options.retry) return attempt
+      const loop = (left: number): Effect.Effect<unknown, PartnerCallError> =>
+        attempt.pipe(
+          Effect.catchTag("PartnerSilent", (silent) =>
+            left <= 1 || deadline - Date.now() < retryPauseMs + attemptMinimumMs
+              ? Effect.fail(silent)
+              : Effect.andThen(Effect.sleep(retryPauseMs), loop(left - 1))
+          )
         )
-      )
-    return loop(retriedAttempts)
+      return loop(retriedAttempts)
+    })
   }
   return {
     /** put_payment_order: idempotent per externalId (B answers the same order on a replay), so retried. */

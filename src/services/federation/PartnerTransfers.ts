@@ -11,14 +11,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { WalletEntity } from "../../../actors/wallet/Protocol.ts"
-import {
-  insertLink,
-  linkByTx,
-  type LinkRow,
-  setLinkRemote,
-  txIdUpdate,
-  unsettledLinks
-} from "../../../sql/FederationRepo.ts"
+import { insertLink, linkByTx, type LinkRow, setLinkRemote } from "../../../sql/FederationRepo.ts"
 import { SystemWallet } from "../../../sql/Ledger.ts"
 import {
   BalanceNotEnough,
@@ -34,13 +27,14 @@ import {
   WalletBlocked
 } from "../../../schema/Errors.ts"
 import {
+  type CancelPartnerTransferOut,
+  type CreatePartnerTransferIn,
   PartnerCapabilityMissing,
   PartnerCurrencyNotAllowed,
   PartnerNotFound,
   PartnerRefused,
   PartnerUnavailable
 } from "../../../schema/Federation.ts"
-import type { CreatePartnerTransferIn } from "../../../schema/Federation.ts"
 import { asTxId, asWalletId } from "../../../schema/Ids.ts"
 import { fromMinorUnits } from "../../../schema/Money.ts"
 import { type CreateTransactOut, TxState, TxType } from "../../../schema/Transfer.ts"
@@ -53,6 +47,7 @@ import { LedgerWriter } from "../../platform/LedgerWriter.ts"
 import { newConfirmation } from "../../platform/SecondFactor.ts"
 import { Tariffs } from "../../platform/Tariffs.ts"
 import { TimeTicks } from "../../platform/TimeTicks.ts"
+import { Journal } from "../Journal.ts"
 import { confirmThrough, requireProof } from "../SecondStep.ts"
 import type { Sender } from "../Transfers.ts"
 import { externalIdOf, FederationOrders, partnerFailure } from "./FederationOrders.ts"
@@ -94,15 +89,19 @@ export class PartnerTransfers extends Context.Service<
     ) => Effect.Effect<CreateTransactOut, PartnerTransferError>
     /** Whether `txId` is a partner transfer of this wallet (cancel_tx routes it here). */
     readonly owns: (walletId: string, txId: string) => Effect.Effect<boolean>
+    /** The transfer's TxRow once canceled (C18), with `txId` as cancel_tx answers it. */
     readonly cancel: (
       walletId: string,
       txId: string
     ) => Effect.Effect<
-      { readonly txId: string; readonly state: string; readonly idUpdate: string },
-      TransactionNotFound | TransactionNotPending | PartnerUnavailable | RateLimited
+      CancelPartnerTransferOut,
+      TransactionNotFound | TransactionNotPending | PartnerNotFound | PartnerUnavailable | RateLimited
     >
-    /** One reconciliation pass over the partner transfers in 3. */
-    readonly reconcile: Effect.Effect<void>
+    /**
+     * Reconciliation of one partner transfer in 3 (its partner enabled): read back and applied; unpaid a
+     * while after step two, canceled there first. PartnerUnavailable when the partner did not answer.
+     */
+    readonly reconcileOne: (partner: Partner, link: LinkRow) => Effect.Effect<void, PartnerUnavailable>
   }
 >()("core/PartnerTransfers") {
   static readonly layer = Layer.effect(
@@ -116,6 +115,7 @@ export class PartnerTransfers extends Context.Service<
       const ledger = yield* LedgerWriter
       const ticks = yield* TimeTicks
       const tariffs = yield* Tariffs
+      const journal = yield* Journal
       const walletActor = yield* WalletEntity.client
       const client = orders.client
       const confirmationTtlMs = config.confirmationTtlSeconds * 1000
@@ -190,6 +190,18 @@ export class PartnerTransfers extends Context.Service<
       /** Our side of a partner refusal or silence after the transfer reached 3. */
       const release = (link: LinkRow) => transition(ledger, cancelOperation({ ...link, txState: Processing }))
 
+      /**
+       * The partner refused (or nothing reached it): released, whatever the follow-up calls did — 10176
+       * or 10177 is never answered with the reservation still held. Only a transfer another path already
+       * finished (the partner's read-back said Paid) answers Confirmed instead.
+       */
+      const refused = (partner: Partner, link: LinkRow, error: PartnerCallError) =>
+        Effect.gen(function* () {
+          if (!(yield* release(link)) && (yield* db(linkByTx(link.txId)))?.txState === TxState.Finished)
+            return answerOf(link, "Confirmed")
+          return yield* partnerFailure(partner.partnerId)(error)
+        })
+
       const answerOf = (link: LinkRow, status: "Confirmed" | "Pending"): CreateTransactOut => ({
         txId: String(link.txId) as CreateTransactOut["txId"],
         fee: feeOut(link),
@@ -217,10 +229,7 @@ export class PartnerTransfers extends Context.Service<
             .pipe(Effect.result)
           if (put._tag === "Failure") {
             const error: PartnerCallError = put.failure
-            if (error._tag === "PartnerAnswered" || !error.reached) {
-              yield* release(link)
-              return yield* partnerFailure(partner.partnerId)(error)
-            }
+            if (error._tag === "PartnerAnswered" || !error.reached) return yield* refused(partner, link, error)
             return answerOf(link, "Pending")
           }
           const order: any = put.success
@@ -232,17 +241,15 @@ export class PartnerTransfers extends Context.Service<
           if (paid._tag === "Failure") {
             const error: PartnerCallError = paid.failure
             if (error._tag === "PartnerAnswered") {
-              // Refused (float short, unknown recipient, ...): its order is canceled there, then read back.
+              // Refused (float short, unknown recipient, ...): its order is canceled there, then read back;
+              // released whether or not those calls succeed (only we hold the order's code: unpaid, it expires).
               yield* client.cancelPaymentOrder(partner.endpoint, remote.remoteId).pipe(Effect.ignore)
               const verdict = yield* settleByReadBack(partner, remote)
               if (verdict === "finish") return answerOf(link, "Confirmed")
-              return yield* partnerFailure(partner.partnerId)(error)
+              return yield* refused(partner, link, error)
             }
-            if (!error.reached) {
-              // Nothing reached the partner: the order there stays unpaid (only we hold its code) and expires.
-              yield* release(link)
-              return yield* partnerFailure(partner.partnerId)(error)
-            }
+            // Nothing reached the partner: the order there stays unpaid (only we hold its code) and expires.
+            if (!error.reached) return yield* refused(partner, link, error)
             return answerOf(link, "Pending")
           }
           const verdict = yield* settleByReadBack(partner, remote)
@@ -261,12 +268,10 @@ export class PartnerTransfers extends Context.Service<
           return yield* new TransactionNotPending({
             message: `confirmationTimetick: transaction ${txId} is not waiting for confirmation`
           })
+        // A partner disabled (or stripped of a capability) since step one: refused before anything moves
+        // (the reservation stays until the sender cancels or CONFIRMATION_TTL_SECONDS releases it).
+        const partner = yield* partners.require(link.partnerId, ["Federation", "FederationWallet"])
         yield* confirmThrough(walletActor, sender.walletId, txId, code, signResult, "partner")
-        const partner = yield* partners.find(link.partnerId)
-        if (partner === undefined || !partner.enabled) {
-          yield* release(link)
-          return yield* new PartnerUnavailable({ message: `partner ${link.partnerId} is no longer enabled` })
-        }
         return yield* payOut(partner, link)
       })
 
@@ -304,21 +309,24 @@ export class PartnerTransfers extends Context.Service<
           return yield* orders.readBack(partner, known)
         })
 
+      /** The transaction as it now is: its TxRow (C11 shape), with txId. */
+      const rowOf = (walletId: string, txId: string) =>
+        Effect.map(journal.txOfWallet(walletId, txId), (row) => ({ txId, ...row }))
+
       const cancel = Effect.fn("PartnerTransfers.cancel")(function* (walletId: string, txId: string) {
         const link = /^[0-9]{1,19}$/.test(txId) ? yield* db(linkByTx(BigInt(txId))) : undefined
         if (link === undefined || link.kind !== 3 || String(link.walletId) !== walletId || link.txState === null)
           return yield* new TransactionNotFound({ message: `id: no partner transfer ${txId} of this wallet` })
+        // C18: an unknown or disabled partner is 404 10170 in every action, this one too.
+        const partner = yield* partners.requireEnabled(link.partnerId)
         if (link.txState === TxState.Created) {
           yield* walletActor(walletId)
             .CancelTransfer({ txId: asTxId(txId), reason: "cancelled by the sender" })
             .pipe(delivered)
-          return { txId, state: "Canceled", idUpdate: yield* db(txIdUpdate(link.txId)) }
+          return yield* rowOf(walletId, txId)
         }
         if (link.txState !== Processing)
           return yield* new TransactionNotPending({ message: `id: transaction ${txId} is already settled` })
-        const partner = yield* partners.find(link.partnerId)
-        if (partner === undefined)
-          return yield* new PartnerUnavailable({ message: `partner ${link.partnerId} is unknown here` })
         const applied = yield* cancelThere(partner, link).pipe(
           Effect.mapError(
             (error) =>
@@ -327,7 +335,7 @@ export class PartnerTransfers extends Context.Service<
               })
           )
         )
-        if (applied.verdict === "cancel") return { txId, state: "Canceled", idUpdate: yield* db(txIdUpdate(link.txId)) }
+        if (applied.verdict === "cancel") return yield* rowOf(walletId, txId)
         if (applied.verdict === "finish")
           return yield* new TransactionNotPending({ message: `id: transaction ${txId} was paid on the partner` })
         return yield* new PartnerUnavailable({
@@ -339,28 +347,27 @@ export class PartnerTransfers extends Context.Service<
       // pay_transfer never arrived, or arrived and failed) is canceled there first: the cancel is atomic on
       // the partner, so a slow pay_transfer can no longer pay it.
       const graceMs = config.federationHttpTimeoutSeconds * 3 * 1000
-      const reconcile = Effect.gen(function* () {
-        const links = yield* db(unsettledLinks(3, 200))
-        yield* Effect.forEach(
-          links,
-          (link) =>
-            Effect.gen(function* () {
-              const partner = yield* partners.find(link.partnerId)
-              if (partner === undefined) return
-              const known = yield* learnRemote(partner, link).pipe(
-                Effect.catchTag("PartnerAnswered", () => Effect.as(release(link), undefined))
-              )
-              if (known === undefined) return
-              const applied = yield* orders.readBack(partner, known)
-              const unpaid = applied.order?.state === "Created" || applied.order?.state === "Started"
-              if (applied.verdict === "none" && unpaid && Date.now() - link.createdAt.getTime() > graceMs)
-                yield* cancelThere(partner, known)
-            }).pipe(Effect.ignore),
-          { concurrency: 4, discard: true }
+      const reconcileOne = (partner: Partner, link: LinkRow) =>
+        Effect.gen(function* () {
+          const known = yield* learnRemote(partner, link).pipe(
+            Effect.catchTag("PartnerAnswered", () => Effect.as(release(link), undefined))
+          )
+          if (known === undefined) return
+          const applied = yield* orders.readBack(partner, known)
+          const unpaid = applied.order?.state === "Created" || applied.order?.state === "Started"
+          if (applied.verdict === "none" && unpaid && Date.now() - link.createdAt.getTime() > graceMs)
+            yield* cancelThere(partner, known)
+        }).pipe(
+          // The partner silent: the pass leaves it (PartnerUnavailable); any other failure skips this link.
+          Effect.catchTag("PartnerSilent", (silent) =>
+            Effect.fail(
+              new PartnerUnavailable({ message: `partner ${partner.partnerId} did not answer: ${silent.reason}` })
+            )
+          ),
+          Effect.catchTag(["PartnerAnswered", "PartnerRefused", "PartnerEventMismatch"], () => Effect.void)
         )
-      })
 
-      return PartnerTransfers.of({ begin, confirm, owns, cancel, reconcile })
+      return PartnerTransfers.of({ begin, confirm, owns, cancel, reconcileOne })
     })
   )
 }

@@ -69,6 +69,8 @@ export class Partners extends Context.Service<
   {
     readonly add: (input: AddPartnerIn) => Effect.Effect<PartnerAdminOut, InvalidRequest | UnknownCurrency>
     readonly list: () => Effect.Effect<ReadonlyArray<PartnerOut>>
+    /** An enabled partner, whatever its capabilities (10170): what every action on a partner checks first. */
+    readonly requireEnabled: (partnerId: string) => Effect.Effect<Partner, PartnerNotFound>
     /** An enabled partner with every capability named (10170, then 10172). */
     readonly require: (
       partnerId: string,
@@ -137,11 +139,16 @@ export class Partners extends Context.Service<
       const find = (partnerId: string) =>
         Effect.map(db(partnerById(partnerId)), (row) => (row === undefined ? undefined : toPartner(row)))
 
+      const requireEnabled = (partnerId: string) =>
+        Effect.flatMap(find(partnerId), (partner) =>
+          partner === undefined || !partner.enabled
+            ? Effect.fail(new PartnerNotFound({ message: `partnerId: no enabled partner ${partnerId}` }))
+            : Effect.succeed(partner)
+        )
+
       const require = (partnerId: string, needed: ReadonlyArray<Capability>) =>
         Effect.gen(function* () {
-          const partner = yield* find(partnerId)
-          if (partner === undefined || !partner.enabled)
-            return yield* new PartnerNotFound({ message: `partnerId: no enabled partner ${partnerId}` })
+          const partner = yield* requireEnabled(partnerId)
           const missing = needed.filter((capability) => !partner.capabilities.includes(capability))
           if (missing.length > 0)
             return yield* new PartnerCapabilityMissing({
@@ -159,7 +166,7 @@ export class Partners extends Context.Service<
               })
             )
 
-      return Partners.of({ add, list, require, find, requireCurrency })
+      return Partners.of({ add, list, requireEnabled, require, find, requireCurrency })
     })
   )
 }
