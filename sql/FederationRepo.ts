@@ -1,5 +1,5 @@
 /**
- * Federation's SQL (CONTRACT C18, migrations 0028 and 0030): partner records and the links of our
+ * Federation's SQL (CONTRACT C18, migrations 0028 and 0031): partner records and the links of our
  * federation transactions to the partner's orders. The transaction's state (table transactions) is the
  * truth of an outcome; these rows only say where to look. A partner order's and a federation_credit's
  * link is written by its FederationCredit's own ledger commit (sql/rows/FederationRows.ts); a partner

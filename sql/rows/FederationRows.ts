@@ -1,5 +1,5 @@
 /**
- * Federation's rows in a ledger commit (sql/migrations/0030_federation_link_commit.sql writes them): the
+ * Federation's rows in a ledger commit (sql/migrations/0031_federation_link_commit.sql writes them): the
  * link of a partner order or of a federation_credit to the partner's order, written by the same commit
  * as its FederationCredit (CONTRACT C18), so neither exists without the other. The link's
  * (partner_id, remote_id) is unique: a commit whose link is taken already fails as a whole (Duplicate).
