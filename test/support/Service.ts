@@ -84,6 +84,8 @@ export const startService = async (options: StartOptions = {}): Promise<RunningS
   }
   // "self": the service's own address (the sandbox acquirer posts its webhooks to PUBLIC_BASE_URL).
   if (env.PUBLIC_BASE_URL === "self") env.PUBLIC_BASE_URL = `http://127.0.0.1:${port}`
+  // "{key}" in SERVICE_KEYS: the test's admin key among other (scoped) items.
+  env.SERVICE_KEYS = env.SERVICE_KEYS.replaceAll("{key}", key)
   if (databaseUrl !== undefined) env.DATABASE_URL = databaseUrl
   else delete env.DATABASE_URL
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
