@@ -224,6 +224,13 @@ export const errorCodes = {
   Unauthorized: [10401, 401],
   Forbidden: [10403, 403],
   NotFound: [10404, 404],
+  // C19 at the edge (schema/EdgeErrors.ts).
+  KeyScope: [10405, 403],
+  CrossSiteRequest: [10406, 403],
+  UnsupportedMediaType: [10407, 415],
+  RateLimitExceeded: [10408, 429],
+  TooManyWaiters: [10409, 429],
+  RequestTimeout: [10410, 503],
   RateLimited: [10429, 429],
   InternalError: [10500, 500]
 } as const satisfies Record<string, readonly [number, number]>

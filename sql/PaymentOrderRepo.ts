@@ -1,6 +1,7 @@
 /** Payment orders (CONTRACT C16): an order with its transaction's state and update tick, by id, code or (app, externalId). */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
+import { numberArray } from "./ArrayLiterals.ts"
 import {
   Bool,
   decodeAll,
@@ -124,6 +125,24 @@ export const paymentOrdersOfAppAfter = (appId: string, after: string, limit: num
         watermark: rows.length > 0 ? watermarkOf(rows).watermark : 0n,
         rows: all(rows.filter((row) => row.tx_id !== null))
       })
+    )
+  )
+
+const movedApps = decodeAll(record({ appId: Int8 }))
+
+/**
+ * Of the apps with a parked merchant long-poll (each with the cursor its waiter is past), the ones whose
+ * feed has a row after that cursor (C19 §8: a waiter wakes only when its own app's feed moves). One
+ * statement for every parked app; each app is one probe of transactions_app (app_id, id_update) that
+ * stops at the first row.
+ */
+export const appFeedsMoved = (apps: ReadonlyArray<bigint>, afters: ReadonlyArray<bigint>) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(
+      sql`SELECT w.app_id FROM unnest(${numberArray(apps)}::bigint[], ${numberArray(afters)}::bigint[]) AS w(app_id, after)
+      WHERE EXISTS (SELECT 1 FROM transactions t
+        WHERE t.app_id = w.app_id AND t.id_update > w.after AND t.type_tx IN (20, 21))`,
+      (rows) => movedApps(rows).map((row) => row.appId)
     )
   )
 

@@ -19,7 +19,9 @@ import { migrateClusterStorage } from "../sql/ClusterMessageRepo.ts"
 import { AppConfigService, limits } from "./platform/Config.ts"
 import { MigratedDatabase } from "./platform/db/Database.ts"
 import { MerchantAuthLive, ServiceAuthLive, SessionAuthLive } from "./http/Auth.ts"
+import { EdgeRules } from "./http/EdgeRules.ts"
 import { EnvelopeLayer } from "./http/EnvelopeMiddleware.ts"
+import { RateLimits } from "./http/RateLimits.ts"
 import { PayPageRoutes } from "./http/pages/PayPage.ts"
 import { makePublicServer } from "./http/NodeServer.ts"
 import { AddressHandlers, PrivateAddressHandlers } from "./http/handlers/AddressHandlers.ts"
@@ -267,10 +269,14 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/core/openapi.json" 
 
 const Docs = HttpApiSwagger.layer(Api, { path: "/core/swagger/" })
 
+/** C19 at the edge: the token buckets, and the rules every request meets before the router. */
+const Edge = EdgeRules.layer.pipe(Layer.provideMerge(RateLimits.layer))
+
 const PublicServer = Layer.unwrap(
   Effect.gen(function* () {
     const config = yield* AppConfigService
     const metrics = yield* Metrics
+    const limits = yield* RateLimits
     return HttpRouter.serve(
       Layer.mergeAll(
         ApiRoutes,
@@ -282,11 +288,14 @@ const PublicServer = Layer.unwrap(
         PayPageRoutes
       ),
       { disableLogger: true, disableListenLog: true }
-    ).pipe(Layer.provide(NodeHttpServer.layer(makePublicServer(metrics), { port: config.port, host: config.host })))
+    ).pipe(
+      Layer.provide(NodeHttpServer.layer(makePublicServer(metrics, limits), { port: config.port, host: config.host }))
+    )
   })
 )
 
 export const AppLayer = Layer.mergeAll(PublicServer, MonitoringServer).pipe(
+  Layer.provide(Edge),
   Layer.provide(Federation),
   Layer.provide(AppConfigService.fromEnv)
 )

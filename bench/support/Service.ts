@@ -68,6 +68,11 @@ export const startService = async (options: StartOptions = {}): Promise<RunningS
     DATA_DIR: dataDir,
     LOG_LEVEL: "warn",
     NODE_OPTIONS: nodeOptions.join(" ").trim(),
+    // A load generator is one client address and few credentials sending as fast as the service answers:
+    // the C19 rate limits (100/s per address, 200/s per credential) would measure their own 429s. Set
+    // high rather than 0, so every request still pays for the check it costs in production.
+    RATE_LIMIT_IP_RPS: "1000000",
+    RATE_LIMIT_CREDENTIAL_RPS: "1000000",
     ...options.env
   }
   if (options.databaseUrl !== undefined) env.DATABASE_URL = options.databaseUrl

@@ -1,6 +1,7 @@
 /** Merchant payment orders `/payorders/v1/` (merchant key plus app_id). */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { TooManyWaiters } from "../EdgeErrors.ts"
 import { CursorEnvelope, Envelope } from "../Envelope.ts"
 import {
   ExternalIdConflict,
@@ -121,7 +122,7 @@ export class PayordersApi extends HttpApiGroup.make("payorders")
           .annotate({ identifier: "WaitAppPaymentIdle" })
           .pipe(HttpApiSchema.status(202))
       ],
-      error: RateLimited
+      error: [RateLimited, TooManyWaiters]
     }).annotateMerge(
       OpenApi.annotations({
         description:

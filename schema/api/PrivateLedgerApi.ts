@@ -1,6 +1,7 @@
 /** Private `/private/v1/` ledger group: journal feed and long-poll, lookups, events, keys, debt charges. */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { TooManyWaiters } from "../EdgeErrors.ts"
 import { CursorEnvelope, Envelope } from "../Envelope.ts"
 import {
   ExternalIdConflict,
@@ -45,7 +46,7 @@ export class PrivateLedgerApi extends HttpApiGroup.make("privateLedger")
         CursorEnvelope(Moved),
         CursorEnvelope(Moved).annotate({ identifier: "WaitCursorIdle" }).pipe(HttpApiSchema.status(202))
       ],
-      error: RateLimited
+      error: [RateLimited, TooManyWaiters]
     }).annotateMerge(
       OpenApi.annotations({
         description:

@@ -1,6 +1,7 @@
 /** The signer's queue, private `/private/v1/` (CONTRACT C15 "Withdrawals"). */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { TooManyWaiters } from "../EdgeErrors.ts"
 import { SendReportRefused } from "../CryptoErrors.ts"
 import { CursorEnvelope, Envelope } from "../Envelope.ts"
 import { InvalidRequest, RateLimited, TerminalNotFound, TransactionNotFound } from "../Errors.ts"
@@ -15,7 +16,7 @@ export class SignerApi extends HttpApiGroup.make("signer")
         CursorEnvelope(Schema.Array(TxToSend)),
         CursorEnvelope(Schema.Array(TxToSend)).annotate({ identifier: "TxsToSendIdle" }).pipe(HttpApiSchema.status(202))
       ],
-      error: [InvalidRequest, TerminalNotFound, RateLimited]
+      error: [InvalidRequest, TerminalNotFound, RateLimited, TooManyWaiters]
     }).annotateMerge(
       OpenApi.annotations({
         description:

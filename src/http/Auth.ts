@@ -1,28 +1,64 @@
-/** Implementations of the credential middleware of schema/Security.ts (CONTRACT C2). */
+/**
+ * Implementations of the credential middleware of schema/Security.ts (CONTRACT C2), where the edge's
+ * credential rules live (C19 §2, §8): a service key's scope and a named key's operator rule, and the
+ * token buckets — a valid credential spends its own (admin keys none), a missing or wrong one spends its
+ * client address's, so guessing keys is limited like any anonymous request. Each middleware sets the
+ * caller's key (CallerKey) the long-poll waiter limit counts by.
+ */
 import { Effect, Layer, Option, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
+import { KeyScope } from "../../schema/EdgeErrors.ts"
+import { RequestId } from "../../schema/Envelope.ts"
 import { Forbidden, Unauthorized } from "../../schema/Errors.ts"
 import {
+  CallerKey,
   CurrentApp,
   CurrentService,
   CurrentSession,
   MerchantAuth,
+  operatorActions,
+  scopeAllows,
   ServiceAuth,
   SessionAuth
 } from "../../schema/Security.ts"
 import { Credentials } from "../services/Credentials.ts"
+import { rateLimited } from "./EdgeRules.ts"
+import { RateLimits } from "./RateLimits.ts"
 
 const unauthorized = (what: string) => new Unauthorized({ message: `${what}: missing or invalid credential` })
 
+const build = Effect.gen(function* () {
+  const credentials = yield* Credentials
+  const limits = yield* RateLimits
+  /** No valid credential: 401, or 429 once the client address has spent its tokens. */
+  const refuse = (what: string) =>
+    HttpServerRequest.HttpServerRequest.use((request) => {
+      const wait = limits.byAddress(Option.getOrUndefined(request.remoteAddress))
+      return wait > 0 ? RequestId.useSync((id) => rateLimited(id, wait)) : Effect.fail(unauthorized(what))
+    })
+  /** A valid credential's token: undefined when there was one, else its 429. */
+  const spend = (caller: string) => {
+    const wait = limits.byCredential(caller)
+    return wait > 0 ? RequestId.useSync((id) => rateLimited(id, wait)) : undefined
+  }
+  return { credentials, refuse, spend }
+})
+
 export const SessionAuthLive = Layer.effect(
   SessionAuth,
-  Credentials.useSync((credentials) =>
+  Effect.map(build, ({ credentials, refuse, spend }) =>
     SessionAuth.of({
       sid: (httpEffect, { credential }) =>
         Effect.gen(function* () {
           const session = yield* credentials.session(Redacted.value(credential))
-          if (Option.isNone(session)) return yield* Effect.fail(unauthorized("sid"))
-          return yield* Effect.provideService(httpEffect, CurrentSession, session.value)
+          if (Option.isNone(session)) return yield* refuse("sid")
+          const caller = `session:${session.value.key}`
+          const limited = spend(caller)
+          if (limited !== undefined) return yield* limited
+          return yield* httpEffect.pipe(
+            Effect.provideService(CurrentSession, session.value),
+            Effect.provideService(CallerKey, caller)
+          )
         })
     })
   )
@@ -30,12 +66,28 @@ export const SessionAuthLive = Layer.effect(
 
 export const ServiceAuthLive = Layer.effect(
   ServiceAuth,
-  Credentials.useSync((credentials) =>
+  Effect.map(build, ({ credentials, refuse, spend }) =>
     ServiceAuth.of({
-      bearer: (httpEffect, { credential }) =>
-        credentials.isServiceKey(Redacted.value(credential))
-          ? Effect.provideService(httpEffect, CurrentService, { keyId: "service" })
-          : Effect.fail(unauthorized("Authorization"))
+      bearer: (httpEffect, { credential, endpoint }) =>
+        Effect.gen(function* () {
+          const key = credentials.serviceKey(Redacted.value(credential))
+          if (key === undefined) return yield* refuse("Authorization")
+          const caller = `key:${key.keyId}`
+          const limited = key.scope === "admin" ? undefined : spend(caller)
+          if (limited !== undefined) return yield* limited
+          const action = endpoint.identifier
+          if (!scopeAllows(key.scope, action))
+            return yield* new KeyScope({ message: `Authorization: a ${key.scope} key may not call ${action}` })
+          if (key.name !== undefined && operatorActions.has(action)) {
+            const owner = (yield* HttpServerRequest.HttpServerRequest).headers["x-owner-id"]
+            if (owner !== undefined && owner !== key.name)
+              return yield* new KeyScope({ message: "X-Owner-Id: a named key acts only as its own operator" })
+          }
+          return yield* httpEffect.pipe(
+            Effect.provideService(CurrentService, { keyId: key.keyId, scope: key.scope, name: key.name }),
+            Effect.provideService(CallerKey, caller)
+          )
+        })
     })
   )
 )
@@ -43,18 +95,24 @@ export const ServiceAuthLive = Layer.effect(
 /** The pkey names one app; a valid pkey used with another app's app_id is 403. */
 export const MerchantAuthLive = Layer.effect(
   MerchantAuth,
-  Credentials.useSync((credentials) =>
+  Effect.map(build, ({ credentials, refuse, spend }) =>
     MerchantAuth.of({
       pkey: (httpEffect, { credential }) =>
         Effect.gen(function* () {
           const app = yield* credentials.app(Redacted.value(credential))
-          if (Option.isNone(app)) return yield* Effect.fail(unauthorized("pkey"))
+          if (Option.isNone(app)) return yield* refuse("pkey")
+          const caller = `app:${app.value.appId}`
+          const limited = spend(caller)
+          if (limited !== undefined) return yield* limited
           const request = yield* HttpServerRequest.HttpServerRequest
           const requested = new URL(request.url, "http://local").searchParams.get("app_id")
           if (requested !== null && requested !== app.value.appId) {
             return yield* Effect.fail(new Forbidden({ message: "app_id: the key does not belong to this app" }))
           }
-          return yield* Effect.provideService(httpEffect, CurrentApp, app.value)
+          return yield* httpEffect.pipe(
+            Effect.provideService(CurrentApp, app.value),
+            Effect.provideService(CallerKey, caller)
+          )
         })
     })
   )

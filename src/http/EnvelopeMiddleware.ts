@@ -1,8 +1,11 @@
 /**
  * Every response is the SPEC envelope (CONTRACT C4). Handlers build successful envelopes; this
- * global middleware numbers each request (envelope `id` and `X-Request-Id`), and turns every
- * failure into an error envelope: declared errors keep their code and status, decode failures
+ * global middleware numbers each request (envelope `id` and `X-Request-Id`), puts it through the
+ * edge's rules (src/http/EdgeRules.ts: media type, browser origin, rate, input, deadline), and turns
+ * every failure into an error envelope: declared errors keep their code and status, decode failures
  * become 400/10001 naming the field, unknown routes 404/10404, defects 500/10500 without internals.
+ * Every answer is `X-Content-Type-Options: nosniff`, and `Cache-Control: no-store` unless it names its
+ * own (the payment page's assets).
  */
 import { ByteSize, Cause, Effect, Layer } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -11,6 +14,7 @@ import { RequestId } from "../../schema/Envelope.ts"
 import { codeOf, errorCodes } from "../../schema/Errors.ts"
 import { Metrics } from "../platform/monitoring/Metrics.ts"
 import { limits } from "../platform/Config.ts"
+import { EdgeRules } from "./EdgeRules.ts"
 import { nextRequestNumber } from "./RequestNumbers.ts"
 
 /** No request body may exceed this (limits.requestBodyBytesMax); a larger one is refused before it is parsed. */
@@ -50,11 +54,13 @@ const statusCode = (status: number): number =>
       ? errorCodes.Forbidden[0]
       : status === 404
         ? errorCodes.NotFound[0]
-        : status === 429
-          ? errorCodes.RateLimited[0]
-          : status >= 500
-            ? errorCodes.InternalError[0]
-            : errorCodes.InvalidRequest[0]
+        : status === 415
+          ? errorCodes.UnsupportedMediaType[0]
+          : status === 429
+            ? errorCodes.RateLimited[0]
+            : status >= 500
+              ? errorCodes.InternalError[0]
+              : errorCodes.InvalidRequest[0]
 
 const defaultMessage = (status: number): string =>
   status === 401
@@ -120,11 +126,12 @@ const routeOf = (path: string): string =>
 export const EnvelopeMiddleware = HttpRouter.middleware(
   Effect.gen(function* () {
     const metrics = yield* Metrics
+    const edge = yield* EdgeRules
     return ((app: Effect.Effect<HttpServerResponse.HttpServerResponse, any, any>) =>
       Effect.suspend(() => {
         const id = nextRequestNumber()
         const started = performance.now()
-        return app.pipe(
+        return edge.guard(app, id).pipe(
           Effect.provideService(RequestId, id),
           Effect.provideService(HttpIncomingMessage.MaxBodySize, bodyBytesMax),
           Effect.map((response) => (response.status >= 400 && !isPage(response) ? rewrite(response, id) : response)),
@@ -146,7 +153,11 @@ export const EnvelopeMiddleware = HttpRouter.middleware(
                 response.status,
                 performance.now() - started
               )
-              return HttpServerResponse.setHeader(response, "x-request-id", String(id))
+              return HttpServerResponse.setHeaders(response, {
+                "x-request-id": String(id),
+                "x-content-type-options": "nosniff",
+                "cache-control": response.headers["cache-control"] ?? "no-store"
+              })
             })
           )
         )
@@ -155,4 +166,5 @@ export const EnvelopeMiddleware = HttpRouter.middleware(
   { global: true }
 )
 
-export const EnvelopeLayer: Layer.Layer<never, never, HttpRouter.HttpRouter | Metrics> = EnvelopeMiddleware as any
+export const EnvelopeLayer: Layer.Layer<never, never, HttpRouter.HttpRouter | Metrics | EdgeRules> =
+  EnvelopeMiddleware as any

@@ -3,6 +3,7 @@
  * variables with their defaults, read once at start.
  */
 import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { parseServiceKeys, type ServiceKeySpec } from "./ServiceKeys.ts"
 
 export interface AppConfig {
   readonly databaseUrl: Option.Option<Redacted.Redacted>
@@ -11,7 +12,8 @@ export interface AppConfig {
   readonly port: number
   readonly monitoringHost: string
   readonly monitoringPort: number
-  readonly serviceKeys: ReadonlyArray<string>
+  /** C19 §2: scoped service keys (`[name@]scope:secret`, or a bare secret: admin). */
+  readonly serviceKeys: ReadonlyArray<ServiceKeySpec>
   readonly logLevel: string
   readonly poolSize: number
   readonly maxResidentEntities: number
@@ -58,6 +60,40 @@ export interface AppConfig {
   readonly federationWebhookToleranceSeconds: number
   readonly federationHttpTimeoutSeconds: number
   readonly federationReconcileSeconds: number
+  /** C19 §3, §7, §8 at the edge: origins besides PUBLIC_BASE_URL's, the request deadline, token buckets (0 off), waiters per credential (0 off). */
+  readonly allowedOrigins: ReadonlyArray<string>
+  readonly requestTimeoutSeconds: number
+  readonly rateLimitCredentialRps: number
+  readonly rateLimitIpRps: number
+  readonly longPollMaxPerCredential: number
+}
+
+/** A setting the start cannot go on with: one line on stderr naming the variable, then the start fails. */
+const stopStart = (message: string) =>
+  Effect.suspend(() => {
+    console.error(`core wallet service: ${message}`)
+    return Effect.die(new Error(message))
+  })
+
+/** ALLOWED_ORIGINS: comma-separated origins (`scheme://host[:port]`), each kept in its serialized form. */
+const parseOrigins = (value: string): ReadonlyArray<string> | string => {
+  const origins: Array<string> = []
+  for (const [i, item] of value
+    .split(",")
+    .map((part) => part.trim())
+    .entries()) {
+    if (item.length === 0) continue
+    let url: URL | undefined
+    try {
+      url = new URL(item)
+    } catch {
+      url = undefined
+    }
+    if (url === undefined || url.origin === "null" || url.pathname !== "/" || url.search !== "" || url.hash !== "")
+      return `ALLOWED_ORIGINS: item ${i + 1} is not an origin (scheme://host[:port], nothing after it)`
+    origins.push(url.origin)
+  }
+  return origins
 }
 
 /**
@@ -80,7 +116,10 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
     AppConfigService,
     Effect.gen(function* () {
       const databaseUrl = yield* Config.option(Config.Redacted("DATABASE_URL"))
-      const keys = yield* Config.String("SERVICE_KEYS").pipe(Config.withDefault(""))
+      const keys = parseServiceKeys(yield* Config.String("SERVICE_KEYS").pipe(Config.withDefault("")))
+      if (typeof keys === "string") return yield* stopStart(keys)
+      const origins = parseOrigins(yield* Config.String("ALLOWED_ORIGINS").pipe(Config.withDefault("")))
+      if (typeof origins === "string") return yield* stopStart(origins)
       const host = yield* Config.String("HOST").pipe(Config.withDefault("127.0.0.1"))
       const port = yield* Config.Port("PORT").pipe(Config.withDefault(8080))
       const publicBaseUrl = yield* Config.String("PUBLIC_BASE_URL").pipe(Config.withDefault(""))
@@ -95,10 +134,7 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
           (yield* Config.Port("MONITORING_PORT").pipe(Config.withDefault(9464))) +
           (yield* Config.Int("WORKER_INDEX").pipe(Config.withDefault(1))) -
           1,
-        serviceKeys: keys
-          .split(",")
-          .map((key) => key.trim())
-          .filter((key) => key.length > 0),
+        serviceKeys: keys,
         logLevel: yield* Config.String("LOG_LEVEL").pipe(Config.withDefault("info")),
         poolSize: yield* Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),
         maxResidentEntities: yield* Config.Int("MAX_RESIDENT_ENTITIES").pipe(Config.withDefault(100_000)),
@@ -147,7 +183,12 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
         investMaxOpenPerWallet: yield* intIn("INVEST_MAX_OPEN_PER_WALLET", 100, 1, 100_000),
         federationWebhookToleranceSeconds: yield* intIn("FEDERATION_WEBHOOK_TOLERANCE_SECONDS", 300, 1, 86_400),
         federationHttpTimeoutSeconds: yield* intIn("FEDERATION_HTTP_TIMEOUT_SECONDS", 10, 1, 120),
-        federationReconcileSeconds: yield* intIn("FEDERATION_RECONCILE_SECONDS", 60, 0, 3_600)
+        federationReconcileSeconds: yield* intIn("FEDERATION_RECONCILE_SECONDS", 60, 0, 3_600),
+        allowedOrigins: origins,
+        requestTimeoutSeconds: yield* intIn("REQUEST_TIMEOUT_SECONDS", 30, 1, 600),
+        rateLimitCredentialRps: yield* intIn("RATE_LIMIT_CREDENTIAL_RPS", 200, 0, 1_000_000),
+        rateLimitIpRps: yield* intIn("RATE_LIMIT_IP_RPS", 100, 0, 1_000_000),
+        longPollMaxPerCredential: yield* intIn("LONGPOLL_MAX_PER_CREDENTIAL", 8, 0, 10_000)
       })
     })
   )
@@ -177,5 +218,9 @@ export const limits = {
   webhookDispatchBatchMax: 200,
   webhookInFlightMax: 32,
   retentionBatchMax: 1_000,
-  retentionIntervalMinutes: 60
+  retentionIntervalMinutes: 60,
+  /** C19 §7: JSON nested deeper than this is refused (400 10001) before it is parsed. */
+  jsonDepthMax: 64,
+  /** C19 §8: token buckets kept per limit (idle full ones are dropped first; past this the oldest go). */
+  rateLimitBucketsMax: 100_000
 } as const

@@ -19,6 +19,7 @@ import {
 import { walletById } from "../../sql/WalletRepo.ts"
 import { WalletNotFound } from "../../schema/Errors.ts"
 import { appId, type AppId, clientId, walletId, type WalletId } from "../../schema/Ids.ts"
+import type { ServiceScope } from "../../schema/Security.ts"
 import { AppConfigService } from "../platform/Config.ts"
 import { makeDb } from "../platform/db/Sql.ts"
 import { newWebhookSecret } from "../platform/WebhookSignature.ts"
@@ -30,11 +31,20 @@ export const newSecret = (): string => randomBytes(32).toString("base64url")
 const sameHash = (a: Uint8Array, b: Uint8Array) => a.length === b.length && timingSafeEqual(a, b)
 
 export interface SessionIdentity {
+  /** The session's own key for the edge limits (C19 §8): derived from its hash, never the sid. */
+  readonly key: string
   readonly walletId: WalletId
   readonly clientId: ReturnType<typeof clientId>
   readonly project: number
   readonly flags: number
   readonly walletGroup: number
+}
+
+/** A service key as the credential middleware sees it (C19 §2). */
+export interface ServiceKeyIdentity {
+  readonly keyId: string
+  readonly scope: ServiceScope
+  readonly name: string | undefined
 }
 
 /** How long a looked-up session (with its wallet's flags) may be reused; any change drops it at once (ChangeNotices). */
@@ -54,7 +64,8 @@ export class Credentials extends Context.Service<
       name: string
     ) => Effect.Effect<{ appId: AppId; pkey: string; webhookSecret: string }, WalletNotFound>
     readonly app: (pkey: string) => Effect.Effect<Option.Option<{ appId: AppId; walletId: WalletId }>>
-    readonly isServiceKey: (key: string) => boolean
+    /** The service key this secret is, or undefined (every known key compared, in constant time). */
+    readonly serviceKey: (key: string) => ServiceKeyIdentity | undefined
   }
 >()("core/Credentials") {
   static readonly layer = Layer.effect(
@@ -66,7 +77,13 @@ export class Credentials extends Context.Service<
       // Every wallet request starts with this lookup. Entries are dropped when any session or wallet
       // row changes (end_session, update_wallet, block flags), by any process; expiry is checked here.
       const sessions = notices.cache<Session | undefined>(["sessions", "wallets"], sessionCacheMs)
-      const serviceHashes: Array<Uint8Array> = config.serviceKeys.map(hashSecret)
+      // Configured keys carry their scope and name; a generated or stored key is an unnamed admin (C19 §2).
+      const serviceHashes: Array<Uint8Array> = config.serviceKeys.map((spec) => hashSecret(spec.secret))
+      const serviceKeys: Array<ServiceKeyIdentity> = config.serviceKeys.map((spec, i) => ({
+        keyId: `key-${i + 1}`,
+        scope: spec.scope,
+        name: spec.name
+      }))
       if (serviceHashes.length === 0) {
         const stored = yield* db(serviceKeyHashes)
         if (stored.length === 0) {
@@ -80,6 +97,8 @@ export class Credentials extends Context.Service<
         } else {
           serviceHashes.push(...stored.map((hash) => new Uint8Array(hash)))
         }
+        for (let i = 0; i < serviceHashes.length; i++)
+          serviceKeys.push({ keyId: `stored-${i + 1}`, scope: "admin", name: undefined })
       }
 
       const requireWallet = (wallet: WalletId) =>
@@ -103,10 +122,12 @@ export class Credentials extends Context.Service<
         session: (sid) => {
           if (sid.length === 0 || sid.length > 200) return Effect.succeed(Option.none())
           const hash = hashSecret(sid)
-          return Effect.map(sessions.get(Buffer.from(hash).toString("base64"), db(findLiveSession(hash))), (row) =>
+          const key = Buffer.from(hash).toString("base64")
+          return Effect.map(sessions.get(key, db(findLiveSession(hash))), (row) =>
             row === undefined || row.expiresAt.getTime() <= Date.now()
               ? Option.none()
               : Option.some({
+                  key,
                   walletId: walletId(row.walletId),
                   clientId: clientId(row.clientId),
                   project: row.project,
@@ -133,11 +154,11 @@ export class Credentials extends Context.Service<
                   ? Option.none()
                   : Option.some({ appId: appId(row.id), walletId: walletId(row.walletId) })
               ),
-        isServiceKey: (key) => {
-          if (key.length === 0 || key.length > 200) return false
+        serviceKey: (key) => {
+          if (key.length === 0 || key.length > 200) return undefined
           const hash = hashSecret(key)
-          let found = false
-          for (const candidate of serviceHashes) found = sameHash(hash, candidate) || found
+          let found: ServiceKeyIdentity | undefined
+          for (let i = 0; i < serviceHashes.length; i++) if (sameHash(hash, serviceHashes[i])) found ??= serviceKeys[i]
           return found
         }
       })

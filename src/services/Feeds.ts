@@ -3,11 +3,18 @@
  * ledger writer publishes each commit's top tick in-process; other processes' commits arrive by
  * PostgreSQL LISTEN/NOTIFY (sent inside each committing transaction). Waiters are woken by those
  * signals, never by polling SQL; the answer is always re-read from SQL, the authority.
+ *
+ * Every parked long-poll holds a slot (`admit`): at most LONGPOLL_MAX_PER_CREDENTIAL per caller (the
+ * session, app or service key the credential middleware named, CallerKey; C19 §8, 429 10409) and
+ * `longPollWaitersMax` in all (429 10429). The merchant feed parks its own waiters by app
+ * (src/services/MerchantFeed.ts) and learns of commits through `onAdvance`.
  */
 import { PgClient } from "@effect/sql-pg"
-import { Context, Deferred, Effect, Layer, Option, PubSub, Queue, Schedule } from "effect"
+import { Context, Deferred, Effect, Layer, Metric, Option, PubSub, Queue, Schedule, type Scope } from "effect"
 import { committedWatermark } from "../../sql/JournalRepo.ts"
+import { TooManyWaiters } from "../../schema/EdgeErrors.ts"
 import { RateLimited } from "../../schema/Errors.ts"
+import { CallerKey } from "../../schema/Security.ts"
 import { AppConfigService } from "../platform/Config.ts"
 import { makeDb } from "../platform/db/Sql.ts"
 import { metricNames, Metrics } from "../platform/monitoring/Metrics.ts"
@@ -21,6 +28,18 @@ export const longPollMaxSeconds = 45
 export const longPollFeeds = ["journal", "merchant"] as const
 export type LongPollFeed = (typeof longPollFeeds)[number]
 
+/** Waiters a commit woke (not their timeout): a merchant's wake only for its own app's feed. */
+const wakeups = Metric.counter(metricNames.longPollWakeups, {
+  description: "Long-poll waiters woken by a commit, by feed",
+  incremental: true
+})
+
+/** A parked long-poll's slot; `woke` counts a wake-up by a commit, `release` gives the slot back. */
+export interface WaiterSlot {
+  readonly woke: () => void
+  readonly release: Effect.Effect<void>
+}
+
 export class Feeds extends Context.Service<
   Feeds,
   {
@@ -30,7 +49,11 @@ export class Feeds extends Context.Service<
       feed: LongPollFeed,
       cursor: bigint,
       timeoutMs: number
-    ) => Effect.Effect<{ readonly moved: boolean; readonly watermark: bigint }, RateLimited>
+    ) => Effect.Effect<{ readonly moved: boolean; readonly watermark: bigint }, RateLimited | TooManyWaiters>
+    /** A slot for one waiter about to park, counted for the caller (CallerKey) and in all. */
+    readonly admit: (feed: LongPollFeed) => Effect.Effect<WaiterSlot, RateLimited | TooManyWaiters>
+    /** Calls `listener` (synchronously, keep it short) with every new committed watermark, for the scope. */
+    readonly onAdvance: (listener: (tick: bigint) => void) => Effect.Effect<void, never, Scope.Scope>
   }
 >()("core/Feeds") {
   static readonly layer = Layer.effect(
@@ -41,13 +64,13 @@ export class Feeds extends Context.Service<
       const metrics = yield* Metrics
       const config = yield* AppConfigService
       let latest = yield* db(committedWatermark)
-      const waiters = new Set<{
-        readonly feed: LongPollFeed
-        readonly cursor: bigint
-        readonly done: Deferred.Deferred<void>
-      }>()
-      // Counted per feed as waiters come and go, so a scrape reads a number instead of walking the set.
+      const waiters = new Set<{ readonly cursor: bigint; readonly done: Deferred.Deferred<void> }>()
+      const listeners = new Set<(tick: bigint) => void>()
+      // Counted as waiters come and go, so a scrape reads a number instead of walking anything.
       const waiting = new Map<LongPollFeed, number>(longPollFeeds.map((feed) => [feed, 0]))
+      const byCaller = new Map<string, number>()
+      let total = 0
+      const perCallerMax = config.longPollMaxPerCredential
       for (const feed of longPollFeeds) {
         yield* metrics.gauge(
           metricNames.longPollWaiters,
@@ -55,7 +78,38 @@ export class Feeds extends Context.Service<
           () => waiting.get(feed) ?? 0,
           { feed }
         )
+        metrics.update(Metric.withAttributes(wakeups, { feed }), 0)
       }
+
+      const admit = (feed: LongPollFeed): Effect.Effect<WaiterSlot, RateLimited | TooManyWaiters> =>
+        CallerKey.use((caller): Effect.Effect<WaiterSlot, RateLimited | TooManyWaiters> => {
+          if (total >= longPollWaitersMax)
+            return Effect.fail(new RateLimited({ message: "too many long-poll waiters; retry later" }))
+          const held = byCaller.get(caller) ?? 0
+          if (perCallerMax > 0 && held >= perCallerMax)
+            return Effect.fail(
+              new TooManyWaiters({
+                message: `this credential already holds ${perCallerMax} long-polls (LONGPOLL_MAX_PER_CREDENTIAL)`
+              })
+            )
+          byCaller.set(caller, held + 1)
+          total++
+          waiting.set(feed, waiting.get(feed)! + 1)
+          const counter = Metric.withAttributes(wakeups, { feed })
+          let released = false
+          return Effect.succeed<WaiterSlot>({
+            woke: () => metrics.update(counter, 1),
+            release: Effect.sync(() => {
+              if (released) return
+              released = true
+              total--
+              waiting.set(feed, waiting.get(feed)! - 1)
+              const left = (byCaller.get(caller) ?? 1) - 1
+              if (left <= 0) byCaller.delete(caller)
+              else byCaller.set(caller, left)
+            })
+          })
+        })
 
       const advance = (tick: bigint) =>
         Effect.sync(() => {
@@ -67,6 +121,7 @@ export class Feeds extends Context.Service<
               Deferred.doneUnsafe(waiter.done, Effect.void)
             }
           }
+          for (const listener of listeners) listener(tick)
         })
 
       const local = yield* PubSub.subscribe(ledger.commits)
@@ -100,25 +155,26 @@ export class Feeds extends Context.Service<
             const again = yield* watermark()
             return { moved: again > cursor, watermark: again }
           }
-          if (waiters.size >= longPollWaitersMax)
-            return yield* new RateLimited({ message: "too many long-poll waiters; retry later" })
-          const waiter = { feed, cursor, done: Deferred.makeUnsafe<void>() }
+          const slot = yield* admit(feed)
+          const waiter = { cursor, done: Deferred.makeUnsafe<void>() }
           waiters.add(waiter)
-          waiting.set(feed, waiting.get(feed)! + 1)
-          yield* Deferred.await(waiter.done).pipe(
+          const woken = yield* Deferred.await(waiter.done).pipe(
             Effect.timeoutOption(timeoutMs),
-            Effect.ensuring(
-              Effect.sync(() => {
-                waiters.delete(waiter)
-                waiting.set(feed, waiting.get(feed)! - 1)
-              })
-            )
+            Effect.ensuring(Effect.sync(() => waiters.delete(waiter))),
+            Effect.ensuring(slot.release)
           )
+          if (Option.isSome(woken)) slot.woke()
           const after = yield* watermark()
           return { moved: after > cursor, watermark: after }
         })
 
-      return Feeds.of({ watermark, waitBeyond })
+      const onAdvance = (listener: (tick: bigint) => void) =>
+        Effect.acquireRelease(
+          Effect.sync(() => listeners.add(listener)),
+          () => Effect.sync(() => listeners.delete(listener))
+        ).pipe(Effect.asVoid)
+
+      return Feeds.of({ watermark, waitBeyond, admit, onAdvance })
     })
   )
 }

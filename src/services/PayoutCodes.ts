@@ -29,7 +29,7 @@ export class PayoutCodes extends Context.Service<
       let key: Buffer | undefined
       const keyMaterial = Effect.gen(function* () {
         if (key !== undefined) return key
-        const configured = config.serviceKeys[0]
+        const configured = config.serviceKeys[0]?.item
         if (configured !== undefined) {
           key = createHash("sha256").update(`payout-codes:${configured}`, "utf8").digest()
           return key

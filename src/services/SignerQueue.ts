@@ -12,6 +12,7 @@ import { findTerminal } from "../../sql/ReferenceRepo.ts"
 import { type QueueItem, txsToSend } from "../../sql/SignerRepo.ts"
 import { cryptoTxById } from "../../sql/WithdrawRepo.ts"
 import { SendReportRefused } from "../../schema/CryptoErrors.ts"
+import type { TooManyWaiters } from "../../schema/EdgeErrors.ts"
 import { RateLimited, TerminalNotFound, TransactionNotFound } from "../../schema/Errors.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { TxType } from "../../schema/Transfer.ts"
@@ -61,7 +62,7 @@ const toItem = (row: QueueItem): TxToSend => ({
 export class SignerQueue extends Context.Service<
   SignerQueue,
   {
-    readonly list: (request: ListRequest) => Effect.Effect<ListAnswer, TerminalNotFound | RateLimited>
+    readonly list: (request: ListRequest) => Effect.Effect<ListAnswer, TerminalNotFound | RateLimited | TooManyWaiters>
     readonly report: (input: TxSendReportIn) => Effect.Effect<TxSendReportOut, TransactionNotFound | SendReportRefused>
     /** Queued (not yet handed off) withdrawals and refunds per terminal id, read now. */
   }

@@ -32,6 +32,7 @@ import {
   sessionPost,
   TOO_MANY_DECIMALS,
   UNKNOWN_CURRENCY,
+  UNSUPPORTED_MEDIA_TYPE,
   updateWallet,
   validationFile,
   withoutField
@@ -311,7 +312,8 @@ const cases: ReadonlyArray<Case> = [
     raw: `{"clientId":"1"}`,
     contentType: "text/plain",
     status: 415,
-    code: INVALID,
+    // C19 §3: a body that is not application/json is 415 10407 (was 10001).
+    code: UNSUPPORTED_MEDIA_TYPE,
     names: "Content-Type"
   }
 ]

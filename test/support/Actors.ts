@@ -62,7 +62,12 @@ export const testConfig = (databaseUrl: string | undefined, dataDir: string) =>
     investMaxOpenPerWallet: 100,
     federationWebhookToleranceSeconds: 300,
     federationHttpTimeoutSeconds: 10,
-    federationReconcileSeconds: 60
+    federationReconcileSeconds: 60,
+    allowedOrigins: [],
+    requestTimeoutSeconds: 30,
+    rateLimitCredentialRps: 200,
+    rateLimitIpRps: 100,
+    longPollMaxPerCredential: 8
   })
 
 /** Configuration for one test database: a fresh one on the server, or embedded in a temp directory. */

@@ -1,5 +1,6 @@
 /** A small HTTP client for tests: the envelope, credentials of every kind, and bootstrap helpers. */
 import { afterAll, assert } from "@effect/vitest"
+import { Agent, fetch as fetchFrom } from "undici"
 import { assertAuditSound } from "./Audit.ts"
 import { type RunningService, startService } from "./Service.ts"
 
@@ -45,6 +46,16 @@ export interface CallOptions {
   readonly bearer?: string
   readonly pkey?: string
   readonly headers?: Record<string, string>
+  /** The client address to send from (a loopback address such as 127.0.0.2): another caller for the edge's limits. */
+  readonly from?: string
+}
+
+const agents = new Map<string, Agent>()
+/** A keep-alive agent whose connections leave from `address`. */
+export const agentFrom = (address: string): Agent => {
+  let agent = agents.get(address)
+  if (agent === undefined) agents.set(address, (agent = new Agent({ localAddress: address })))
+  return agent
 }
 
 /** A client of one service; a thunk binds it before the service has started (`serviceForFile`). */
@@ -57,11 +68,15 @@ export const makeClient = (running: RunningService | (() => RunningService)) => 
     if (options.pkey !== undefined) headers.pkey = options.pkey
     const hasBody = options.body !== undefined || options.raw !== undefined
     if (hasBody) headers["content-type"] = "application/json"
-    const response = await fetch(service().base + path, {
+    const init = {
       method,
       headers,
       body: options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body))
-    })
+    }
+    const response =
+      options.from === undefined
+        ? await fetch(service().base + path, init)
+        : await fetchFrom(service().base + path, { ...init, dispatcher: agentFrom(options.from) })
     const text = await response.text()
     let body: any
     try {

@@ -84,6 +84,8 @@ export const startService = async (options: StartOptions = {}): Promise<RunningS
   }
   // PUBLIC_BASE_URL defaults to the service's own http://HOST:PORT (C16); a caller's shell does not override it.
   if (options.env?.PUBLIC_BASE_URL === undefined) delete env.PUBLIC_BASE_URL
+  // "{key}" in SERVICE_KEYS: the test's admin key among other (scoped) items.
+  env.SERVICE_KEYS = env.SERVICE_KEYS.replaceAll("{key}", key)
   if (databaseUrl !== undefined) env.DATABASE_URL = databaseUrl
   else delete env.DATABASE_URL
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {

@@ -47,6 +47,7 @@ export const INVALID = errorCode.InvalidRequest
 export const UNKNOWN_CURRENCY = errorCode.UnknownCurrency
 export const TOO_MANY_DECIMALS = errorCode.TooManyDecimals
 export const FIELD_RULE = errorCode.FieldRuleViolated
+export const UNSUPPORTED_MEDIA_TYPE = errorCode.UnsupportedMediaType
 
 export const long = (n: number) => "x".repeat(n)
 

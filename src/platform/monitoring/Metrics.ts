@@ -31,7 +31,8 @@ export const metricNames = {
   actorMailboxMax: "effect_cluster_entity_mailbox_size_max",
   ledgerQueueDepth: "ledger_queue_depth",
   ledgerBatchInFlight: "ledger_batch_in_flight",
-  longPollWaiters: "longpoll_waiters"
+  longPollWaiters: "longpoll_waiters",
+  longPollWakeups: "longpoll_wakeups_total"
 } as const
 
 export const latencyBucketsMs = [0.5, 1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 10000]
