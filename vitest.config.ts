@@ -1,4 +1,9 @@
 import { defineConfig } from "vitest/config"
+import FileTimesReporter from "./scripts/file-times-reporter.ts"
+
+// Every run also writes a JSON report of its files' times, one per database path, so the slowest files are
+// known (`node scripts/slowest-tests.mjs test-results/embedded.json`; .ci/run prints them after each pass).
+const reportFile = `test-results/${process.env.DATABASE_URL ? "server" : "embedded"}.json`
 
 export default defineConfig({
   test: {
@@ -9,6 +14,6 @@ export default defineConfig({
     // service process and database); two files at a time fit this machine's two cores.
     maxWorkers: 2,
     fileParallelism: true,
-    reporters: ["default"]
+    reporters: ["default", new FileTimesReporter(reportFile)]
   }
 })
