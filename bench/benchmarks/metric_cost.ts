@@ -5,7 +5,7 @@
  * medians. This is the number behind keeping that one figure hand-kept (docs/DESIGN.md "Monitoring").
  */
 import { Context, Metric } from "effect"
-import { HttpHistogram, latencyBucketsMs } from "../../src/platform/monitoring/Metrics.ts"
+import { HttpHistogram, latencyBucketsSeconds } from "../../src/platform/monitoring/Metrics.ts"
 import { fmt, median, type Benchmark } from "../support/Harness.ts"
 
 const observations = 2_000_000
@@ -25,7 +25,7 @@ const handKept = async (): Promise<number> => {
   for (let i = 0; i < observations; i++) {
     const key = `${routes[i & 3]} ${statuses[(i >> 2) & 3]}`
     let histogram = series.get(key)
-    if (histogram === undefined) series.set(key, (histogram = new HttpHistogram(latencyBucketsMs)))
+    if (histogram === undefined) series.set(key, (histogram = new HttpHistogram(latencyBucketsSeconds)))
     histogram.observe(millisOf(i))
   }
   return ((performance.now() - started) * 1e6) / observations
@@ -33,7 +33,7 @@ const handKept = async (): Promise<number> => {
 
 const effectMetric = async (): Promise<number> => {
   const context = Context.make(Metric.MetricRegistry, new Map()) as Context.Context<never>
-  const histogram = Metric.histogram("http_request_duration_ms", { boundaries: latencyBucketsMs })
+  const histogram = Metric.histogram("http_request_duration_seconds", { boundaries: latencyBucketsSeconds })
   const series = new Map<string, Metric.Metric<number, Metric.HistogramState>>()
   const started = performance.now()
   for (let i = 0; i < observations; i++) {

@@ -6,11 +6,13 @@
  * queue depth and in-flight batch; long-poll waiters by feed, 1 while a wait_cursor is parked and 0
  * after; and monitoring_stats must report the same figures. With a PostgreSQL server, two
  * processes share a room: the one whose book missed the other's order dies on its commit, rebuilds
- * from SQL, and counts that restart.
+ * from SQL, and counts that restart. Finally a scrape taken under load passes `promtool check metrics`
+ * without a finding: base units, HELP on every family (issue #28).
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { makeClient, type TestClient } from "../support/Client.ts"
 import { serviceForFile } from "../support/Fixtures.ts"
+import { itWithPromtool, promtoolFindings } from "../support/Promtool.ts"
 import { itWithServer, type RunningService, startService } from "../support/Service.ts"
 
 /** One Prometheus text scrape: `name{labels}` → value (histogram buckets left out). */
@@ -131,6 +133,26 @@ describe("monitoring figures after traffic (C9)", () => {
     }>
     for (const { labels, value } of residentSeries)
       assert.strictEqual(value, figure(quiet, `effect_cluster_entities{type="${labels.type}"}`))
+  })
+})
+
+describe("a scrape Prometheus accepts", () => {
+  itWithPromtool("promtool check metrics finds nothing in a scrape taken under load", async () => {
+    const party = await client.walletWithSession("7730001")
+    await client.fund(party.id, "USDT", "1000")
+    let running = true
+    const load = Array.from({ length: 8 }, async () => {
+      while (running) {
+        await client.call("GET", "/core/v1/wallet/get_balance", { sid: party.sid })
+        await client.call("GET", "/core/v1/get_info")
+      }
+    })
+    await new Promise((r) => setTimeout(r, 300))
+    const text = await (await fetch(service().monitoring + "/metrics")).text()
+    running = false
+    await Promise.all(load)
+    assert.include(text, "http_request_duration_seconds_bucket", "the scrape saw the requests")
+    assert.deepStrictEqual(promtoolFindings(text), { status: 0, findings: [] })
   })
 })
 

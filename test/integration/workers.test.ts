@@ -83,7 +83,7 @@ describe("WORKERS=2 on one PostgreSQL", () => {
       await client.assertLedgerSound()
       for (const monitor of monitors) {
         assert.isAbove(
-          await countOf(monitor, "http_request_duration_ms"),
+          await countOf(monitor, "http_request_duration_seconds"),
           0,
           `${monitor}: this worker answered no request`
         )

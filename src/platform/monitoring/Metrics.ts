@@ -35,7 +35,8 @@ export const metricNames = {
   longPollWakeups: "longpoll_wakeups_total"
 } as const
 
-export const latencyBucketsMs = [0.5, 1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 10000]
+/** Latency buckets in seconds, the base unit Prometheus expects (0.5 ms to 10 s). */
+export const latencyBucketsSeconds = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10]
 export const batchBuckets = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
 
 /** A fixed-bucket histogram: an observation is a short scan and four writes (see the module comment). */
@@ -65,18 +66,41 @@ export class HttpHistogram {
   }
 }
 
-export const httpDuration = Metric.histogram("http_request_duration_ms", {
-  description: "HTTP latency by route and status, milliseconds",
-  boundaries: latencyBucketsMs
+export const httpDuration = Metric.histogram("http_request_duration_seconds", {
+  description: "HTTP latency by route and status, seconds",
+  boundaries: latencyBucketsSeconds
 })
 export const commitBatchSize = Metric.histogram("ledger_commit_batch_size", {
   description: "Operations per group commit",
   boundaries: batchBuckets
 })
-export const commitDuration = Metric.histogram("ledger_commit_duration_ms", {
-  description: "Group commit latency, milliseconds",
-  boundaries: latencyBucketsMs
+export const commitDuration = Metric.histogram("ledger_commit_duration_seconds", {
+  description: "Group commit latency, seconds",
+  boundaries: latencyBucketsSeconds
 })
+
+/**
+ * HELP text for the families effect/cluster registers without a description, so every family of a
+ * scrape has one (`promtool check metrics` is clean: test/integration/metrics-promtool.test.ts).
+ */
+export const clusterHelp: Readonly<Record<string, string>> = {
+  effect_cluster_entities: "Resident entities (actors) of this runner, by entity type",
+  effect_cluster_entity_mailbox_size_max: "Deepest mailbox of an entity of this runner, by entity type",
+  effect_cluster_runners: "Runners of the cluster this runner knows",
+  effect_cluster_runners_healthy: "Runners of the cluster this runner knows as healthy",
+  effect_cluster_shards: "Shards assigned to this runner",
+  effect_cluster_shards_releasing: "Shards this runner is releasing",
+  effect_cluster_singletons: "Singletons running on this runner"
+}
+
+/** Adds a HELP line before the TYPE line of every family that has none (the text format of a scrape). */
+export const withHelp = (text: string, help: Readonly<Record<string, string>>): string => {
+  const described = new Set<string>()
+  for (const match of text.matchAll(/^# HELP (\S+) /gm)) described.add(match[1])
+  return text.replace(/^# TYPE (\S+) /gm, (line, name: string) =>
+    described.has(name) ? line : `# HELP ${name} ${help[name] ?? name.replaceAll("_", " ")}\n${line}`
+  )
+}
 
 const readOnly = <S>(get: () => S): Metric.Metric.Hooks<any, S> => ({ get, update: () => {}, modify: () => {} })
 
@@ -91,7 +115,7 @@ export const makeMetrics = Effect.gen(function* () {
     const key = `${route} ${status}`
     let histogram = http.get(key)
     if (histogram === undefined) {
-      const created = (histogram = new HttpHistogram(latencyBucketsMs))
+      const created = (histogram = new HttpHistogram(latencyBucketsSeconds))
       http.set(key, created)
       Metric.registerUnsafe(
         Metric.withAttributes(httpDuration, { route, status: String(status) }),
@@ -99,12 +123,12 @@ export const makeMetrics = Effect.gen(function* () {
         readOnly(() => created.state())
       )
     }
-    histogram.observe(millis)
+    histogram.observe(millis / 1000)
   }
 
   const observeCommit = (batchSize: number, millis: number): void => {
     commitBatchSize.updateUnsafe(batchSize, context)
-    commitDuration.updateUnsafe(millis, context)
+    commitDuration.updateUnsafe(millis / 1000, context)
   }
 
   /**
@@ -146,9 +170,9 @@ export const makeMetrics = Effect.gen(function* () {
     gauge("process_resident_memory_bytes", "Resident set size", () => process.memoryUsage().rss),
     gauge("nodejs_heap_used_bytes", "V8 heap in use", () => process.memoryUsage().heapUsed),
     gauge(
-      "nodejs_eventloop_delay_p99_ms",
-      "Event-loop delay, 99th percentile since start, milliseconds",
-      () => loopDelay.percentile(99) / 1e6
+      "nodejs_eventloop_delay_p99_seconds",
+      "Event-loop delay, 99th percentile since start, seconds",
+      () => loopDelay.percentile(99) / 1e9
     ),
     gauge("process_uptime_seconds", "Seconds since the process started serving", () =>
       Math.floor((Date.now() - startedAt) / 1000)
@@ -169,7 +193,7 @@ export const makeMetrics = Effect.gen(function* () {
     refresh,
     /** Every series of the registry, the runtime's included. */
     series: () => Metric.snapshotUnsafe(context),
-    prometheus: () => PrometheusMetrics.formatUnsafe(context),
+    prometheus: () => withHelp(PrometheusMetrics.formatUnsafe(context), clusterHelp),
     startedAt
   }
 })

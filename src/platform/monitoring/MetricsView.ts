@@ -94,7 +94,7 @@ const actorsOf = (families: Families) => {
 export const statsOf = (metrics: Metrics["Service"], scanners: ReadonlyArray<ScannerStat> = []) => {
   const families = familiesOf(metrics.series())
   const batches = histogramOf(first(families, "ledger_commit_batch_size"))
-  const commitMs = histogramOf(first(families, "ledger_commit_duration_ms"))
+  const commitSeconds = histogramOf(first(families, "ledger_commit_duration_seconds"))
   return {
     uptimeSeconds: numberOf(first(families, "process_uptime_seconds")),
     actors: actorsOf(families),
@@ -102,21 +102,21 @@ export const statsOf = (metrics: Metrics["Service"], scanners: ReadonlyArray<Sca
       commits: batches.count,
       operations: batches.sum,
       meanBatchSize: batches.count ? batches.sum / batches.count : 0,
-      meanCommitMs: commitMs.count ? commitMs.sum / commitMs.count : 0,
+      meanCommitMs: commitSeconds.count ? (1000 * commitSeconds.sum) / commitSeconds.count : 0,
       queueDepth: numberOf(first(families, metricNames.ledgerQueueDepth)),
       batchInFlight: numberOf(first(families, metricNames.ledgerBatchInFlight))
     },
     longPollWaiters: Object.fromEntries(
       (families[metricNames.longPollWaiters]?.values ?? []).map(({ labels, value }) => [labels.feed, numberOf(value)])
     ),
-    http: (families["http_request_duration_ms"]?.values ?? []).map(({ labels, value }) => {
+    http: (families["http_request_duration_seconds"]?.values ?? []).map(({ labels, value }) => {
       const { count, sum } = histogramOf(value)
-      return { route: labels.route, status: Number(labels.status), count, meanMs: count ? sum / count : 0 }
+      return { route: labels.route, status: Number(labels.status), count, meanMs: count ? (1000 * sum) / count : 0 }
     }),
     runtime: {
       rssBytes: numberOf(first(families, "process_resident_memory_bytes")),
       heapUsedBytes: numberOf(first(families, "nodejs_heap_used_bytes")),
-      eventLoopDelayP99Ms: numberOf(first(families, "nodejs_eventloop_delay_p99_ms"))
+      eventLoopDelayP99Ms: 1000 * numberOf(first(families, "nodejs_eventloop_delay_p99_seconds"))
     },
     scanners,
     series: families
