@@ -13,6 +13,7 @@ const root = resolve(import.meta.dirname, "../..")
 /** The tier of a repository path (posix, relative to the root). */
 export const tierOf = (path: string): string => {
   if (path.startsWith("schema/")) return "schema"
+  if (path.startsWith("client/")) return "client"
   if (path.startsWith("sql/")) return "sql"
   if (path.startsWith("src/platform/")) return "platform"
   if (path.startsWith("src/services/")) return "services"
@@ -36,6 +37,8 @@ export const ruleBroken = (from: string, to: string): string | undefined => {
   switch (source) {
     case "schema":
       return target === "schema" ? undefined : "schema/ imports only schema/"
+    case "client":
+      return ["schema", "client"].includes(target) ? undefined : "client/ imports only schema/ and client/"
     case "sql":
       return ["schema", "sql"].includes(target) ? undefined : "sql/ imports only schema/ and sql/"
     case "platform":
