@@ -11,6 +11,7 @@ import { orderbookEngine } from "./benchmarks/orderbook_engine.ts"
 import { ordersE2e } from "./benchmarks/orders_e2e.ts"
 import { paymentsE2e } from "./benchmarks/payments_e2e.ts"
 import { transfersE2e } from "./benchmarks/transfers_e2e.ts"
+import { startup } from "./benchmarks/startup.ts"
 import { runBenchmark, type Benchmark } from "./support/Harness.ts"
 
 const benchmarks: ReadonlyArray<Benchmark> = [
@@ -21,7 +22,8 @@ const benchmarks: ReadonlyArray<Benchmark> = [
   ordersE2e,
   paymentsE2e,
   orderbookEngine,
-  metricCost
+  metricCost,
+  startup
 ]
 
 const usage = () => {

@@ -39,7 +39,7 @@ const main = async () => {
     LOG_LEVEL: "warn"
   }
   delete env.DATABASE_URL
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: root, env, stdio: "inherit" })
+  const child = spawn(process.execPath, [join(root, "scripts/start.mjs")], { cwd: root, env, stdio: "inherit" })
   try {
     for (let tries = 0; ; tries++) {
       try {

@@ -1,12 +1,13 @@
 /**
- * Our service as the benchmarks run it: `node --import tsx src/main.ts`, exactly as `npm start`, on
+ * Our service as the benchmarks run it: `node scripts/start.mjs` (the compiled build), exactly as `npm start`
+ * (an older checkout without it: `node --import tsx src/main.ts`, as its own `npm start` did), on
  * free ports with a known service key, on the PostgreSQL database it is given or, without one, on
  * its embedded PGlite in a temporary DATA_DIR. Also its CPU profile (BENCH_PROFILE=1). The
  * benchmarks are a tier of their own and import nothing from the tests.
  */
 import { execFileSync, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
 import net from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -18,6 +19,14 @@ export const root = resolve(import.meta.dirname, "../..")
  * at a worktree of an older commit (with its own `npm ci`) to measure before and after with one harness.
  */
 export const serviceRoot = resolve(process.env.BENCH_SERVICE_ROOT || root)
+
+/** `npm start` of the checkout under test, built first when it compiles (scripts/build.mjs). */
+const startCommand = (): Array<string> => {
+  const start = join(serviceRoot, "scripts/start.mjs")
+  if (!existsSync(start)) return ["--import", "tsx", "src/main.ts"]
+  execFileSync(process.execPath, [join(serviceRoot, "scripts/build.mjs")], { cwd: serviceRoot, stdio: "inherit" })
+  return [start]
+}
 
 /** Where BENCH_PROFILE=1 leaves the service's .cpuprofile files (written when it stops). */
 export const profileDirectory = join(root, "bench", "results", "profiles")
@@ -77,7 +86,7 @@ export const startService = async (options: StartOptions = {}): Promise<RunningS
   }
   if (options.databaseUrl !== undefined) env.DATABASE_URL = options.databaseUrl
   else delete env.DATABASE_URL
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const child = spawn(process.execPath, startCommand(), {
     cwd: serviceRoot,
     env,
     stdio: ["ignore", "pipe", "pipe"]

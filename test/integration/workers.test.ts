@@ -8,7 +8,7 @@
 import { spawn } from "node:child_process"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { makeClient } from "../support/Client.ts"
-import { itWithServer, root, type RunningService, startService } from "../support/Service.ts"
+import { itWithServer, root, type RunningService, startArgs, startService } from "../support/Service.ts"
 
 let service: RunningService | undefined
 afterAll(async () => {
@@ -104,7 +104,7 @@ describe("WORKERS=2 on one PostgreSQL", () => {
 describe("WORKERS is checked at start", () => {
   const startWith = (env: Record<string, string>) =>
     new Promise<{ code: number | null; output: string }>((done) => {
-      const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      const child = spawn(process.execPath, startArgs, {
         cwd: root,
         env: { ...process.env, PORT: "0", MONITORING_PORT: "0", ...env },
         stdio: ["ignore", "pipe", "pipe"]

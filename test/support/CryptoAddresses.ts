@@ -18,7 +18,7 @@ import { deriveAddress, type DerivedNetwork } from "../../src/platform/crypto/Ad
 import type { TestClient } from "./Client.ts"
 import { qs } from "./Fixtures.ts"
 import { withDatabase } from "./Postgres.ts"
-import { freePort, root, type RunningService, startService, usingRealPostgres } from "./Service.ts"
+import { freePort, root, type RunningService, startArgs, startService, usingRealPostgres } from "./Service.ts"
 
 const MNEMONIC = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
 const master = HDKey.fromMasterSeed(mnemonicToSeedSync(MNEMONIC))
@@ -112,7 +112,7 @@ export const startFailing = async (env: Record<string, string>) => {
     ...env
   }
   delete childEnv.DATABASE_URL
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: root, env: childEnv })
+  const child = spawn(process.execPath, startArgs, { cwd: root, env: childEnv })
   let stderr = ""
   child.stderr.on("data", (chunk) => (stderr += chunk))
   const exitCode = await new Promise<number | null>((done) => {

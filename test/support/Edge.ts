@@ -10,7 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fetch as fetchFrom } from "undici"
 import { agentFrom, type Reply } from "./Client.ts"
-import { freePort, root, type RunningService } from "./Service.ts"
+import { freePort, root, type RunningService, startArgs } from "./Service.ts"
 
 export interface RawRequest {
   readonly method?: string
@@ -98,7 +98,7 @@ export const startFailing = async (env: Record<string, string>) => {
     ...env
   }
   delete childEnv.DATABASE_URL
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: root, env: childEnv })
+  const child = spawn(process.execPath, startArgs, { cwd: root, env: childEnv })
   let output = ""
   child.stdout.on("data", (chunk) => (output += chunk))
   child.stderr.on("data", (chunk) => (output += chunk))

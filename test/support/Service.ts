@@ -1,6 +1,6 @@
 /**
- * Boots the real service as a child process (`node --import tsx src/main.ts`), exactly as
- * `npm start` does, on free ports. With DATABASE_URL set it first creates a fresh database on that
+ * Boots the real service as a child process (`node scripts/start.mjs`: the compiled build, built once
+ * per test run by test/support/BuildOnce.ts), exactly as `npm start` does, on free ports. With DATABASE_URL set it first creates a fresh database on that
  * server for this service; without it the service uses its embedded PGlite in a temp DATA_DIR.
  */
 import { it } from "@effect/vitest"
@@ -13,6 +13,9 @@ import { join, resolve } from "node:path"
 import { createDatabase, dropDatabase } from "./Postgres.ts"
 
 export const root = resolve(import.meta.dirname, "../..")
+
+/** `npm start`'s command after `node`: the compiled service (scripts/start.mjs). */
+export const startArgs: ReadonlyArray<string> = [join(root, "scripts/start.mjs")]
 
 export const freePort = () =>
   new Promise<number>((done) => {
@@ -88,7 +91,7 @@ export const startService = async (options: StartOptions = {}): Promise<RunningS
   env.SERVICE_KEYS = env.SERVICE_KEYS.replaceAll("{key}", key)
   if (databaseUrl !== undefined) env.DATABASE_URL = databaseUrl
   else delete env.DATABASE_URL
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const child = spawn(process.execPath, startArgs, {
     cwd: root,
     env,
     stdio: ["ignore", "pipe", "pipe"]
