@@ -48,6 +48,7 @@ import { AcquiringReconcileCron } from "./services/AcquiringReconcile.ts"
 import { AcquirerSecret } from "./services/acquiring/WebhookSignature.ts"
 import { SandboxAcquirerLayer } from "./services/acquiring/SandboxAcquirer.ts"
 import { PaymentCards } from "./services/PaymentCards.ts"
+import { TracingLayer } from "./platform/Tracing.ts"
 import { PrivateHandlers } from "./http/handlers/PrivateHandlers.ts"
 import { PrivateLedgerHandlers } from "./http/handlers/PrivateLedgerHandlers.ts"
 import { PrivatePaymentsHandlers } from "./http/handlers/PrivatePaymentsHandlers.ts"
@@ -297,5 +298,6 @@ const PublicServer = Layer.unwrap(
 export const AppLayer = Layer.mergeAll(PublicServer, MonitoringServer).pipe(
   Layer.provide(Edge),
   Layer.provide(Federation),
-  Layer.provide(AppConfigService.fromEnv)
+  Layer.provide(AppConfigService.fromEnv),
+  Layer.provide(TracingLayer)
 )

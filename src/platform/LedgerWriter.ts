@@ -125,7 +125,11 @@ export class LedgerWriter extends Context.Service<
           metrics.observeCommit(batch.length, performance.now() - started)
           batchInFlight = 0
           if (top !== undefined) yield* PubSub.publish(commits, top)
-        }).pipe(Effect.uninterruptible)
+        }).pipe(
+          Effect.uninterruptible,
+          // One span per group commit (exported when OTEL_EXPORTER_OTLP_ENDPOINT is set: src/platform/Tracing.ts).
+          Effect.withSpan("ledger.commit_batch", { attributes: { "ledger.batch.size": batch.length } })
+        )
 
       // Under load (the last batch had company), linger briefly so the next batch fills up; alone, go at once.
       let lastBatchSize = 1
