@@ -12,7 +12,7 @@ import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..")
-const sources = ["schema", "actors", "sql", "src", "client"]
+const sources = ["schema", "actors", "sql", "src", "client", "cli"]
 const inputs = ["tsconfig.json", "tsconfig.build.json", "package-lock.json"]
 /** Files the service reads beside its code, copied as they are. */
 const assets = ["sql/migrations", "sql/seed", "src/http/pages/assets"]

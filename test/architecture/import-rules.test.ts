@@ -14,6 +14,7 @@ const root = resolve(import.meta.dirname, "../..")
 export const tierOf = (path: string): string => {
   if (path.startsWith("schema/")) return "schema"
   if (path.startsWith("client/")) return "client"
+  if (path.startsWith("cli/")) return "cli"
   if (path.startsWith("sql/")) return "sql"
   if (path.startsWith("src/platform/")) return "platform"
   if (path.startsWith("src/services/")) return "services"
@@ -39,6 +40,8 @@ export const ruleBroken = (from: string, to: string): string | undefined => {
       return target === "schema" ? undefined : "schema/ imports only schema/"
     case "client":
       return ["schema", "client"].includes(target) ? undefined : "client/ imports only schema/ and client/"
+    case "cli":
+      return ["schema", "client", "cli"].includes(target) ? undefined : "cli/ imports only schema/, client/ and cli/"
     case "sql":
       return ["schema", "sql"].includes(target) ? undefined : "sql/ imports only schema/ and sql/"
     case "platform":
