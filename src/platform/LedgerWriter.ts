@@ -59,7 +59,8 @@ const invariantSumsToZero = (operation: LedgerOperation): void => {
   }
 }
 
-const classify = (error: unknown): CommitFailure | undefined => {
+/** A failed commit as a CommitFailure (undefined: a defect). */
+export const classify = (error: unknown): CommitFailure | undefined => {
   if (error instanceof StateConflict) return error
   const text = String((error as any)?.cause?.message ?? (error as any)?.message ?? error)
   const code = sqlStateOf(error)
