@@ -4,16 +4,21 @@
  * (src/platform/CronBeat.ts: floor(epoch_ms / period)) it claims the beat in `job_leases`
  * (sql/JobLeaseRepo.ts, one conditional upsert) and runs the pass only if the claim is its own, so a
  * beat's pass runs once across all processes. The pass at start-up (catching up on what fell due while
- * the service was down) is the current beat's: claimed like any other, it runs in one process, not each.
+ * the service was down) is the current beat's: it runs in one process, not each — claimed like any other,
+ * except that a claim made before this start of the service (SERVICE_STARTED_AT, given to every worker
+ * by the primary) does not count, so a restart within a beat still catches up.
  * A pass longer than the period skips the beats it overran (no backlog of passes). A failed claim or pass
  * is logged; the next beat tries again. Each process publishes `job_passes_total{job}` (passes it ran)
  * and `job_last_pass_ms{job}` (the duration of its last one).
  */
 import { Effect, Layer, Metric } from "effect"
-import { claimBeat } from "../../sql/JobLeaseRepo.ts"
+import { claimBeat, claimStartBeat } from "../../sql/JobLeaseRepo.ts"
 import { beatOf, nextBeatAt } from "./CronBeat.ts"
 import { makeDb } from "./db/Sql.ts"
 import { Metrics } from "./monitoring/Metrics.ts"
+
+/** When this start of the service began: the primary's (WORKERS, src/Supervisor.ts), else this process's. */
+const serviceStartedAt = new Date(Number(process.env.SERVICE_STARTED_AT ?? "") || Date.now())
 
 export const jobPassesTotal = Metric.counter("job_passes_total", {
   description: "Passes of the periodic job this process ran (one per beat across all processes), by job",
@@ -34,9 +39,11 @@ export const periodicJob = <R>(job: string, periodMs: number, pass: Effect.Effec
         () => lastPassMs,
         { job }
       )
-      const runBeat = (beat: bigint) =>
+      const runBeat = (beat: bigint, atStart: boolean) =>
         Effect.gen(function* () {
-          if (!(yield* db(claimBeat(job, beat)))) return
+          const now = new Date()
+          const claim = atStart ? claimStartBeat(job, beat, now, serviceStartedAt) : claimBeat(job, beat, now)
+          if (!(yield* db(claim))) return
           const started = performance.now()
           yield* Effect.catchCause(pass, (cause) => Effect.logWarning(`periodic job ${job}: pass failed`, cause))
           lastPassMs = Math.round(performance.now() - started)
@@ -44,12 +51,12 @@ export const periodicJob = <R>(job: string, periodMs: number, pass: Effect.Effec
         }).pipe(Effect.catchCause((cause) => Effect.logWarning(`periodic job ${job}: beat not claimed`, cause)))
       const loop = Effect.gen(function* () {
         // The start-up pass is the current beat's.
-        yield* runBeat(beatOf(Date.now(), periodMs))
+        yield* runBeat(beatOf(Date.now(), periodMs), true)
         for (;;) {
           const next = nextBeatAt(Date.now(), periodMs)
           // A timer may wake a little before the wall clock reaches the beat: wait out the rest.
           while (Date.now() < next) yield* Effect.sleep(Math.max(1, next - Date.now()))
-          yield* runBeat(beatOf(Date.now(), periodMs))
+          yield* runBeat(beatOf(Date.now(), periodMs), false)
         }
       })
       yield* Effect.forkScoped(loop)
