@@ -1,6 +1,6 @@
 /**
  * Payment-order expiry without anyone acting (CONTRACT C16 "now > expiresAt"; docs/DURABLE-TIMERS.md):
- * - the sweep (a ClusterCron every PAYMENT_SWEEP_SECONDS, 1 here): an order nobody touches is Expired in
+ * - the sweep (a periodic job every PAYMENT_SWEEP_SECONDS, 1 here): an order nobody touches is Expired in
  *   the merchant's feed (a raw read that expires nothing) within about a beat of expiresAt;
  * - a restart: an order whose expiresAt passes while the service is killed (SIGKILL) is Expired within
  *   seconds of the restart on the same database;
