@@ -9,7 +9,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { assertRejected, serviceForFile } from "../support/Fixtures.ts"
 import { investOf } from "../support/Invest.ts"
+import { makeClient } from "../support/Client.ts"
 import { withDatabase } from "../support/Postgres.ts"
+import { itWithServer, startService } from "../support/Service.ts"
 
 const cap = 3
 const { client: c, service } = serviceForFile({
@@ -160,4 +162,35 @@ describe("C17 rules (issue #22)", () => {
     const listed = inv.ok(await inv.list(who)).map((x: any) => x.timetick)
     assert.sameMembers(listed, [ids[0], ids[2]])
   })
+})
+
+describe("C17 cap across processes", () => {
+  itWithServer(
+    `WORKERS=2: ${cap * 4} concurrent creations for one wallet open exactly ${cap}; the ledger is sound`,
+    async () => {
+      const two = await startService({
+        env: { WORKERS: "2", INVEST_MAX_OPEN_PER_WALLET: String(cap) },
+        monitoringPorts: 2
+      })
+      try {
+        const c2 = makeClient(two)
+        const inv2 = investOf(c2, () => two)
+        const who = await c2.party({ fund: "100" })
+        const replies = await Promise.all(
+          Array.from({ length: cap * 4 }, () => inv2.create(inv2.body(who, { amount: "1000000" })))
+        )
+        for (const r of replies)
+          if (r.status !== 200) assert.strictEqual(r.body.error?.code, 10161, JSON.stringify(r.body))
+        assert.strictEqual(replies.filter((r) => r.status === 200).length, cap)
+        assert.deepStrictEqual(await inv2.money(who), {
+          free: 100_000_000n - BigInt(cap) * 1_000_000n,
+          lockOrders: BigInt(cap) * 1_000_000n
+        })
+        await c2.assertLedgerSound("after the racing creations")
+      } finally {
+        await two.stop()
+      }
+    },
+    120_000
+  )
 })
