@@ -25,12 +25,20 @@ export const workerCount = (env: NodeJS.ProcessEnv): number => {
   return count
 }
 
+/**
+ * The environment variable the primary gives every worker it forks: when this start of the service began
+ * (epoch ms), so the periodic jobs' start-up pass runs once per start of the whole service, not once per
+ * worker (src/platform/PeriodicJob.ts). A worker started alone (WORKERS=1) uses its own start.
+ */
+export const serviceStartedAtVariable = "SERVICE_STARTED_AT"
+
 export const supervise = (count: number, port: number): void => {
+  const startedAt = String(Date.now())
   let stopping = false
   let failed = false
   const fork = (index: number): Worker => {
     let served = false
-    const worker = cluster.fork({ WORKER_INDEX: String(index) })
+    const worker = cluster.fork({ WORKER_INDEX: String(index), [serviceStartedAtVariable]: startedAt })
     worker.on("listening", (address) => {
       if (address.port !== port || served) return
       served = true

@@ -193,18 +193,13 @@ export const InvestmentEntityLayer = InvestmentEntity.toLayer(
           ownerId: payload.ownerId,
           externalId: payload.externalId,
           requestHash: payload.requestHash,
-          transitions: JSON.stringify(
-            state === InvestState.Activated
-              ? [
-                  { state: InvestState.Created, at },
-                  { state: InvestState.Activated, at }
-                ]
-              : [{ state: InvestState.Created, at }]
-          ),
-          dueAt: new Date(dueAtOf(base, settings, now)!)
+          // C17: `transitions` lists the states entered; created Activated, it never was Created.
+          transitions: JSON.stringify([{ state, at }]),
+          dueAt: new Date(dueAtOf(base, settings, now)!),
+          openMax: config.investMaxOpenPerWallet
         })
         yield* delivered(
-          walletActor(String(payload.walletId)).CommitWithDebit({
+          walletActor(String(payload.walletId)).CommitInvestmentCreation({
             currency: payload.currency,
             debit: payload.amount,
             operation
@@ -212,8 +207,7 @@ export const InvestmentEntityLayer = InvestmentEntity.toLayer(
         ).pipe(
           Effect.catchTag("NonceExists", () =>
             Effect.fail(new InvestmentStateConflict({ message: "externalId: taken meanwhile by another creation" }))
-          ),
-          Effect.catchTag("TransactionNotPending", (e) => Effect.die(e))
+          )
         )
         yield* arm(dueAtOf(base, settings, now))
       }),

@@ -6,9 +6,10 @@
  * The record, settings and money rules (accrual, penalty, boundaries, due time) are in Investment.ts,
  * re-exported here.
  *
- * Two-step closes: entering ProfitCalculated 8 or ReceivedEarlyCloseRequest 4 opens the CloseInvest /
- * EarlyCloseInvest transaction (txState 1, no money yet; with managed mode's final PaymentInvest beside
- * it), and entering Closed 128 finishes that transaction (1 → 8) with the principal's release. Each step
+ * Two-step closes: entering ProfitCalculated 8 or ReceivedEarlyCloseRequest 4 moves no principal (only
+ * managed mode's final PaymentInvest, or no money at all: the row change then rides the CreateInvest
+ * transaction 8 → 8); entering Closed 128 records the CloseInvest / EarlyCloseInvest transaction Finished
+ * (txState 8, C17) with the principal's release. Each step
  * is one commit carrying the investment's conditional update (state and version), so of two triggers
  * racing from one state exactly one commits.
  */
@@ -141,8 +142,8 @@ const withDue = (op: LedgerOperation, due: number | null): LedgerOperation => ({
 
 /**
  * A move of the investment's own state with an optional profit credit: when `credit` > 0 the commit is
- * that PaymentInvest carrying the update row; when a close transaction opens, it carries the row and the
- * credit rides as `extra`; else the update rides a credit-free carrier, which must exist (callers ensure).
+ * that PaymentInvest carrying the update row; else the row rides a transition of the CreateInvest
+ * transaction onto its own state (8 → 8, no money), as activation does.
  */
 const commitOf = (
   before: Investment,
@@ -150,25 +151,15 @@ const commitOf = (
   entered: ReadonlyArray<number>,
   now: number,
   settings: Settings,
-  credit: { readonly txId: bigint; readonly amount: bigint } | null,
-  closeOpen: LedgerOperation | null
+  credit: { readonly txId: bigint; readonly amount: bigint } | null
 ): Decision => {
   const credited = credit !== null && credit.amount > 0n ? credit : null
-  const row = updateRow(before, after, entered, now, closeOpen?.tx?.id ?? null, credited?.txId ?? null)
+  const row = updateRow(before, after, entered, now, null, credited?.txId ?? null)
   const events = [event(before, "InvestmentChanged", after.state)]
-  let operation: LedgerOperation
-  if (closeOpen !== null) {
-    operation = {
-      ...closeOpen,
-      rows: [row],
-      events,
-      ...(credited !== null ? { extra: [paymentOperation(before, credited.txId, credited.amount)] } : {})
-    }
-  } else if (credited !== null) {
-    operation = { ...paymentOperation(before, credited.txId, credited.amount), rows: [row], events }
-  } else {
-    throw new Error("invariant: an investment commit needs a transaction to carry it")
-  }
+  const operation: LedgerOperation =
+    credited !== null
+      ? { ...paymentOperation(before, credited.txId, credited.amount), rows: [row], events }
+      : { transition: { id: before.timetick, from: 8, to: 8 }, postings: [], rows: [row], events }
   return {
     _tag: "Commit",
     operation: withDue(operation, dueAtOf(after, settings, now)),
@@ -254,18 +245,12 @@ export const pushProfit = (
   if (profit < inv.profit) return reject("ProfitBelowCredited")
   if (profit === inv.profit) return nothing
   const after: Investment = { ...inv, profit, version: inv.version + 1n }
-  return commitOf(inv, after, [], now, settings, { txId, amount: profit - inv.profit }, null)
+  return commitOf(inv, after, [], now, settings, { txId, amount: profit - inv.profit })
 }
 
 /** Managed mode: what the accrual owes up to time `t` beyond what the investment shows. */
 const owed = (inv: Investment, t: number): bigint =>
   inv.activatedAt === null ? 0n : accrued(inv.amount, inv.ratePct, inv.activatedAt, t) - inv.profit
-
-/** The close transaction opened (txState 1, no money yet). */
-const closeOpening = (inv: Investment, txId: bigint, typeTx: number, fee: bigint): LedgerOperation => ({
-  tx: finishedTx(txId, typeTx, inv, inv.amount, fee, 1),
-  postings: []
-})
 
 /**
  * What time does to the investment at `now` (the sweep or a timer asks): a managed boundary's credit,
@@ -291,7 +276,6 @@ export const onTime = (inv: Investment, now: number, settings: Settings, ids: ()
     case InvestState.Activated: {
       if (now >= inv.dateEnd) {
         const credit = settings.mode === "managed" ? owed(inv, inv.dateEnd) : 0n
-        const closeTx = ids()
         const creditTx = credit > 0n ? ids() : 0n
         const after: Investment = {
           ...inv,
@@ -299,26 +283,18 @@ export const onTime = (inv: Investment, now: number, settings: Settings, ids: ()
           profit: credit > 0n ? inv.profit + credit : inv.profit,
           version: inv.version + 1n
         }
-        return commitOf(
-          inv,
-          after,
-          [InvestState.ProfitCalculated],
-          now,
-          settings,
-          { txId: creditTx, amount: credit },
-          closeOpening(inv, closeTx, TxType.CloseInvest, 0n)
-        )
+        return commitOf(inv, after, [InvestState.ProfitCalculated], now, settings, { txId: creditTx, amount: credit })
       }
       if (settings.mode !== "managed" || inv.activatedAt === null) return nothing
       const boundary = lastBoundary(inv.activatedAt, settings.accrualMs, now)
       const credit = owed(inv, boundary)
       if (credit <= 0n) return nothing
       const after: Investment = { ...inv, profit: inv.profit + credit, version: inv.version + 1n }
-      return commitOf(inv, after, [], now, settings, { txId: ids(), amount: credit }, null)
+      return commitOf(inv, after, [], now, settings, { txId: ids(), amount: credit })
     }
     case InvestState.ProfitCalculated:
     case InvestState.ReceivedEarlyCloseRequest:
-      return finish(inv, now, settings)
+      return finish(inv, now, ids)
     default:
       return nothing
   }
@@ -331,11 +307,42 @@ const release = (inv: Investment, penalty: bigint): Array<Posting> => [
   ...(penalty > 0n ? [post(SystemWallet.Fees, inv.currency, Bucket.free, penalty)] : [])
 ]
 
-/** ProfitCalculated / ReceivedEarlyCloseRequest → Closed: the close transaction finished with the money. */
-const finish = (inv: Investment, now: number, settings: Settings): Decision => {
-  if (inv.closeTx === null) throw new Error(`invariant: investment ${inv.timetick} half-closed without its close tx`)
-  const after: Investment = { ...inv, state: InvestState.Closed, closedAt: now, version: inv.version + 1n }
-  return transitionCommit(inv, after, now, settings, { id: inv.closeTx, from: 1, to: 8 }, release(inv, inv.penalty))
+/**
+ * ProfitCalculated / ReceivedEarlyCloseRequest → Closed: the close transaction (CloseInvest, or
+ * EarlyCloseInvest with `fee` = the penalty) recorded Finished with the principal's release (C17:
+ * txState 8 when committed).
+ */
+const finish = (inv: Investment, now: number, ids: () => bigint): Decision => {
+  const early = inv.state === InvestState.ReceivedEarlyCloseRequest
+  const penalty = early ? inv.penalty : 0n
+  if (inv.closeTx !== null) {
+    // Half-closed by an earlier build, which opened the close transaction (txState 1): finish that one.
+    const after: Investment = { ...inv, state: InvestState.Closed, closedAt: now, version: inv.version + 1n }
+    const transition = { id: inv.closeTx, from: 1, to: 8 }
+    return transitionCommit(
+      inv,
+      after,
+      now,
+      { mode: "push", accrualMs: 1, penaltyPct: "0" },
+      transition,
+      release(inv, penalty)
+    )
+  }
+  const txId = ids()
+  const after: Investment = {
+    ...inv,
+    state: InvestState.Closed,
+    closedAt: now,
+    closeTx: txId,
+    version: inv.version + 1n
+  }
+  const operation: LedgerOperation = {
+    tx: finishedTx(txId, early ? TxType.EarlyCloseInvest : TxType.CloseInvest, inv, inv.amount, penalty, 8),
+    postings: release(inv, penalty),
+    rows: [updateRow(inv, after, [InvestState.Closed], now, txId)],
+    events: [event(inv, "InvestmentChanged", after.state)]
+  }
+  return { _tag: "Commit", operation: withDue(operation, null), after, credited: 0n, creditTx: null }
 }
 
 /**
@@ -350,7 +357,6 @@ export const earlyClose = (inv: Investment, now: number, settings: Settings, ids
       ? owed(inv, lastBoundary(inv.activatedAt, settings.accrualMs, now))
       : 0n
   const penalty = penaltyOf(inv.amount, settings.penaltyPct)
-  const closeTx = ids()
   const creditTx = credit > 0n ? ids() : 0n
   const after: Investment = {
     ...inv,
@@ -359,21 +365,11 @@ export const earlyClose = (inv: Investment, now: number, settings: Settings, ids
     penalty,
     version: inv.version + 1n
   }
-  return commitOf(
-    inv,
-    after,
-    [InvestState.ReceivedEarlyCloseRequest],
-    now,
-    settings,
-    { txId: creditTx, amount: credit },
-    closeOpening(inv, closeTx, TxType.EarlyCloseInvest, penalty)
-  )
+  return commitOf(inv, after, [InvestState.ReceivedEarlyCloseRequest], now, settings, {
+    txId: creditTx,
+    amount: credit
+  })
 }
 
-/** Applies a committed decision's `after` with the close tx it opened (for callers chaining steps). */
-export const afterCommit = (decision: Decision & { _tag: "Commit" }): Investment => {
-  const opened = decision.operation.tx
-  const isClose =
-    opened !== undefined && (opened.typeTx === TxType.CloseInvest || opened.typeTx === TxType.EarlyCloseInvest)
-  return isClose && opened.txState === 1 ? { ...decision.after, closeTx: opened.id } : decision.after
-}
+/** The investment a committed decision leaves (for callers chaining steps). */
+export const afterCommit = (decision: Decision & { _tag: "Commit" }): Investment => decision.after

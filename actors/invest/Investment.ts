@@ -46,8 +46,8 @@ export interface Settings {
   readonly mode: "push" | "managed"
   /** INVEST_ACCRUAL_SECONDS in ms. */
   readonly accrualMs: number
-  /** INVEST_EARLY_CLOSE_PENALTY_PCT, 0..100. */
-  readonly penaltyPct: number
+  /** INVEST_EARLY_CLOSE_PENALTY_PCT: a decimal 0..100 of at most 8 places ("0.5"). */
+  readonly penaltyPct: string
 }
 
 /** ratePct (decimal text, ≤ 8 decimals) × 10^8 as an exact integer; undefined when not such a decimal. */
@@ -65,10 +65,12 @@ export const accrued = (amount: bigint, ratePct: string, activatedAt: number, t:
   return (amount * rate * elapsed) / (100n * YEAR_MS * RATE_SCALE)
 }
 
-/** principal × pct / 100 rounded up to minor units. */
-export const penaltyOf = (amount: bigint, pct: number): bigint => {
-  const p = BigInt(Math.round(pct))
-  return (amount * p + 99n) / 100n
+/** principal × pct / 100 rounded up to minor units, exact for a decimal pct of ≤ 8 places. */
+export const penaltyOf = (amount: bigint, pct: string): bigint => {
+  const scaled = scaledRate(pct)
+  if (scaled === undefined) throw new Error(`invariant: penalty pct ${pct} is not a decimal of ≤ 8 places`)
+  const divisor = 100n * RATE_SCALE
+  return (amount * scaled + divisor - 1n) / divisor
 }
 
 /** The last accrual boundary at or before `t` (activatedAt itself when none passed). */

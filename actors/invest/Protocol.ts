@@ -7,7 +7,8 @@ import {
   EarlyCloseNotAllowed,
   InvestmentNotFound,
   InvestmentStateConflict,
-  ProfitBelowCredited
+  ProfitBelowCredited,
+  TooManyOpenInvestments
 } from "../../schema/InvestErrors.ts"
 
 /** Create the investment: CreateInvest through the wallet's actor (free → lock_orders). */
@@ -29,7 +30,7 @@ export const CreateInvestment = Rpc.make("CreateInvestment", {
   },
   success: Schema.Void,
   /** `Duplicate`: another creation took this externalId (the caller answers the first one). */
-  error: Schema.Union([BalanceNotEnough, RateLimited, InvestmentStateConflict])
+  error: Schema.Union([BalanceNotEnough, RateLimited, InvestmentStateConflict, TooManyOpenInvestments])
 })
 
 const StepErrors = Schema.Union([

@@ -58,7 +58,7 @@ export const RoomEntityLayer = RoomEntity.toLayer(
         Effect.catch(Effect.asVoid(wait), (failure) =>
           Effect.die(
             new Error(
-              `room ${name}: commit failed (${failure._tag}: ${failure._tag === "StateConflict" ? failure.txIds.join(",") : failure.constraint}); rebuilding from SQL`
+              `room ${name}: commit failed (${failure._tag}: ${failure._tag === "StateConflict" ? failure.txIds.join(",") : failure._tag === "LedgerRefused" ? failure.message : failure.constraint}); rebuilding from SQL`
             )
           )
         )

@@ -20,6 +20,7 @@ import { Currencies } from "../../src/platform/Currencies.ts"
 import { LedgerWriter } from "../../src/platform/LedgerWriter.ts"
 import { debtCharge, treasuryPosting } from "./Engine.ts"
 import { type LedgerOperation, SystemWallet } from "../../sql/Ledger.ts"
+import { TooManyOpenInvestments } from "../../schema/InvestErrors.ts"
 import { commitIt, makeCommits, nameFailures, refuse } from "./Commit.ts"
 import { WalletEntity } from "./Protocol.ts"
 import { placementOperation } from "./Orders.ts"
@@ -166,6 +167,28 @@ export const WalletEntityLayer = WalletEntity.toLayer(
             StateConflict: () =>
               new TransactionNotPending({ message: "code: the code changed state meanwhile; read it again" }),
             ConstraintViolated: changedMeanwhile("amount")
+          })
+        )
+        return { idUpdate: String(idUpdate) }
+      }),
+      CommitInvestmentCreation: Effect.fnUntraced(function* ({ payload }) {
+        const idUpdate = yield* commitDebiting(
+          payload.currency,
+          payload.debit,
+          payload.operation,
+          "amount",
+          "the investment"
+        ).pipe(
+          nameFailures({
+            Duplicate: () => new NonceExists({ message: "externalId: taken meanwhile by another creation" }),
+            StateConflict: () => {
+              throw new Error("invariant: a new investment cannot conflict")
+            },
+            ConstraintViolated: changedMeanwhile("amount"),
+            LedgerRefused: (refused) =>
+              refused.reason === "TooManyOpenInvestments"
+                ? new TooManyOpenInvestments({ message: "walletId: the wallet's open investments are at the cap" })
+                : changedMeanwhile("amount")()
           })
         )
         return { idUpdate: String(idUpdate) }

@@ -9,7 +9,12 @@
  */
 import { Effect } from "effect"
 import type { LedgerOperation } from "../../sql/Ledger.ts"
-import { type CommitFailure, isCommitFailure, type LedgerWriter } from "../../src/platform/LedgerWriter.ts"
+import {
+  type CommitFailure,
+  isCommitFailure,
+  type LedgerRefused,
+  type LedgerWriter
+} from "../../src/platform/LedgerWriter.ts"
 import type { Buckets } from "./Engine.ts"
 import type { WalletState } from "./State.ts"
 
@@ -56,12 +61,23 @@ export const makeCommits = (state: WalletState, ledger: LedgerWriter["Service"])
   return { commit, commitPlanned }
 }
 
-/** Names the commit failures left after the retries in the caller's own words (its rejections). */
+/**
+ * Names the commit failures left after the retries in the caller's own words (its rejections). A
+ * LedgerRefused (ledger_commit's own rule: nothing was written) takes `LedgerRefused` when given, else
+ * the ConstraintViolated name (a refusal that moved nothing).
+ */
 export const nameFailures =
-  <D, S, C>(names: {
+  <D, S, C, R = C>(names: {
     readonly Duplicate: () => D
     readonly StateConflict: () => S
     readonly ConstraintViolated: () => C
+    readonly LedgerRefused?: (refused: LedgerRefused) => R
   }) =>
-  <A, E>(effect: Effect.Effect<A, E | CommitFailure>): Effect.Effect<A, Exclude<E, CommitFailure> | D | S | C> =>
-    Effect.catchIf(effect, isCommitFailure, (failure) => Effect.fail(names[failure._tag]())) as any
+  <A, E>(effect: Effect.Effect<A, E | CommitFailure>): Effect.Effect<A, Exclude<E, CommitFailure> | D | S | C | R> =>
+    Effect.catchIf(effect, isCommitFailure, (failure) =>
+      Effect.fail(
+        failure._tag === "LedgerRefused"
+          ? (names.LedgerRefused ?? names.ConstraintViolated)(failure)
+          : names[failure._tag]()
+      )
+    ) as any

@@ -15,6 +15,7 @@ import {
   TransactionNotPending
 } from "../../schema/Errors.ts"
 import { TxIdOut, WalletIdOut } from "../../schema/Ids.ts"
+import { TooManyOpenInvestments } from "../../schema/InvestErrors.ts"
 import { CryptoTxInserts } from "../../sql/rows/CryptoRows.ts"
 import { LedgerOperationSchema } from "../../sql/rows/OperationSchema.ts"
 
@@ -111,6 +112,16 @@ export const CommitWithDebit = Rpc.make("CommitWithDebit", {
 })
 
 /**
+ * CommitWithDebit for an investment's creation (C17): the commit also counts the wallet's open
+ * investments under the wallet's lock, so it may refuse with TooManyOpenInvestments (10161).
+ */
+export const CommitInvestmentCreation = Rpc.make("CommitInvestmentCreation", {
+  payload: { currency: Schema.String, debit: Schema.BigIntFromString, operation: LedgerOperationSchema },
+  success: Schema.Struct({ idUpdate: Schema.String }),
+  error: Schema.Union([BalanceNotEnough, NonceExists, TooManyOpenInvestments])
+})
+
+/**
  * An order as its owner places it: what to trade, at which exact ratio, how much. Amounts are minor
  * units, lots and ratio terms exact bigints; the wallet's engine (Orders.ts) builds the placement's
  * ledger operation from it.
@@ -161,6 +172,7 @@ export const WalletEntity = Entity.make("Wallet", [
   CancelTransfer,
   ChargeDebt,
   CommitWithDebit,
+  CommitInvestmentCreation,
   LockForOrder,
   Reload
 ])

@@ -28,6 +28,8 @@ export interface InvestmentInsert {
   /** JSON text: the transitions entered at creation. */
   readonly transitions: string
   readonly dueAt: Date | null
+  /** INVEST_MAX_OPEN_PER_WALLET, checked by the commit under the wallet's lock (null: no cap). */
+  readonly openMax: number | null
 }
 
 export interface InvestmentUpdate {
@@ -74,7 +76,8 @@ export const InvestmentInserts: RowKind<InvestmentInsert> = {
     externalId: NullText,
     requestHash: NullText,
     transitions: Schema.String,
-    dueAt: NullDate
+    dueAt: NullDate,
+    openMax: Schema.NullOr(Schema.Number)
   }),
   columns: (items) => {
     const r = items.map((i) => i.row)
@@ -96,7 +99,8 @@ export const InvestmentInserts: RowKind<InvestmentInsert> = {
       textArray(r.map((o) => o.externalId)),
       textArray(r.map((o) => o.requestHash)),
       textArray(r.map((o) => o.transitions)),
-      textArray(r.map((o) => iso(o.dueAt)))
+      textArray(r.map((o) => iso(o.dueAt))),
+      numberArray(r.map((o) => o.openMax))
     ]
   }
 }

@@ -54,7 +54,8 @@ export interface AppConfig {
   readonly investAccrualSeconds: number
   readonly investMinTermSeconds: number
   readonly investMaxTermDays: number
-  readonly investEarlyClosePenaltyPct: number
+  /** A decimal 0..100 of at most 8 places, as written ("0.5"). */
+  readonly investEarlyClosePenaltyPct: string
   readonly investMaxOpenPerWallet: number
   /** C18 federation (docs/FEDERATION.md): inbound webhook clock tolerance, outbound call bound, reconciliation beat (0 = off). */
   readonly federationWebhookToleranceSeconds: number
@@ -110,6 +111,19 @@ const intIn = (name: string, fallback: number, min: number, max: number) =>
     Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: min, maximum: max })),
     name
   ).pipe(Config.withDefault(fallback))
+
+/** A percentage setting: a decimal 0..100 of at most 8 places (else the start fails naming it). */
+const pctIn = (name: string, fallback: string) =>
+  Config.String(name).pipe(
+    Config.withDefault(fallback),
+    Effect.flatMap((text) => {
+      const value = text.trim()
+      const match = /^([0-9]{1,3})(?:\.([0-9]{1,8}))?$/.exec(value)
+      if (match === null || Number(match[1]) > 100 || (Number(match[1]) === 100 && /[1-9]/.test(match[2] ?? "")))
+        return stopStart(`${name}: must be a decimal from 0 to 100 with at most 8 decimals (got "${text}")`)
+      return Effect.succeed(value.replace(/^0+(?=[0-9])/, ""))
+    })
+  )
 
 export class AppConfigService extends Context.Service<AppConfigService, AppConfig>()("core/Config") {
   static readonly fromEnv = Layer.effect(
@@ -179,7 +193,7 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
         investAccrualSeconds: yield* intIn("INVEST_ACCRUAL_SECONDS", 86_400, 1, 31_536_000),
         investMinTermSeconds: yield* intIn("INVEST_MIN_TERM_SECONDS", 60, 1, 31_536_000),
         investMaxTermDays: yield* intIn("INVEST_MAX_TERM_DAYS", 3_660, 1, 36_600),
-        investEarlyClosePenaltyPct: yield* intIn("INVEST_EARLY_CLOSE_PENALTY_PCT", 0, 0, 100),
+        investEarlyClosePenaltyPct: yield* pctIn("INVEST_EARLY_CLOSE_PENALTY_PCT", "0"),
         investMaxOpenPerWallet: yield* intIn("INVEST_MAX_OPEN_PER_WALLET", 100, 1, 100_000),
         federationWebhookToleranceSeconds: yield* intIn("FEDERATION_WEBHOOK_TOLERANCE_SECONDS", 300, 1, 86_400),
         federationHttpTimeoutSeconds: yield* intIn("FEDERATION_HTTP_TIMEOUT_SECONDS", 10, 1, 120),

@@ -20,11 +20,30 @@ export class Duplicate extends Data.TaggedError("Duplicate")<{ readonly constrai
 /** A commit refused by a CHECK constraint (a balance would go negative: another process spent meanwhile). */
 export class ConstraintViolated extends Data.TaggedError("ConstraintViolated")<{ readonly constraint: string }> {}
 
+/**
+ * A commit `ledger_commit` refused by its own rule (nothing written, never retried): postings that do not
+ * sum to zero per transaction and currency (LC422, defence in depth beside `invariantSumsToZero`), or a
+ * creation over INVEST_MAX_OPEN_PER_WALLET counted under the wallet's lock (LC461).
+ */
+export class LedgerRefused extends Data.TaggedError("LedgerRefused")<{
+  readonly reason: "Unbalanced" | "TooManyOpenInvestments"
+  readonly message: string
+}> {}
+
 /** Why a commit failed, classified in one place (`classify`); anything else is a defect. */
-export type CommitFailure = Duplicate | ConstraintViolated | StateConflict
+export type CommitFailure = Duplicate | ConstraintViolated | StateConflict | LedgerRefused
 
 export const isCommitFailure = (value: unknown): value is CommitFailure =>
-  value instanceof Duplicate || value instanceof ConstraintViolated || value instanceof StateConflict
+  value instanceof Duplicate ||
+  value instanceof ConstraintViolated ||
+  value instanceof StateConflict ||
+  value instanceof LedgerRefused
+
+/** The SQLSTATEs of ledger_commit's own refusals (sql/migrations/0032, 0033). */
+const refusalStates: Record<string, LedgerRefused["reason"]> = {
+  LC422: "Unbalanced",
+  LC461: "TooManyOpenInvestments"
+}
 
 interface Pending {
   readonly operation: LedgerOperation
@@ -40,12 +59,15 @@ const invariantSumsToZero = (operation: LedgerOperation): void => {
   }
 }
 
-const classify = (error: unknown): CommitFailure | undefined => {
+/** A failed commit as a CommitFailure (undefined: a defect). */
+export const classify = (error: unknown): CommitFailure | undefined => {
   if (error instanceof StateConflict) return error
   const text = String((error as any)?.cause?.message ?? (error as any)?.message ?? error)
   const code = sqlStateOf(error)
   if (code === "23505") return new Duplicate({ constraint: text })
   if (code === "23514") return new ConstraintViolated({ constraint: text })
+  const refusal = code === undefined ? undefined : refusalStates[code]
+  if (refusal !== undefined) return new LedgerRefused({ reason: refusal, message: text })
   return undefined
 }
 

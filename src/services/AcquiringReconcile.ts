@@ -1,6 +1,6 @@
 /**
- * Card acquiring reconciliation (CONTRACT C16 "Reconciliation"; docs/CARDS.md): a ClusterCron (as
- * PaymentExpiry.ts: effect/cluster's durable schedule) every ACQUIRING_RECONCILE_SECONDS. Each run asks
+ * Card acquiring reconciliation (CONTRACT C16 "Reconciliation"; docs/CARDS.md): a periodic job
+ * (src/platform/PeriodicJob.ts: once per beat across the cluster) every ACQUIRING_RECONCILE_SECONDS. Each run asks
  * the acquirer about every session Pending for at least ACQUIRING_RECONCILE_AFTER_SECONDS and applies its
  * answer as the webhook would (the order actor's CardOutcome); a session still not decided by the
  * acquirer (Pending, or unknown to it) once ACQUIRING_SESSION_TTL_SECONDS old is closed at the acquirer
@@ -9,13 +9,12 @@
  * overlap (two processes, a restart) and a webhook arriving meanwhile meet at the one conditional
  * transition, so nothing settles twice.
  */
-import { Cron, Effect, Layer } from "effect"
-import { ClusterCron } from "effect/cluster"
+import { Effect, Layer } from "effect"
 import { markSessionsChecked, pendingAcquiringSessions } from "../../sql/AcquiringRepo.ts"
 import { AppConfigService } from "../platform/Config.ts"
 import { makeDb } from "../platform/db/Sql.ts"
 import { Acquirer } from "./acquiring/Acquirer.ts"
-import { beat } from "../platform/CronBeat.ts"
+import { periodicJob } from "../platform/PeriodicJob.ts"
 import { PaymentCards } from "./PaymentCards.ts"
 
 /** Sessions one run looks at (the next run takes the rest). */
@@ -48,10 +47,10 @@ const reconcile = Effect.gen(function* () {
   yield* db(markSessionsChecked(due.map((s) => s.acquiringId)))
 })
 
+/** Every ACQUIRING_RECONCILE_SECONDS, once per beat across the cluster (src/platform/PeriodicJob.ts). */
 export const AcquiringReconcileCron = Layer.unwrap(
   Effect.gen(function* () {
     const config = yield* AppConfigService
-    const cron = Cron.parseUnsafe(beat(config.acquiringReconcileSeconds))
-    return ClusterCron.make({ name: "AcquiringReconcile", cron, execute: Effect.ignoreCause(reconcile) })
+    return periodicJob("AcquiringReconcile", config.acquiringReconcileSeconds * 1000, reconcile)
   })
 )

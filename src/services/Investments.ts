@@ -169,8 +169,8 @@ export class Investments extends Context.Service<
           // 10001: the fields' forms.
           const amount = yield* minorOf(input.amount, "amount")
           const profit = input.profit === undefined ? 0n : yield* minorOf(input.profit, "profit")
-          const rateText = typeof input.ratePct === "number" ? String(input.ratePct) : input.ratePct
-          if (!/^-?[0-9]+(\.[0-9]+)?$/.test(rateText)) return yield* bad("ratePct: a decimal number")
+          const rateText = plainDecimal(typeof input.ratePct === "number" ? String(input.ratePct) : input.ratePct)
+          if (rateText === undefined) return yield* bad("ratePct: a decimal number")
           if (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(Z|[+-][0-9]{2}:?[0-9]{2})$/.test(input.dateEnd))
             return yield* bad("dateEnd: an ISO 8601 date-time with a zone")
           const dateEnd = new Date(input.dateEnd)
@@ -194,14 +194,6 @@ export class Investments extends Context.Service<
           const rate = scaledRate(rateText)
           if (rate === undefined || rate > 1000n * 100_000_000n)
             return yield* new InvestmentRateInvalid({ message: "ratePct: in [0, 1000] with at most 8 decimals" })
-          const now = Date.now()
-          if (
-            dateEnd.getTime() < now + config.investMinTermSeconds * 1000 ||
-            dateEnd.getTime() > now + config.investMaxTermDays * DAY_MS
-          )
-            return yield* new InvestmentTermInvalid({
-              message: `dateEnd: from now + ${config.investMinTermSeconds} s to now + ${config.investMaxTermDays} days`
-            })
           const ratePct = normalizeRate(rateText)
           const requestHash = createHash("sha256")
             .update(
@@ -224,10 +216,20 @@ export class Investments extends Context.Service<
             row.requestHash === requestHash
               ? Effect.succeed(String(row.timetick))
               : Effect.fail(new ExternalIdConflict({ message: "externalId: already used with another body" }))
+          // The replay answers before the checks that depend on the time or on the wallet's figures since
+          // (10155 term, 10161 cap, 10002 free): the first request passed them, so its answer stands.
           if (input.externalId !== undefined) {
             const existing = yield* db(investmentByExternalId(input.externalId))
             if (existing !== undefined) return yield* replay(existing)
           }
+          const now = Date.now()
+          if (
+            dateEnd.getTime() < now + config.investMinTermSeconds * 1000 ||
+            dateEnd.getTime() > now + config.investMaxTermDays * DAY_MS
+          )
+            return yield* new InvestmentTermInvalid({
+              message: `dateEnd: from now + ${config.investMinTermSeconds} s to now + ${config.investMaxTermDays} days`
+            })
           if ((yield* db(openInvestmentCount(String(input.walletId)))) >= config.investMaxOpenPerWallet)
             return yield* new TooManyOpenInvestments({
               message: `walletId: at most ${config.investMaxOpenPerWallet} open investments`
@@ -365,6 +367,24 @@ export class Investments extends Context.Service<
       })
     })
   )
+}
+
+/**
+ * ratePct's text as a plain decimal: "12.5" as is; an exponent form ("1e-2", "1.25E+1", or a JSON number
+ * that JavaScript prints so, 1e-7) written out exactly; undefined when it is no decimal number at all.
+ */
+export const plainDecimal = (text: string): string | undefined => {
+  if (/^-?[0-9]+(\.[0-9]+)?$/.test(text)) return text
+  const match = /^(-?)([0-9]+)(?:\.([0-9]+))?[eE]([+-]?[0-9]{1,4})$/.exec(text)
+  if (match === null) return undefined
+  const [, sign, whole, fraction = "", exponentText] = match
+  const digits = whole! + fraction
+  const point = whole!.length + Number(exponentText)
+  const padded = point <= 0 ? "0".repeat(1 - point) + digits : digits.padEnd(point, "0")
+  const at = Math.max(point, 1)
+  const intPart = padded.slice(0, at).replace(/^0+(?=[0-9])/, "")
+  const fracPart = padded.slice(at).replace(/0+$/, "")
+  return `${sign}${intPart}${fracPart.length > 0 ? "." + fracPart : ""}`
 }
 
 /** ratePct as stored and answered: no leading zeros, no trailing fraction zeros ("5.50" → "5.5"). */

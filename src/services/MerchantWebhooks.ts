@@ -2,7 +2,7 @@
  * Merchant webhooks (CONTRACT C16 "Merchant webhooks (outbound)"; docs/WEBHOOKS.md).
  * Events are born in SQL, in the commit of each transition (migration 0026's triggers on payment_orders
  * and payment_refunds: an outbox row only when a URL applies). Here:
- * - the dispatcher: a Singleton that every limits.webhookDispatchMs reads the due Pending events (partial
+ * - the dispatcher: a periodic job (once per beat across the cluster) that every limits.webhookDispatchMs reads the due Pending events (partial
  *   index webhook_events_due), claims each attempt with a conditional update (attempts n − 1 → n, so of
  *   two processes one sends it), renders the body once from the event's snapshot (stored; every attempt
  *   sends those bytes), signs it with the app's current secret, POSTs it (src/platform/WebhookHttp.ts:
@@ -13,7 +13,6 @@
  * whose process died is due again when its lease (timeout + 30 s) ends: at least once.
  */
 import { Context, Effect, Layer } from "effect"
-import { Singleton } from "effect/cluster"
 import { stateName, txStateOf } from "../../actors/payment/Protocol.ts"
 import {
   appWebhookSecret,
@@ -36,6 +35,7 @@ import type { SetAppWebhookIn, SetAppWebhookOut, WebhookDeliveryOut } from "../.
 import { AppConfigService, limits } from "../platform/Config.ts"
 import { Currencies } from "../platform/Currencies.ts"
 import { makeDb } from "../platform/db/Sql.ts"
+import { periodicJob } from "../platform/PeriodicJob.ts"
 import { postWebhook } from "../platform/WebhookHttp.ts"
 import { newWebhookSecret, retryDelaySeconds, webhookSignature } from "../platform/WebhookSignature.ts"
 import { orderViews, refundStateName, refundView } from "./PaymentOrderViews.ts"
@@ -207,16 +207,9 @@ export class MerchantWebhooks extends Context.Service<
   )
 }
 
-/** The dispatcher: one pass every limits.webhookDispatchMs, in a Singleton of the cluster. */
+/** The dispatcher: one pass every limits.webhookDispatchMs, once per beat across the cluster. */
 export const WebhookDispatcher = Layer.unwrap(
-  Effect.gen(function* () {
-    const hooks = yield* MerchantWebhooks
-    const loop = Effect.forever(
-      Effect.andThen(
-        Effect.catchCause(hooks.dispatch, (cause) => Effect.logWarning("webhook dispatch pass failed", cause)),
-        Effect.sleep(limits.webhookDispatchMs)
-      )
-    )
-    return Singleton.make("MerchantWebhookDispatcher", loop)
-  })
+  MerchantWebhooks.useSync((hooks) =>
+    periodicJob("MerchantWebhookDispatcher", limits.webhookDispatchMs, hooks.dispatch)
+  )
 )

@@ -127,7 +127,7 @@ describe("C17 state table over HTTP", () => {
     assert.strictEqual(closed.profitMinor, "1000000")
     assert.deepStrictEqual(
       closed.transitions.map((t: any) => t.stateName),
-      ["Created", "Activated", "ReceivedEarlyCloseRequest", "Closed"]
+      ["Activated", "ReceivedEarlyCloseRequest", "Closed"]
     )
     assert.deepStrictEqual(await inv.money(who), {
       free: 500_000n - 1n + 1_000_000n + 100_000_001n - 1_000_001n,
@@ -165,7 +165,7 @@ describe("C17 state table over HTTP", () => {
     assert.strictEqual(a.profitMinor, "0")
     assert.deepStrictEqual(
       b.transitions.map((t: any) => t.stateName),
-      ["Created", "Activated", "ProfitCalculated", "Closed"]
+      ["Activated", "ProfitCalculated", "Closed"]
     )
     assert.strictEqual(b.profitMinor, "7")
     assert.deepStrictEqual(await inv.money(who), { free: 200_000_007n, lockOrders: 0n })

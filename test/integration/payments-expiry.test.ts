@@ -1,6 +1,6 @@
 /**
  * Payment-order expiry without anyone acting (CONTRACT C16 "now > expiresAt"; docs/DURABLE-TIMERS.md):
- * - the sweep (a ClusterCron every PAYMENT_SWEEP_SECONDS, 1 here): an order nobody touches is Expired in
+ * - the sweep (a periodic job every PAYMENT_SWEEP_SECONDS, 1 here): an order nobody touches is Expired in
  *   the merchant's feed (a raw read that expires nothing) within about a beat of expiresAt;
  * - a restart: an order whose expiresAt passes while the service is killed (SIGKILL) is Expired within
  *   seconds of the restart on the same database;
@@ -176,7 +176,7 @@ describe("restarts and processes", () => {
   }, 120_000)
 
   itWithServer(
-    "cluster_messages holds cron runs only: nothing per order, nothing for a pay_internal flow",
+    "cluster_messages holds nothing per order, nor for a pay_internal flow, nor for the sweep (its lease is in job_leases)",
     async () => {
       const service = await startService({ env: { PAYMENT_SWEEP_SECONDS: "1" } })
       try {
@@ -200,14 +200,15 @@ describe("restarts and processes", () => {
         })
         assert.strictEqual(paid.status, 200, JSON.stringify(paid.body))
         await sleep(2_500) // a few beats of the sweep
-        // The service's durable schedules (this sweep, card reconciliation, ...) are ClusterCron runs.
+        // The periodic jobs (this sweep, card reconciliation, ...) keep a beat lease per job in job_leases
+        // (issue #22 item 16), no persisted message at all.
         const types = (await kinds()).map((r) => r.entityType)
-        assert.include(types, "ClusterCron/PaymentExpirySweep")
-        assert.deepStrictEqual(
-          types.filter((t) => !t.startsWith("ClusterCron/")),
-          [],
-          "only cron runs are persisted: nothing per order or payment"
+        assert.deepStrictEqual(types, [], "nothing persisted per order or payment, nor for the sweep")
+        const leases = await withDatabase(
+          service.databaseUrl!,
+          (sql) => sql<{ job: string }>`SELECT job FROM job_leases WHERE job = 'PaymentExpirySweep'`
         )
+        assert.lengthOf(leases, 1, "the sweep's beat lease")
         await c.assertLedgerSound()
       } finally {
         await service.stop()

@@ -58,7 +58,7 @@ export const testConfig = (databaseUrl: string | undefined, dataDir: string) =>
     investAccrualSeconds: 86_400,
     investMinTermSeconds: 60,
     investMaxTermDays: 3_660,
-    investEarlyClosePenaltyPct: 0,
+    investEarlyClosePenaltyPct: "0",
     investMaxOpenPerWallet: 100,
     federationWebhookToleranceSeconds: 300,
     federationHttpTimeoutSeconds: 10,

@@ -100,7 +100,7 @@ describe("investment engine vs the C17 model", () => {
       const start = 1_700_000_000_000 + r.int(0, 1_000_000)
       const term = r.int(1, 40) * period + r.int(0, period)
       const inv0 = base(r, InvestState.Activated, start, term)
-      const settings: Settings = { mode: "managed", accrualMs: period, penaltyPct: 0 }
+      const settings: Settings = { mode: "managed", accrualMs: period, penaltyPct: "0" }
       const times: Array<number> = []
       for (let t = start; t < start + term + 5 * period; t += r.int(1, 4 * period)) times.push(t)
       times.push(start + term + 5 * period)
@@ -114,14 +114,16 @@ describe("investment engine vs the C17 model", () => {
     }
   })
 
-  it("managed early close: boundaries up to closedAt credited, the rest forfeit; penalty rounded up", () => {
+  it("managed early close: boundaries up to closedAt credited, the rest forfeit; a decimal penalty rounded up", () => {
     const r = seeded(99)
     for (let i = 0; i < 400; i++) {
       const period = r.int(1, 50) * 1000
       const start = 1_700_000_000_000
       const term = r.int(2, 40) * period
       const inv0 = base(r, InvestState.Activated, start, term)
-      const pct = r.int(0, 100)
+      // A decimal percentage of up to 8 places (INVEST_EARLY_CLOSE_PENALTY_PCT takes decimals).
+      const whole = r.int(0, 100)
+      const pct = whole === 100 || r.int(0, 3) === 0 ? String(whole) : `${whole}.${r.digits(r.int(1, 8))}`
       const settings: Settings = { mode: "managed", accrualMs: period, penaltyPct: pct }
       const closeAt = start + r.int(0, term - 1)
       const swept = run(inv0, settings, [start + Math.floor((closeAt - start) / 2), closeAt]).inv
@@ -155,7 +157,7 @@ describe("investment engine vs the C17 model", () => {
 
   it("push: running totals in any order credit exactly max − baseline; repeats pay nothing, lower ones refused", () => {
     const r = seeded(5)
-    const settings: Settings = { mode: "push", accrualMs: 1000, penaltyPct: 0 }
+    const settings: Settings = { mode: "push", accrualMs: 1000, penaltyPct: "0" }
     for (let i = 0; i < 400; i++) {
       let inv = base(r, InvestState.Activated, 0, 1_000_000)
       const baseline = inv.profit

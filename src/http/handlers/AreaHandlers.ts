@@ -27,8 +27,10 @@ export const InvestHandlers = HttpApiBuilder.group(
       .handle("get_investments", ({ query }) =>
         Effect.gen(function* () {
           const session = yield* CurrentSession
-          const end =
-            query.end !== undefined ? new Date(`${query.end}T00:00:00Z`).getTime() + DAY_MS : Date.now() + DAY_MS
+          // C17: UTC dates, both inclusive; by default the 366 UTC days up to today (end exclusive: the
+          // start of the day after).
+          const endOfToday = Math.floor(Date.now() / DAY_MS) * DAY_MS + DAY_MS
+          const end = query.end !== undefined ? new Date(`${query.end}T00:00:00Z`).getTime() + DAY_MS : endOfToday
           const start = query.start !== undefined ? new Date(`${query.start}T00:00:00Z`).getTime() : end - 366 * DAY_MS
           if (!(start < end) || end - start > 3660 * DAY_MS) {
             return yield* new FieldRuleViolated({

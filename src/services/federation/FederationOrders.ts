@@ -209,7 +209,7 @@ export class FederationOrders extends Context.Service<
                 })
               )
             ),
-            Effect.catchTag(["ConstraintViolated", "StateConflict"], Effect.die)
+            Effect.catchTag(["ConstraintViolated", "StateConflict", "LedgerRefused"], Effect.die)
           )
         return {
           txId: String(txId) as PartnerOrderOut["txId"],
@@ -336,7 +336,7 @@ export class FederationOrders extends Context.Service<
             .pipe(
               Effect.map(() => true),
               Effect.catchTag("Duplicate", () => Effect.succeed(false)),
-              Effect.catchTag(["ConstraintViolated", "StateConflict"], Effect.die)
+              Effect.catchTag(["ConstraintViolated", "StateConflict", "LedgerRefused"], Effect.die)
             )
           if (committed) return { txId: String(txId) as FederationCreditOut["txId"], replayed: false }
         }

@@ -2,20 +2,19 @@
  * Federation reconciliation (CONTRACT C18 "Reconciliation"): every FEDERATION_RECONCILE_SECONDS (0 = off)
  * the partner orders still Created and the partner transfers in txState 3 are read back on their partner
  * and applied as the webhook would (the same conditional transitions, so exactly once whichever comes
- * first). A ClusterCron, as src/services/PaymentExpiry.ts: one run per cluster per beat, durable across
- * restarts; a first pass also runs as the layer starts.
+ * first). A periodic job (src/platform/PeriodicJob.ts): one run per cluster per beat, the start-up pass
+ * (the current beat's) included.
  *
  * A pass goes partner by partner, each through ALL its unsettled links in pages of `page` (by tx_id), so
  * one partner's backlog never hides another's links. A disabled partner is not called at all (its links
  * wait until it is enabled again); a partner that does not answer is left for this pass at its first
  * silence (the next beat tries again); a link whose read-back fails otherwise is skipped, the pass goes on.
  */
-import { Cron, Effect, Layer, Ref } from "effect"
-import { ClusterCron } from "effect/cluster"
+import { Effect, Layer, Ref } from "effect"
 import { type LinkRow, partnersWithUnsettled, unsettledLinksOf } from "../../../sql/FederationRepo.ts"
 import type { PartnerUnavailable } from "../../../schema/Federation.ts"
 import { AppConfigService } from "../../platform/Config.ts"
-import { beat } from "../../platform/CronBeat.ts"
+import { periodicJob } from "../../platform/PeriodicJob.ts"
 import { makeDb } from "../../platform/db/Sql.ts"
 import { FederationOrders } from "./FederationOrders.ts"
 import { type Partner, Partners } from "./Partners.ts"
@@ -73,10 +72,7 @@ export const FederationReconcileCron = Layer.unwrap(
   Effect.gen(function* () {
     const config = yield* AppConfigService
     if (config.federationReconcileSeconds === 0) return Layer.empty
-    const cron = Cron.parseUnsafe(beat(config.federationReconcileSeconds))
-    return Layer.merge(
-      ClusterCron.make({ name: "FederationReconcile", cron, execute: Effect.ignoreCause(reconcile) }),
-      Layer.effectDiscard(Effect.forkScoped(Effect.ignoreCause(reconcile)))
-    )
+    // Once per beat across the cluster, the start-up pass included (src/platform/PeriodicJob.ts).
+    return periodicJob("FederationReconcile", config.federationReconcileSeconds * 1000, reconcile)
   })
 )
