@@ -19,7 +19,12 @@ export const migrateClusterStorage = SqlClient.SqlClient.use((sql) =>
   sql.withTransaction(
     Effect.andThen(
       sql`SELECT pg_advisory_xact_lock(${migrationLockKey})`,
-      Effect.scoped(Layer.build(SqlMessageStorage.layerMigrations({})))
+      Effect.scoped(Layer.build(SqlMessageStorage.layerMigrations({}))).pipe(
+        // Periodic jobs left ClusterCron for beat leases (src/platform/PeriodicJob.ts): a database of an
+        // older build may still hold unprocessed ClusterCron runs, whose entity types no longer exist and
+        // which the storage poll would retry for ever.
+        Effect.andThen(sql`DELETE FROM cluster_messages WHERE NOT processed AND entity_type LIKE 'ClusterCron/%'`)
+      )
     )
   )
 )

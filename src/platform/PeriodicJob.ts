@@ -9,7 +9,7 @@
  * by the primary) does not count, so a restart within a beat still catches up.
  * A pass longer than the period skips the beats it overran (no backlog of passes). A failed claim or pass
  * is logged; the next beat tries again. Each process publishes `job_passes_total{job}` (passes it ran)
- * and `job_last_pass_ms{job}` (the duration of its last one).
+ * and `job_last_pass_seconds{job}` (the duration of its last one).
  */
 import { Effect, Layer, Metric } from "effect"
 import { claimBeat, claimStartBeat } from "../../sql/JobLeaseRepo.ts"
@@ -32,11 +32,11 @@ export const periodicJob = <R>(job: string, periodMs: number, pass: Effect.Effec
       const db = yield* makeDb
       const metrics = yield* Metrics
       const passes = Metric.withAttributes(jobPassesTotal, { job })
-      let lastPassMs = 0
+      let lastPassSeconds = 0
       yield* metrics.gauge(
-        "job_last_pass_ms",
-        "Milliseconds the periodic job's last pass in this process took, by job",
-        () => lastPassMs,
+        "job_last_pass_seconds",
+        "Seconds the periodic job's last pass in this process took, by job",
+        () => lastPassSeconds,
         { job }
       )
       const runBeat = (beat: bigint, atStart: boolean) =>
@@ -46,7 +46,7 @@ export const periodicJob = <R>(job: string, periodMs: number, pass: Effect.Effec
           if (!(yield* db(claim))) return
           const started = performance.now()
           yield* Effect.catchCause(pass, (cause) => Effect.logWarning(`periodic job ${job}: pass failed`, cause))
-          lastPassMs = Math.round(performance.now() - started)
+          lastPassSeconds = (performance.now() - started) / 1000
           metrics.update(passes, 1)
         }).pipe(Effect.catchCause((cause) => Effect.logWarning(`periodic job ${job}: beat not claimed`, cause)))
       const loop = Effect.gen(function* () {
