@@ -21,6 +21,7 @@ import {
 } from "../../schema/Errors.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { limits } from "../../src/platform/Config.ts"
+import { answerDefects } from "../../src/platform/ActorFailures.ts"
 import { makeDb } from "../../src/platform/db/Sql.ts"
 import { Currencies } from "../../src/platform/Currencies.ts"
 import { LedgerWriter } from "../../src/platform/LedgerWriter.ts"
@@ -190,5 +191,5 @@ export const CodeEntityLayer = CodeEntity.toLayer(
       })
     })
   }),
-  { maxIdleTime: `${limits.walletIdleSeconds} seconds`, mailboxCapacity: limits.walletMailboxMax }
+  { maxIdleTime: `${limits.walletIdleSeconds} seconds`, mailboxCapacity: limits.walletMailboxMax, ...answerDefects }
 )

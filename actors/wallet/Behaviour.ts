@@ -15,6 +15,7 @@ import {
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { TxState, TxType } from "../../schema/Transfer.ts"
 import { limits } from "../../src/platform/Config.ts"
+import { answerDefects } from "../../src/platform/ActorFailures.ts"
 import { makeDb } from "../../src/platform/db/Sql.ts"
 import { Currencies } from "../../src/platform/Currencies.ts"
 import { LedgerWriter } from "../../src/platform/LedgerWriter.ts"
@@ -207,5 +208,5 @@ export const WalletEntityLayer = WalletEntity.toLayer(
         })
     })
   }),
-  { maxIdleTime: `${limits.walletIdleSeconds} seconds`, mailboxCapacity: limits.walletMailboxMax }
+  { maxIdleTime: `${limits.walletIdleSeconds} seconds`, mailboxCapacity: limits.walletMailboxMax, ...answerDefects }
 )
