@@ -94,6 +94,7 @@ import { LedgerWriter } from "./platform/LedgerWriter.ts"
 import { Rates } from "./services/Rates.ts"
 import { Tariffs } from "./platform/Tariffs.ts"
 import { ChangeNotices } from "./platform/ChangeNotices.ts"
+import { WalletFlags } from "./platform/WalletFlags.ts"
 import { Terminals } from "./services/Terminals.ts"
 import { Treasury } from "./services/Treasury.ts"
 import { Wallets } from "./services/Wallets.ts"
@@ -156,6 +157,7 @@ const Core = Layer.mergeAll(
   Rates.layer,
   Tariffs.layer,
   LedgerWriter.layer,
+  WalletFlags.layer,
   ActorRuntime
 ).pipe(Layer.provideMerge(Foundation))
 

@@ -17,6 +17,7 @@ import {
   RateLimited,
   SameAccounts,
   TransactionNotPending,
+  WalletBlocked,
   WrongSide
 } from "../../schema/Errors.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
@@ -50,6 +51,7 @@ type CodeError =
   | BalanceNotEnough
   | NonceExists
   | RateLimited
+  | WalletBlocked
 
 const rejection = (rule: Rejection): CodeError => {
   switch (rule) {

@@ -12,7 +12,8 @@ import {
   BalanceNotEnough,
   TerminalNotFound,
   TooManyDecimals,
-  UnknownCurrency
+  UnknownCurrency,
+  WalletBlocked
 } from "../Errors.ts"
 import { InvalidAddress, RefundBelowNetworkFee } from "../CryptoErrors.ts"
 import { Cursor, Int64 } from "../Ids.ts"
@@ -53,7 +54,8 @@ export const OrderActionErrors = [
   SameAccounts,
   BalanceNotEnough,
   TerminalNotFound,
-  RateLimited
+  RateLimited,
+  WalletBlocked
 ] as const
 
 /** What creating an order (payment or payout) may answer whatever its kind (C16 "Errors"). */
@@ -170,7 +172,8 @@ export class PayordersApi extends HttpApiGroup.make("payorders")
         RefundBelowNetworkFee,
         TooManyRefunds,
         BalanceNotEnough,
-        RateLimited
+        RateLimited,
+        WalletBlocked
       ]
     })
   )

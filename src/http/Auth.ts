@@ -21,6 +21,7 @@ import {
   ServiceAuth,
   SessionAuth
 } from "../../schema/Security.ts"
+import { WalletFlag } from "../../schema/Wallet.ts"
 import { Credentials } from "../services/Credentials.ts"
 import { rateLimited } from "./EdgeRules.ts"
 import { RateLimits } from "./RateLimits.ts"
@@ -52,6 +53,9 @@ export const SessionAuthLive = Layer.effect(
         Effect.gen(function* () {
           const session = yield* credentials.session(Redacted.value(credential))
           if (Option.isNone(session)) return yield* refuse("sid")
+          // C19 §5: a session of a Deleted wallet is refused on every action.
+          if ((session.value.flags & WalletFlag.Deleted) !== 0)
+            return yield* Effect.fail(new Unauthorized({ message: "sid: the session's wallet is deleted" }))
           const caller = `session:${session.value.key}`
           const limited = spend(caller)
           if (limited !== undefined) return yield* limited
