@@ -95,6 +95,7 @@ import { Rates } from "./services/Rates.ts"
 import { Tariffs } from "./platform/Tariffs.ts"
 import { ChangeNotices } from "./platform/ChangeNotices.ts"
 import { WalletFlags } from "./platform/WalletFlags.ts"
+import { SecondFactorGate } from "./services/SecondFactorGate.ts"
 import { Terminals } from "./services/Terminals.ts"
 import { Treasury } from "./services/Treasury.ts"
 import { Wallets } from "./services/Wallets.ts"
@@ -183,6 +184,7 @@ const Actors = Layer.mergeAll(
 
 const Services = Layer.mergeAll(
   Wallets.layer,
+  SecondFactorGate.layer,
   Credentials.layer,
   Terminals.layer,
   Treasury.layer,
