@@ -1,7 +1,7 @@
 /** Merchant payment orders `/payorders/v1/` (merchant key plus app_id). */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { TooManyWaiters } from "../EdgeErrors.ts"
+import { AppDisabledOrder, TooManyWaiters } from "../EdgeErrors.ts"
 import { CursorEnvelope, Envelope } from "../Envelope.ts"
 import {
   ExternalIdConflict,
@@ -55,7 +55,8 @@ export const OrderActionErrors = [
   BalanceNotEnough,
   TerminalNotFound,
   RateLimited,
-  WalletBlocked
+  WalletBlocked,
+  AppDisabledOrder
 ] as const
 
 /** What creating an order (payment or payout) may answer whatever its kind (C16 "Errors"). */

@@ -7,7 +7,7 @@
  */
 import { Effect, Layer, Option, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
-import { KeyScope } from "../../schema/EdgeErrors.ts"
+import { AppDisabled, KeyScope } from "../../schema/EdgeErrors.ts"
 import { RequestId } from "../../schema/Envelope.ts"
 import { Forbidden, Unauthorized } from "../../schema/Errors.ts"
 import {
@@ -105,6 +105,8 @@ export const MerchantAuthLive = Layer.effect(
         Effect.gen(function* () {
           const app = yield* credentials.app(Redacted.value(credential))
           if (Option.isNone(app)) return yield* refuse("pkey")
+          // C19 §5: a disabled app's key is refused before anything else it could do.
+          if (!app.value.enabled) return yield* Effect.fail(new AppDisabled({ message: "pkey: the app is disabled" }))
           const caller = `app:${app.value.appId}`
           const limited = spend(caller)
           if (limited !== undefined) return yield* limited
@@ -114,7 +116,7 @@ export const MerchantAuthLive = Layer.effect(
             return yield* Effect.fail(new Forbidden({ message: "app_id: the key does not belong to this app" }))
           }
           return yield* httpEffect.pipe(
-            Effect.provideService(CurrentApp, app.value),
+            Effect.provideService(CurrentApp, { appId: app.value.appId, walletId: app.value.walletId }),
             Effect.provideService(CallerKey, caller)
           )
         })
