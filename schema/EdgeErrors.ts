@@ -1,5 +1,5 @@
 /**
- * The edge's rejections (CONTRACT C19 §2, §3, §7, §8: codes 10405-10410); their codes are in the one table
+ * The edge's rejections (CONTRACT C19 §2, §3, §5, §7, §8: codes 10405-10411); their codes are in the one table
  * of schema/Errors.ts. They are answered before a handler runs (the credential middleware, the HTTP
  * middleware of src/http/EdgeRules.ts) or while a long-poll would park.
  */
@@ -28,4 +28,10 @@ export class TooManyWaiters extends Schema.TaggedError<TooManyWaiters>()("TooMan
 /** 10410: no answer within REQUEST_TIMEOUT_SECONDS; the action may still complete (read it back). */
 export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()("RequestTimeout", fields, {
   httpApiStatus: 503
+}) {}
+/** 10411: a disabled merchant app's pkey (C19 §5, set_app_enabled). */
+export class AppDisabled extends Schema.TaggedError<AppDisabled>()("AppDisabled", fields, { httpApiStatus: 403 }) {}
+/** 10411 at the gate: order_start or a pay_* of a disabled app's order (reads still work). */
+export class AppDisabledOrder extends Schema.TaggedError<AppDisabledOrder>()("AppDisabledOrder", fields, {
+  httpApiStatus: 400
 }) {}

@@ -231,6 +231,8 @@ export const errorCodes = {
   RateLimitExceeded: [10408, 429],
   TooManyWaiters: [10409, 429],
   RequestTimeout: [10410, 503],
+  AppDisabled: [10411, 403],
+  AppDisabledOrder: [10411, 400],
   RateLimited: [10429, 429],
   InternalError: [10500, 500]
 } as const satisfies Record<string, readonly [number, number]>

@@ -4,7 +4,7 @@
  */
 import { Context } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
-import { KeyScope } from "./EdgeErrors.ts"
+import { AppDisabled, KeyScope } from "./EdgeErrors.ts"
 import { Forbidden, Unauthorized } from "./Errors.ts"
 import type { AppId, ClientId, WalletId } from "./Ids.ts"
 
@@ -85,7 +85,7 @@ export class MerchantAuth extends HttpApiMiddleware.Service<MerchantAuth, { prov
   "core/MerchantAuth",
   {
     security: { pkey: HttpApiSecurity.apiKey({ in: "header", key: "pkey" }) },
-    error: [Unauthorized, Forbidden]
+    error: [Unauthorized, Forbidden, AppDisabled]
   }
 ) {}
 

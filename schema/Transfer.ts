@@ -3,6 +3,13 @@
  * rows, the two-step CreateTransactOut, internal_transfer, feeds and events.
  */
 import { Schema } from "effect"
+import {
+  ConfirmationExpired,
+  ConfirmationFailed,
+  ExternalIdConflict,
+  InvalidRequest,
+  TransactionNotPending
+} from "./Errors.ts"
 import { Cursor, Int64, Int64String, PositiveId, TxId, TxIdOut, WalletId, WalletIdOut } from "./Ids.ts"
 import { PositiveAmount } from "./Money.ts"
 import { BooleanQuery, CurrencyCode, NetworkType } from "./Reference.ts"
@@ -109,6 +116,27 @@ export const TwoFactorHeaders = {
     description: "base64 Ed25519 signature of the txId's decimal string (NeedSign step two)"
   })
 }
+
+/**
+ * Step one of an action Require2FA makes two-step without reserving anything (C19 §4: set_security
+ * off, create_tx_code 11/12, apply_code paying, pay_internal): nothing changed; the code went out as a
+ * `ConfirmationCode` event whose txId is `confirmationTimetick`. Step two repeats the action with the
+ * same parameters plus `confirmationTimetick` and `confirmationCode` (or X-SignResult).
+ */
+export const SecondFactorNeeded = Schema.Struct({
+  confirmationStatusCode: Schema.Literals(["NeedCodeConfirm", "NeedSign"]),
+  confirmationTimetick: TxIdOut
+}).annotate({ identifier: "SecondFactorNeeded" })
+export type SecondFactorNeeded = typeof SecondFactorNeeded.Type
+
+/** What the second step of a C19 §4 action may answer besides the action's own errors. */
+export const SecondFactorErrors = [
+  InvalidRequest,
+  ConfirmationFailed,
+  ConfirmationExpired,
+  TransactionNotPending,
+  ExternalIdConflict
+] as const
 
 export const ConfirmQuery = {
   confirmationTimetick: Schema.optional(TxId),

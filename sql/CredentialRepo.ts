@@ -1,7 +1,7 @@
 /** Sessions, merchant apps and service keys; only hashes of secrets are stored. */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { Bytes, decodeAll, decodeFirst, decodeOne, Int, Int8, record, Timestamp } from "./Decoding.ts"
+import { Bool, Bytes, decodeAll, decodeFirst, decodeOne, Int, Int8, record, Timestamp } from "./Decoding.ts"
 
 /** A live session with what a request needs of its wallet. */
 export const Session = record({
@@ -53,20 +53,20 @@ export const insertApp = (id: string, walletId: string, name: string, pkeyHash: 
   )
 
 /** A merchant app, found by the hash of its key. */
-export const App = record({ id: Int8, walletId: Int8, pkeyHash: Bytes })
+export const App = record({ id: Int8, walletId: Int8, pkeyHash: Bytes, enabled: Bool })
 export type App = typeof App.Type
 
 const firstApp = decodeFirst(App)
 
 export const findAppByKeyHash = (pkeyHash: Uint8Array) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql`SELECT id, wallet_id, pkey_hash FROM apps WHERE pkey_hash = ${pkeyHash}`, firstApp)
+    Effect.map(sql`SELECT id, wallet_id, pkey_hash, enabled FROM apps WHERE pkey_hash = ${pkeyHash}`, firstApp)
   )
 
 /** A merchant app by its id (the private payment actions name the app). */
 export const findAppById = (appId: string | bigint) =>
   SqlClient.SqlClient.use((sql) =>
-    Effect.map(sql`SELECT id, wallet_id, pkey_hash FROM apps WHERE id = ${appId}`, firstApp)
+    Effect.map(sql`SELECT id, wallet_id, pkey_hash, enabled FROM apps WHERE id = ${appId}`, firstApp)
   )
 
 const keyHashes = decodeAll(record({ keyHash: Bytes }))
@@ -78,4 +78,25 @@ export const serviceKeyHashes = SqlClient.SqlClient.use((sql) =>
 export const insertServiceKey = (keyHash: Uint8Array, label: string) =>
   SqlClient.SqlClient.use(
     (sql) => sql`INSERT INTO service_keys (key_hash, label) VALUES (${keyHash}, ${label}) ON CONFLICT DO NOTHING`
+  )
+
+const AppId = record({ id: Int8 })
+const firstAppId = decodeFirst(AppId)
+
+/** C19 §5 rotate_app_key: the app's new key hash (the old key is refused from this commit on); false: no such app. */
+export const rotateAppKey = (appId: string, pkeyHash: Uint8Array) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(
+      sql`UPDATE apps SET pkey_hash = ${pkeyHash} WHERE id = ${appId} RETURNING id`,
+      (rows) => firstAppId(rows) !== undefined
+    )
+  )
+
+/** C19 §5 set_app_enabled; false: no such app. */
+export const setAppEnabled = (appId: string, enabled: boolean) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(
+      sql`UPDATE apps SET enabled = ${enabled} WHERE id = ${appId} RETURNING id`,
+      (rows) => firstAppId(rows) !== undefined
+    )
   )

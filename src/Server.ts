@@ -95,6 +95,8 @@ import { LedgerWriter } from "./platform/LedgerWriter.ts"
 import { Rates } from "./services/Rates.ts"
 import { Tariffs } from "./platform/Tariffs.ts"
 import { ChangeNotices } from "./platform/ChangeNotices.ts"
+import { WalletFlags } from "./platform/WalletFlags.ts"
+import { SecondFactorGate } from "./services/SecondFactorGate.ts"
 import { Terminals } from "./services/Terminals.ts"
 import { Treasury } from "./services/Treasury.ts"
 import { Wallets } from "./services/Wallets.ts"
@@ -157,6 +159,7 @@ const Core = Layer.mergeAll(
   Rates.layer,
   Tariffs.layer,
   LedgerWriter.layer,
+  WalletFlags.layer,
   ActorRuntime
 ).pipe(Layer.provideMerge(Foundation))
 
@@ -182,6 +185,7 @@ const Actors = Layer.mergeAll(
 
 const Services = Layer.mergeAll(
   Wallets.layer,
+  SecondFactorGate.layer,
   Credentials.layer,
   Terminals.layer,
   Treasury.layer,

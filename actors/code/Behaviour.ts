@@ -17,10 +17,12 @@ import {
   RateLimited,
   SameAccounts,
   TransactionNotPending,
+  WalletBlocked,
   WrongSide
 } from "../../schema/Errors.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { limits } from "../../src/platform/Config.ts"
+import { answerDefects } from "../../src/platform/ActorFailures.ts"
 import { makeDb } from "../../src/platform/db/Sql.ts"
 import { Currencies } from "../../src/platform/Currencies.ts"
 import { LedgerWriter } from "../../src/platform/LedgerWriter.ts"
@@ -49,6 +51,7 @@ type CodeError =
   | BalanceNotEnough
   | NonceExists
   | RateLimited
+  | WalletBlocked
 
 const rejection = (rule: Rejection): CodeError => {
   switch (rule) {
@@ -190,5 +193,5 @@ export const CodeEntityLayer = CodeEntity.toLayer(
       })
     })
   }),
-  { maxIdleTime: `${limits.walletIdleSeconds} seconds`, mailboxCapacity: limits.walletMailboxMax }
+  { maxIdleTime: `${limits.walletIdleSeconds} seconds`, mailboxCapacity: limits.walletMailboxMax, ...answerDefects }
 )

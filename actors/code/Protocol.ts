@@ -10,6 +10,7 @@ import {
   RateLimited,
   SameAccounts,
   TransactionNotPending,
+  WalletBlocked,
   WrongSide
 } from "../../schema/Errors.ts"
 import { WalletIdOut } from "../../schema/Ids.ts"
@@ -22,7 +23,8 @@ const CodeErrors = Schema.Union([
   TransactionNotPending,
   BalanceNotEnough,
   NonceExists,
-  RateLimited
+  RateLimited,
+  WalletBlocked
 ])
 
 /**
@@ -43,7 +45,7 @@ export const CreateCode = Rpc.make("CreateCode", {
     partnerInfo: Schema.NullOr(Schema.String)
   },
   success: Schema.Void,
-  error: Schema.Union([BalanceNotEnough, NonceExists, TransactionNotPending, RateLimited])
+  error: Schema.Union([BalanceNotEnough, NonceExists, TransactionNotPending, RateLimited, WalletBlocked])
 })
 
 export const ApplyCode = Rpc.make("ApplyCode", {

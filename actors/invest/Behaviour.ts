@@ -15,6 +15,7 @@ import {
   ProfitBelowCredited
 } from "../../schema/InvestErrors.ts"
 import { AppConfigService, limits } from "../../src/platform/Config.ts"
+import { answerDefects } from "../../src/platform/ActorFailures.ts"
 import { makeDb } from "../../src/platform/db/Sql.ts"
 import { delivered } from "../../src/platform/Delivery.ts"
 import { LedgerWriter } from "../../src/platform/LedgerWriter.ts"
@@ -230,5 +231,5 @@ export const InvestmentEntityLayer = InvestmentEntity.toLayer(
       Timer: () => Effect.orDie(settle)
     })
   }),
-  { maxIdleTime: `${limits.walletIdleSeconds} seconds`, mailboxCapacity: limits.walletMailboxMax }
+  { maxIdleTime: `${limits.walletIdleSeconds} seconds`, mailboxCapacity: limits.walletMailboxMax, ...answerDefects }
 )

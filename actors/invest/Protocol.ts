@@ -2,7 +2,7 @@
 import { DateTime, PrimaryKey, Schema } from "effect"
 import { ClusterSchema, DeliverAt, Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
-import { BalanceNotEnough, RateLimited } from "../../schema/Errors.ts"
+import { BalanceNotEnough, RateLimited, WalletBlocked } from "../../schema/Errors.ts"
 import {
   EarlyCloseNotAllowed,
   InvestmentNotFound,
@@ -30,7 +30,7 @@ export const CreateInvestment = Rpc.make("CreateInvestment", {
   },
   success: Schema.Void,
   /** `Duplicate`: another creation took this externalId (the caller answers the first one). */
-  error: Schema.Union([BalanceNotEnough, RateLimited, InvestmentStateConflict, TooManyOpenInvestments])
+  error: Schema.Union([BalanceNotEnough, RateLimited, InvestmentStateConflict, TooManyOpenInvestments, WalletBlocked])
 })
 
 const StepErrors = Schema.Union([

@@ -31,6 +31,7 @@ import {
   WrongOrderKind
 } from "../../schema/PaymentErrors.ts"
 import { limits } from "../../src/platform/Config.ts"
+import { answerDefects } from "../../src/platform/ActorFailures.ts"
 import { Currencies } from "../../src/platform/Currencies.ts"
 import { quoteFee, Tariffs } from "../../src/platform/Tariffs.ts"
 import { makeDb } from "../../src/platform/db/Sql.ts"
@@ -320,5 +321,5 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
       CardOutcome: ({ payload }) => card.cardOutcome(payload)
     })
   }),
-  { maxIdleTime: `${limits.walletIdleSeconds} seconds`, mailboxCapacity: limits.walletMailboxMax }
+  { maxIdleTime: `${limits.walletIdleSeconds} seconds`, mailboxCapacity: limits.walletMailboxMax, ...answerDefects }
 )

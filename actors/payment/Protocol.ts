@@ -2,7 +2,14 @@
 import { Schema } from "effect"
 import { Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
-import { BalanceNotEnough, InvalidRequest, NonceExists, RateLimited, SameAccounts } from "../../schema/Errors.ts"
+import {
+  BalanceNotEnough,
+  InvalidRequest,
+  NonceExists,
+  RateLimited,
+  SameAccounts,
+  WalletBlocked
+} from "../../schema/Errors.ts"
 import { RefundBelowNetworkFee } from "../../schema/CryptoErrors.ts"
 import {
   NoPaymentInProgress,
@@ -31,7 +38,8 @@ export const OrderErrors = Schema.Union([
   PaymentPending,
   SameAccounts,
   BalanceNotEnough,
-  RateLimited
+  RateLimited,
+  WalletBlocked
 ])
 
 export type OrderError = typeof OrderErrors.Type
@@ -147,7 +155,8 @@ export const Refund = Rpc.make("Refund", {
     InvalidRequest,
     BalanceNotEnough,
     NonceExists,
-    RateLimited
+    RateLimited,
+    WalletBlocked
   ])
 })
 
@@ -172,7 +181,7 @@ export const CreateTransfer = Rpc.make("CreateTransfer", {
     webhookUrl: Schema.NullOr(Schema.String)
   },
   success: Schema.Void,
-  error: Schema.Union([NonceExists, BalanceNotEnough, RateLimited])
+  error: Schema.Union([NonceExists, BalanceNotEnough, RateLimited, WalletBlocked])
 })
 
 /**

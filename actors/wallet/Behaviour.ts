@@ -10,14 +10,17 @@ import {
   ExternalIdConflict,
   MaxActiveOrdersExceeded,
   NonceExists,
-  TransactionNotPending
+  TransactionNotPending,
+  WalletBlocked
 } from "../../schema/Errors.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { TxState, TxType } from "../../schema/Transfer.ts"
 import { limits } from "../../src/platform/Config.ts"
+import { answerDefects } from "../../src/platform/ActorFailures.ts"
 import { makeDb } from "../../src/platform/db/Sql.ts"
 import { Currencies } from "../../src/platform/Currencies.ts"
 import { LedgerWriter } from "../../src/platform/LedgerWriter.ts"
+import { debitBlockingFlags, WalletFlags } from "../../src/platform/WalletFlags.ts"
 import { debtCharge, treasuryPosting } from "./Engine.ts"
 import { type LedgerOperation, SystemWallet } from "../../sql/Ledger.ts"
 import { TooManyOpenInvestments } from "../../schema/InvestErrors.ts"
@@ -38,7 +41,19 @@ export const WalletEntityLayer = WalletEntity.toLayer(
     const currencies = yield* Currencies
     const decimalsOf = (code: string) => currencies.find(code)?.decimals ?? 0
     const commits = makeCommits(state, ledger)
-    const transfers = makeTransferHandlers(state, db, commits, decimalsOf)
+    const walletFlags = yield* WalletFlags
+    /**
+     * C19 §5: every debit of this wallet (by its session, or the pkey of an app whose money side it
+     * is) is refused while it is flagged WalletBlock or Deleted, before anything is decided or moved.
+     */
+    const refuseIfBlocked = Effect.flatMap(walletFlags.of(walletId), (flags) =>
+      (flags & debitBlockingFlags) !== 0
+        ? Effect.fail(
+            new WalletBlocked({ message: `wallet: wallet ${walletId} is blocked or deleted; nothing was moved` })
+          )
+        : Effect.void
+    )
+    const transfers = makeTransferHandlers(state, db, commits, decimalsOf, refuseIfBlocked)
     let openOrders: number | undefined
 
     const changedMeanwhile = (field: string) => () =>
@@ -155,6 +170,7 @@ export const WalletEntityLayer = WalletEntity.toLayer(
         return { txId: payload.txId, charged: charge.charged, outstanding: charge.outstanding }
       }),
       CommitWithDebit: Effect.fnUntraced(function* ({ payload }) {
+        yield* refuseIfBlocked
         const idUpdate = yield* commitDebiting(
           payload.currency,
           payload.debit,
@@ -172,6 +188,7 @@ export const WalletEntityLayer = WalletEntity.toLayer(
         return { idUpdate: String(idUpdate) }
       }),
       CommitInvestmentCreation: Effect.fnUntraced(function* ({ payload }) {
+        yield* refuseIfBlocked
         const idUpdate = yield* commitDebiting(
           payload.currency,
           payload.debit,
@@ -194,6 +211,7 @@ export const WalletEntityLayer = WalletEntity.toLayer(
         return { idUpdate: String(idUpdate) }
       }),
       LockForOrder: Effect.fnUntraced(function* ({ payload }) {
+        yield* refuseIfBlocked
         // Rooms complete and cancel orders without this actor, so a cached count can only be too
         // high: it is trusted to admit, and recounted in SQL before it refuses.
         if (openOrders === undefined || openOrders >= payload.maxActive)
@@ -230,5 +248,5 @@ export const WalletEntityLayer = WalletEntity.toLayer(
         })
     })
   }),
-  { maxIdleTime: `${limits.walletIdleSeconds} seconds`, mailboxCapacity: limits.walletMailboxMax }
+  { maxIdleTime: `${limits.walletIdleSeconds} seconds`, mailboxCapacity: limits.walletMailboxMax, ...answerDefects }
 )

@@ -46,7 +46,8 @@ export const makeCommits = (state: WalletState, ledger: LedgerWriter["Service"])
   const commit = (operation: LedgerOperation, currency: string): Effect.Effect<bigint, CommitFailure> =>
     ledger.commit(operation).pipe(
       Effect.tap(() => Effect.sync(() => state.apply(operation.postings))),
-      Effect.tapError(() => Effect.sync(() => state.forget(currency)))
+      // Any failure, typed or not (a database error answered as a defect, C19 §7), drops the figure.
+      Effect.tapCause(() => Effect.sync(() => state.forget(currency)))
     )
 
   /** Plans on the known figures, commits, and plans again on fresh figures after a CHECK refusal. */

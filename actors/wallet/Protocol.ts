@@ -1,6 +1,9 @@
 /**
  * The wallet actor's typed mailbox. A wallet actor alone debits its wallet's free balance and
  * creates its locks (ARCHITECTURE "Actors"); other modules talk to it only through these messages.
+ * Every debit (ReserveTransfer, CommitWithDebit, LockForOrder) of a wallet flagged WalletBlock or
+ * Deleted is refused here with 10031 before anything moves (C19 §5); operator postings
+ * (PostTreasury, ChargeDebt) are not the wallet's own debits and are not.
  */
 import { Schema } from "effect"
 import { Entity } from "effect/cluster"
@@ -12,7 +15,8 @@ import {
   ExternalIdConflict,
   MaxActiveOrdersExceeded,
   NonceExists,
-  TransactionNotPending
+  TransactionNotPending,
+  WalletBlocked
 } from "../../schema/Errors.ts"
 import { TxIdOut, WalletIdOut } from "../../schema/Ids.ts"
 import { TooManyOpenInvestments } from "../../schema/InvestErrors.ts"
@@ -61,7 +65,7 @@ export const ReserveTransfer = Rpc.make("ReserveTransfer", {
     crypto: Schema.optional(CryptoTxInserts.schema)
   },
   success: Schema.Struct({ idUpdate: Schema.String }),
-  error: Schema.Union([BalanceNotEnough, NonceExists])
+  error: Schema.Union([BalanceNotEnough, NonceExists, WalletBlocked])
 })
 
 /** Step two: check the proof against the pending confirmation and settle the reserved transfer. */
@@ -108,7 +112,7 @@ export const ChargeDebt = Rpc.make("ChargeDebt", {
 export const CommitWithDebit = Rpc.make("CommitWithDebit", {
   payload: { currency: Schema.String, debit: Schema.BigIntFromString, operation: LedgerOperationSchema },
   success: Schema.Struct({ idUpdate: Schema.String }),
-  error: Schema.Union([BalanceNotEnough, NonceExists, TransactionNotPending])
+  error: Schema.Union([BalanceNotEnough, NonceExists, TransactionNotPending, WalletBlocked])
 })
 
 /**
@@ -118,7 +122,7 @@ export const CommitWithDebit = Rpc.make("CommitWithDebit", {
 export const CommitInvestmentCreation = Rpc.make("CommitInvestmentCreation", {
   payload: { currency: Schema.String, debit: Schema.BigIntFromString, operation: LedgerOperationSchema },
   success: Schema.Struct({ idUpdate: Schema.String }),
-  error: Schema.Union([BalanceNotEnough, NonceExists, TooManyOpenInvestments])
+  error: Schema.Union([BalanceNotEnough, NonceExists, TooManyOpenInvestments, WalletBlocked])
 })
 
 /**
@@ -159,7 +163,7 @@ export type OrderIntent = typeof OrderIntent.Type
 export const LockForOrder = Rpc.make("LockForOrder", {
   payload: { order: OrderIntent, maxActive: Schema.Int },
   success: Schema.Struct({ idUpdate: Schema.String }),
-  error: Schema.Union([BalanceNotEnough, NonceExists, MaxActiveOrdersExceeded])
+  error: Schema.Union([BalanceNotEnough, NonceExists, MaxActiveOrdersExceeded, WalletBlocked])
 })
 
 /** Forget cached balances (sent after credits committed by other actors, or by operators). */

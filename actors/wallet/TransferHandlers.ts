@@ -14,7 +14,8 @@ import {
   ConfirmationExpired,
   ConfirmationFailed,
   NonceExists,
-  TransactionNotPending
+  TransactionNotPending,
+  type WalletBlocked
 } from "../../schema/Errors.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { TxState, TxType } from "../../schema/Transfer.ts"
@@ -35,7 +36,9 @@ export const makeTransferHandlers = (
   state: WalletState,
   db: Db,
   commits: ReturnType<typeof makeCommits>,
-  decimalsOf: (currency: string) => number
+  decimalsOf: (currency: string) => number,
+  /** C19 §5: fails with 10031 while the wallet is flagged WalletBlock or Deleted. */
+  refuseIfBlocked: Effect.Effect<void, WalletBlocked>
 ) => {
   const walletId = state.walletId
   const units = (minor: bigint, currency: string) => fromMinorUnits(minor, decimalsOf(currency))
@@ -101,6 +104,7 @@ export const makeTransferHandlers = (
   }: {
     payload: Payload<typeof ReserveTransfer>
   }) {
+    yield* refuseIfBlocked
     const amount = payload.amount,
       fee = payload.fee
     const swap = payload.exchange

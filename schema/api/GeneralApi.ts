@@ -26,6 +26,7 @@ import { CandleOut, CandlesQuery, OrderTxInfoOut } from "../Exchange.ts"
 import { Int64String } from "../Ids.ts"
 import { CurrencyOut, EstimateFeeOut, EstimateFeeQuery, WalletTerminalOut } from "../Reference.ts"
 import { SessionAuth } from "../Security.ts"
+import { ConfirmQuery, SecondFactorErrors, SecondFactorNeeded, TwoFactorHeaders } from "../Transfer.ts"
 
 export class GeneralApi extends HttpApiGroup.make("general")
   .add(
@@ -51,23 +52,26 @@ export class GeneralApi extends HttpApiGroup.make("general")
       })
     ),
     HttpApiEndpoint.post("create_tx_code", "/create_tx_code", {
+      query: ConfirmQuery,
+      headers: TwoFactorHeaders,
       payload: CreateTxCodeIn,
-      success: Envelope(TxCodesOut),
-      error: CodeErrors
+      success: Envelope(Schema.Union([TxCodesOut, SecondFactorNeeded])),
+      error: [...CodeErrors, ...SecondFactorErrors]
     }).annotateMerge(
       OpenApi.annotations({
         description:
-          "Types 11 (code) and 12 (escrow) hold the amount (free → lock_out, 10002 when short); 13 and 14 (invoices) move nothing. The code is shown once, here."
+          "Types 11 (code) and 12 (escrow) hold the amount (free → lock_out, 10002 when short); 13 and 14 (invoices) move nothing. The code is shown once, here. Under Require2FA, 11 and 12 take two steps (C19 §4): step one answers SecondFactorNeeded, step two repeats the call with confirmationTimetick and confirmationCode (or X-SignResult)."
       })
     ),
     HttpApiEndpoint.post("apply_code", "/apply_code", {
-      query: ApplyCodeQuery,
-      success: Envelope(ApplyCodeOut),
-      error: CodeErrors
+      query: { ...ApplyCodeQuery, ...ConfirmQuery },
+      headers: TwoFactorHeaders,
+      success: Envelope(Schema.Union([ApplyCodeOut, SecondFactorNeeded])),
+      error: [...CodeErrors, ...SecondFactorErrors]
     }).annotateMerge(
       OpenApi.annotations({
         description:
-          "Exactly one of `code` and `id`; `client_nonce` required; `amount` required for invoices (must equal theirs), optional otherwise (must equal the code's amount when given)."
+          "Exactly one of `code` and `id`; `client_nonce` required; `amount` required for invoices (must equal theirs), optional otherwise (must equal the code's amount when given). Paying an invoice (13, 14) under Require2FA takes two steps (C19 §4); step one does not use up `client_nonce`."
       })
     ),
     HttpApiEndpoint.post("cancel_code", "/cancel_code", {

@@ -5,6 +5,7 @@ import { Envelope } from "../Envelope.ts"
 import { TerminalId } from "../Ids.ts"
 import { OrderInfoOut, TerminalOut } from "../Payments.ts"
 import { SessionAuth } from "../Security.ts"
+import { ConfirmQuery, SecondFactorErrors, SecondFactorNeeded, TwoFactorHeaders } from "../Transfer.ts"
 import { OrderActionErrors } from "./PayordersApi.ts"
 
 export { TerminalOut }
@@ -62,11 +63,17 @@ export class PaymentApi extends HttpApiGroup.make("payment")
 export class PaymentSessionApi extends HttpApiGroup.make("paymentSession")
   .add(
     HttpApiEndpoint.post("pay_internal", "/pay_internal", {
-      query: gateQuery,
+      query: { ...gateQuery, ...ConfirmQuery },
+      headers: TwoFactorHeaders,
       payload: Schema.Struct({}),
-      success: Envelope(PayInternalOut),
-      error: [...OrderActionErrors]
-    })
+      success: Envelope(Schema.Union([PayInternalOut, SecondFactorNeeded])),
+      error: [...OrderActionErrors, ...SecondFactorErrors]
+    }).annotateMerge(
+      OpenApi.annotations({
+        description:
+          "Under Require2FA two steps (C19 §4): step one answers SecondFactorNeeded, step two repeats the call with confirmationTimetick and confirmationCode (or X-SignResult)."
+      })
+    )
   )
   .middleware(SessionAuth)
   .prefix("/payment/v1")

@@ -1,7 +1,7 @@
 /** Merchant payment orders `/payorders/v1/` (merchant key plus app_id). */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { TooManyWaiters } from "../EdgeErrors.ts"
+import { AppDisabledOrder, TooManyWaiters } from "../EdgeErrors.ts"
 import { CursorEnvelope, Envelope } from "../Envelope.ts"
 import {
   ExternalIdConflict,
@@ -12,7 +12,8 @@ import {
   BalanceNotEnough,
   TerminalNotFound,
   TooManyDecimals,
-  UnknownCurrency
+  UnknownCurrency,
+  WalletBlocked
 } from "../Errors.ts"
 import { InvalidAddress, RefundBelowNetworkFee } from "../CryptoErrors.ts"
 import { Cursor, Int64 } from "../Ids.ts"
@@ -53,7 +54,9 @@ export const OrderActionErrors = [
   SameAccounts,
   BalanceNotEnough,
   TerminalNotFound,
-  RateLimited
+  RateLimited,
+  WalletBlocked,
+  AppDisabledOrder
 ] as const
 
 /** What creating an order (payment or payout) may answer whatever its kind (C16 "Errors"). */
@@ -170,7 +173,8 @@ export class PayordersApi extends HttpApiGroup.make("payorders")
         RefundBelowNetworkFee,
         TooManyRefunds,
         BalanceNotEnough,
-        RateLimited
+        RateLimited,
+        WalletBlocked
       ]
     })
   )

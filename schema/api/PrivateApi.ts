@@ -15,7 +15,8 @@ import {
   UnknownCurrency,
   WalletNotFound
 } from "../Errors.ts"
-import { AppIdOut, WalletId } from "../Ids.ts"
+import { AppNotFound } from "../PaymentErrors.ts"
+import { AppId, AppIdOut, WalletId } from "../Ids.ts"
 import { ExecuteItemOut, ExecuteTransactionsIn, LedgerAuditOut } from "../Ledger.ts"
 import {
   CurrencyCode,
@@ -96,6 +97,25 @@ export class PrivateApi extends HttpApiGroup.make("private")
       success: Envelope(AppOut),
       error: WalletNotFound
     }),
+    HttpApiEndpoint.post("rotate_app_key", "/rotate_app_key", {
+      payload: Schema.Struct({ appId: AppId }),
+      success: Envelope(Schema.Struct({ appId: AppIdOut, pkey: Schema.String })),
+      error: AppNotFound
+    }).annotateMerge(
+      OpenApi.annotations({
+        description: "C19 §5: a new pkey for the app, shown once; the old one is refused from this commit on."
+      })
+    ),
+    HttpApiEndpoint.post("set_app_enabled", "/set_app_enabled", {
+      payload: Schema.Struct({ appId: AppId, enabled: Schema.Boolean }),
+      success: Envelope(Schema.Struct({ appId: AppIdOut, enabled: Schema.Boolean })),
+      error: AppNotFound
+    }).annotateMerge(
+      OpenApi.annotations({
+        description:
+          "C19 §5: a disabled app's pkey answers 403 10411; the gate answers 400 10411 to order_start and every pay_* of its orders (reads still work)."
+      })
+    ),
     HttpApiEndpoint.post("set_rates", "/set_rates", {
       payload: SetRatesIn,
       success: Envelope(Schema.Struct({ updated: Schema.Int })),

@@ -28,6 +28,8 @@ import {
   CreateTransactOut,
   HistoryQuery,
   InternalTransferIn,
+  SecondFactorErrors,
+  SecondFactorNeeded,
   TxIdQuery,
   TxInfo,
   TxListIn,
@@ -63,10 +65,17 @@ export class WalletApi extends HttpApiGroup.make("wallet")
     }),
     HttpApiEndpoint.get("get_balance", "/get_balance", { success: Envelope(Schema.Array(GetBalanceOut)) }),
     HttpApiEndpoint.post("set_security", "/set_security", {
+      query: ConfirmQuery,
+      headers: TwoFactorHeaders,
       payload: SetSecurityIn,
-      success: Envelope(WalletInfo),
-      error: WalletNotFound
-    }),
+      success: Envelope(Schema.Union([WalletInfo, SecondFactorNeeded])),
+      error: [WalletNotFound, ...SecondFactorErrors]
+    }).annotateMerge(
+      OpenApi.annotations({
+        description:
+          "Turning Require2FA on is one call. Turning it off while it is on takes two steps (C19 §4): step one answers SecondFactorNeeded, step two repeats the call with confirmationTimetick and confirmationCode (or X-SignResult)."
+      })
+    ),
     HttpApiEndpoint.post("internal_transfer", "/internal_transfer", {
       query: ConfirmQuery,
       headers: TwoFactorHeaders,

@@ -7,7 +7,7 @@
  */
 import { Effect, Layer, Option, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
-import { KeyScope } from "../../schema/EdgeErrors.ts"
+import { AppDisabled, KeyScope } from "../../schema/EdgeErrors.ts"
 import { RequestId } from "../../schema/Envelope.ts"
 import { Forbidden, Unauthorized } from "../../schema/Errors.ts"
 import {
@@ -21,6 +21,7 @@ import {
   ServiceAuth,
   SessionAuth
 } from "../../schema/Security.ts"
+import { WalletFlag } from "../../schema/Wallet.ts"
 import { Credentials } from "../services/Credentials.ts"
 import { rateLimited } from "./EdgeRules.ts"
 import { RateLimits } from "./RateLimits.ts"
@@ -52,6 +53,9 @@ export const SessionAuthLive = Layer.effect(
         Effect.gen(function* () {
           const session = yield* credentials.session(Redacted.value(credential))
           if (Option.isNone(session)) return yield* refuse("sid")
+          // C19 §5: a session of a Deleted wallet is refused on every action.
+          if ((session.value.flags & WalletFlag.Deleted) !== 0)
+            return yield* Effect.fail(new Unauthorized({ message: "sid: the session's wallet is deleted" }))
           const caller = `session:${session.value.key}`
           const limited = spend(caller)
           if (limited !== undefined) return yield* limited
@@ -101,6 +105,8 @@ export const MerchantAuthLive = Layer.effect(
         Effect.gen(function* () {
           const app = yield* credentials.app(Redacted.value(credential))
           if (Option.isNone(app)) return yield* refuse("pkey")
+          // C19 §5: a disabled app's key is refused before anything else it could do.
+          if (!app.value.enabled) return yield* Effect.fail(new AppDisabled({ message: "pkey: the app is disabled" }))
           const caller = `app:${app.value.appId}`
           const limited = spend(caller)
           if (limited !== undefined) return yield* limited
@@ -110,7 +116,7 @@ export const MerchantAuthLive = Layer.effect(
             return yield* Effect.fail(new Forbidden({ message: "app_id: the key does not belong to this app" }))
           }
           return yield* httpEffect.pipe(
-            Effect.provideService(CurrentApp, app.value),
+            Effect.provideService(CurrentApp, { appId: app.value.appId, walletId: app.value.walletId }),
             Effect.provideService(CallerKey, caller)
           )
         })

@@ -12,6 +12,8 @@ import {
   insertApp,
   insertServiceKey,
   insertSession,
+  rotateAppKey as rotateAppKeySql,
+  setAppEnabled as setAppEnabledSql,
   nextAppId,
   serviceKeyHashes,
   type Session
@@ -63,7 +65,11 @@ export class Credentials extends Context.Service<
       wallet: WalletId,
       name: string
     ) => Effect.Effect<{ appId: AppId; pkey: string; webhookSecret: string }, WalletNotFound>
-    readonly app: (pkey: string) => Effect.Effect<Option.Option<{ appId: AppId; walletId: WalletId }>>
+    readonly app: (pkey: string) => Effect.Effect<Option.Option<{ appId: AppId; walletId: WalletId; enabled: boolean }>>
+    /** C19 §5: a new pkey for the app (shown once); the old one is refused from this commit on. */
+    readonly rotateAppKey: (appId: string) => Effect.Effect<Option.Option<string>>
+    /** C19 §5: enable or disable the app; false when there is no such app. */
+    readonly setAppEnabled: (appId: string, enabled: boolean) => Effect.Effect<boolean>
     /** The service key this secret is, or undefined (every known key compared, in constant time). */
     readonly serviceKey: (key: string) => ServiceKeyIdentity | undefined
   }
@@ -152,8 +158,14 @@ export class Credentials extends Context.Service<
             : Effect.map(db(findAppByKeyHash(hashSecret(pkey))), (row) =>
                 row === undefined
                   ? Option.none()
-                  : Option.some({ appId: appId(row.id), walletId: walletId(row.walletId) })
+                  : Option.some({ appId: appId(row.id), walletId: walletId(row.walletId), enabled: row.enabled })
               ),
+        rotateAppKey: (id) =>
+          Effect.gen(function* () {
+            const pkey = newSecret()
+            return (yield* db(rotateAppKeySql(id, hashSecret(pkey)))) ? Option.some(pkey) : Option.none()
+          }),
+        setAppEnabled: (id, enabled) => db(setAppEnabledSql(id, enabled)),
         serviceKey: (key) => {
           if (key.length === 0 || key.length > 200) return undefined
           const hash = hashSecret(key)

@@ -30,6 +30,7 @@ import {
 import type { AcquiringSessionOut } from "../../schema/Payments.ts"
 import { AppConfigService } from "../platform/Config.ts"
 import { Currencies } from "../platform/Currencies.ts"
+import { refuseDisabledApp } from "./AppGate.ts"
 import { makeDb } from "../platform/db/Sql.ts"
 import { delivered } from "../platform/Delivery.ts"
 import { Acquirer } from "./acquiring/Acquirer.ts"
@@ -113,6 +114,7 @@ export class PaymentCards extends Context.Service<
       const payCard = Effect.fn("PaymentCards.payCard")(function* (code: string, tokenNetworkId: string) {
         const row = yield* db(paymentOrderByCodeHash(hashOfOrderCode(code)))
         if (row === undefined) return yield* new PaymentOrderNotFound({ message: "code: no such order" })
+        yield* refuseDisabledApp(db, row.appId)
         yield* orders.info(code) // an order past expiresAt is expired first (the engine then answers 10301)
         // The one offers computation (as order_start): the engine answers 10303 for a terminal that is
         // not offered, not available or not a Card one, 10304 when the order is locked elsewhere.

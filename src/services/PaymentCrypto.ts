@@ -21,6 +21,7 @@ import { NoPaymentInProgress, PaymentOrderNotFound, WrongOrderKind } from "../..
 import type { OrderInfoOut } from "../../schema/Payments.ts"
 import { AccountKeys } from "../platform/crypto/AccountKeys.ts"
 import { addressKey, deriveAddress, isDerivedNetwork, randomMemo } from "../platform/crypto/Addresses.ts"
+import { refuseDisabledApp } from "./AppGate.ts"
 import { makeDb } from "../platform/db/Sql.ts"
 import { delivered } from "../platform/Delivery.ts"
 import { LedgerWriter } from "../platform/LedgerWriter.ts"
@@ -107,6 +108,7 @@ export class PaymentCrypto extends Context.Service<
 
       const payCrypto = Effect.fn("PaymentCrypto.payCrypto")(function* (code: string, tokenNetworkId: string) {
         const row = yield* byCode(code)
+        yield* refuseDisabledApp(db, row.appId)
         const terminal = yield* db(findTerminal(tokenNetworkId))
         if (terminal === undefined)
           return yield* new TerminalNotFound({ message: `tokenNetworkId: no terminal ${tokenNetworkId}` })

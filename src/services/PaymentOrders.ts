@@ -42,6 +42,8 @@ import type {
 } from "../../schema/Payments.ts"
 import { AppConfigService } from "../platform/Config.ts"
 import { Currencies } from "../platform/Currencies.ts"
+import { refuseDisabledApp } from "./AppGate.ts"
+import type { AppDisabledOrder } from "../../schema/EdgeErrors.ts"
 import { makeDb } from "../platform/db/Sql.ts"
 import { delivered } from "../platform/Delivery.ts"
 import { TimeTicks } from "../platform/TimeTicks.ts"
@@ -82,7 +84,7 @@ export type PutError =
   | InvalidAmount
   | RateLimited
   | WebhookUrlRejected
-export type GateError = OrderError | PaymentOrderNotFound | TerminalNotFound | InvalidRequest
+export type GateError = OrderError | PaymentOrderNotFound | TerminalNotFound | InvalidRequest | AppDisabledOrder
 
 /**
  * An order with everything the service keeps beside it (private get_payment_order_info): its acquiring
@@ -355,6 +357,7 @@ export class PaymentOrders extends Context.Service<
         start: (code, tokenNetworkId) =>
           Effect.gen(function* () {
             const row = yield* byCode(code)
+            yield* refuseDisabledApp(db, row.appId)
             const offer = yield* offers.offerOn(row, tokenNetworkId)
             yield* delivered(actor(String(row.txId)).Start({ offer }))
             return yield* infoOf(yield* reread(row.txId))
@@ -362,6 +365,7 @@ export class PaymentOrders extends Context.Service<
         payInternal: (code, payer) =>
           Effect.gen(function* () {
             const row = yield* byCode(code)
+            yield* refuseDisabledApp(db, row.appId)
             // pay_internal always pays on the internal terminal; one locked elsewhere answers 10304 (engine).
             const offer = yield* offers.offerOn(row, undefined)
             const answer = yield* delivered(actor(String(row.txId)).PayInternal({ payer: BigInt(payer), offer }))

@@ -37,6 +37,7 @@ import {
 import type { OrderInfoOut, PaymentOrderOut, PutTransferOrderIn } from "../../schema/Payments.ts"
 import { AppConfigService } from "../platform/Config.ts"
 import { Currencies } from "../platform/Currencies.ts"
+import { refuseDisabledApp } from "./AppGate.ts"
 import { makeDb } from "../platform/db/Sql.ts"
 import { delivered } from "../platform/Delivery.ts"
 import { Tariffs } from "../platform/Tariffs.ts"
@@ -188,6 +189,7 @@ export class PaymentPayouts extends Context.Service<
         const meta = yield* metaText(input.meta)
         const row = yield* db(paymentOrderByCodeHash(hashOfOrderCode(code)))
         if (row === undefined) return yield* new PaymentOrderNotFound({ message: "code: no such order" })
+        yield* refuseDisabledApp(db, row.appId)
         if (row.kind !== "TransferOrder")
           return yield* new WrongOrderKind({ message: "code: pay_transfer pays out a TransferOrder only" })
         // The order's state first (a due order is expired by the read): a paid or ended order answers

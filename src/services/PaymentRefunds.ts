@@ -18,7 +18,8 @@ import {
   ExternalIdConflict,
   InvalidRequest,
   RateLimited,
-  TooManyDecimals
+  TooManyDecimals,
+  type WalletBlocked
 } from "../../schema/Errors.ts"
 import {
   PaymentOrderNotFound,
@@ -56,6 +57,7 @@ export type RefundPaymentError =
   | TooManyRefunds
   | BalanceNotEnough
   | RateLimited
+  | WalletBlocked
 
 export interface RefundRef {
   readonly refundId?: string | undefined

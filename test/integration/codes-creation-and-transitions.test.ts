@@ -87,20 +87,18 @@ describe("creation rules (SPEC code creation rules 1-5)", () => {
     await assertMoved(creator, before, -5, 5, "exact balance")
   })
 
-  it("WalletBlock, InnerTransferBlock and Deleted wallets cannot create codes (10031)", async () => {
+  it("WalletBlock and InnerTransferBlock wallets cannot create codes (10031); a Deleted wallet's session is 401 10401 (C19 §5)", async () => {
     for (const flag of [WalletBlock, InnerTransferBlock, Deleted]) {
       const creator = await party()
+      const before = await bucketsOf(creator)
       const set = await client.priv("POST", "update_wallet", { id: creator.id, flags: IsDefault | flag })
       assert.strictEqual(set.status, 200, JSON.stringify(set.body))
-      const before = await bucketsOf(creator)
       for (const typeTx of [11, 12, 13, 14]) {
-        assertRejected(
-          await createCode(creator, { amount: 5, typeTx }),
-          400,
-          E.WalletBlocked,
-          `flag ${flag} type ${typeTx}`
-        )
+        const reply = await createCode(creator, { amount: 5, typeTx })
+        if (flag === Deleted) assertRejected(reply, 401, 10401, `Deleted type ${typeTx}`)
+        else assertRejected(reply, 400, E.WalletBlocked, `flag ${flag} type ${typeTx}`)
       }
+      assert.strictEqual((await client.priv("POST", "update_wallet", { id: creator.id, flags: IsDefault })).status, 200)
       await assertMoved(creator, before, 0, 0, `flag ${flag}`)
     }
   })

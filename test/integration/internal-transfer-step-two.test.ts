@@ -319,7 +319,7 @@ describe("wrong codes and expiry", () => {
 })
 
 describe("blocked wallets cannot send", () => {
-  it("WalletBlock, InnerTransferBlock and Deleted are each 400 / 10031 and move nothing", async () => {
+  it("WalletBlock and InnerTransferBlock are each 400 / 10031, Deleted's session 401 / 10401 (C19 §5); nothing moves", async () => {
     const sender = await party()
     const recipient = await party({ fund: "0" })
     for (const [name, flag] of [
@@ -329,11 +329,17 @@ describe("blocked wallets cannot send", () => {
     ] as const) {
       const set = await client.priv("POST", "update_wallet", { id: sender.id, flags: IsDefault | flag })
       assert.strictEqual(set.status, 200, name)
-      assertRejected(await transfer(sender.sid, { recipient: recipient.id, amount: 1 }), 400, 10031, name)
-      await assertBuckets(sender, 100, 0, "USDT", name)
+      const reply = await transfer(sender.sid, { recipient: recipient.id, amount: 1 })
+      // C19 §5: a session of a Deleted wallet is refused on every action (its balance too).
+      if (flag === Deleted) assertRejected(reply, 401, 10401, name)
+      else {
+        assertRejected(reply, 400, 10031, name)
+        await assertBuckets(sender, 100, 0, "USDT", name)
+      }
     }
     // Cleared flags: it sends again.
     assert.strictEqual((await client.priv("POST", "update_wallet", { id: sender.id, flags: IsDefault })).status, 200)
+    await assertBuckets(sender, 100, 0, "USDT", "after Deleted")
     await sendAndSettle(sender, { recipient: recipient.id, amount: 1 })
     await assertBuckets(recipient, 1, 0)
   })

@@ -65,7 +65,7 @@ describe("session wallet actions (/core/v1/wallet/)", () => {
     assert.deepStrictEqual(await defaultsOf(owner), [])
   })
 
-  it("set_security toggles Require2FA (8) and leaves the other flags", async () => {
+  it("set_security toggles Require2FA (8) and leaves the other flags; off takes the second factor (C19 §4)", async () => {
     const w = await client.createWallet(newClientId())
     assert.strictEqual(w.flags, IsDefault)
     const sid = await client.createSession(w.id)
@@ -74,7 +74,17 @@ describe("session wallet actions (/core/v1/wallet/)", () => {
     assert.strictEqual(on.body.result.flags, IsDefault | Require2FA)
     const again = await client.call("POST", "/core/v1/wallet/set_security", { sid, body: { require2FA: true } })
     assert.strictEqual(again.body.result.flags, IsDefault | Require2FA)
-    const off = await client.call("POST", "/core/v1/wallet/set_security", { sid, body: { require2FA: false } })
+    // C19 §4: switching it off is step one (nothing changes), then step two with the code of the event.
+    const one = await client.call("POST", "/core/v1/wallet/set_security", { sid, body: { require2FA: false } })
+    assert.strictEqual(one.body.result.confirmationStatusCode, "NeedCodeConfirm", JSON.stringify(one.body))
+    assert.strictEqual((await infoOf(w.id)).flags, IsDefault | Require2FA)
+    const tick = one.body.result.confirmationTimetick
+    const event = (await client.allEvents()).find((e) => e.kind === "ConfirmationCode" && e.payload.txId === tick)!
+    const off = await client.call(
+      "POST",
+      `/core/v1/wallet/set_security?confirmationTimetick=${tick}&confirmationCode=${event.payload.code}`,
+      { sid, body: { require2FA: false } }
+    )
     assert.strictEqual(off.body.result.flags, IsDefault)
     assert.strictEqual((await infoOf(w.id)).flags, IsDefault)
     const bad = await client.call("POST", "/core/v1/wallet/set_security", { sid, body: { require2FA: "yes" } })

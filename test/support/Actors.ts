@@ -12,6 +12,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { LedgerOperation } from "../../sql/Ledger.ts"
 import { AppConfigService } from "../../src/platform/Config.ts"
+import { ChangeNotices } from "../../src/platform/ChangeNotices.ts"
+import { WalletFlags } from "../../src/platform/WalletFlags.ts"
 import { Currencies } from "../../src/platform/Currencies.ts"
 import { MigratedDatabase } from "../../src/platform/db/Database.ts"
 import { type CommitFailure, LedgerWriter } from "../../src/platform/LedgerWriter.ts"
@@ -153,8 +155,8 @@ const FaultyLedger = Layer.unwrap(
  * What the actors stand on: migrated database (SqlClient), currencies, metrics, the ledger writer
  * that fails on cue, and the ledger audit.
  */
-export const ActorPlatform = Layer.mergeAll(FaultyLedger, LedgerAudit.layer).pipe(
-  Layer.provideMerge(Layer.mergeAll(Currencies.layer, Metrics.layer)),
+export const ActorPlatform = Layer.mergeAll(FaultyLedger, LedgerAudit.layer, WalletFlags.layer).pipe(
+  Layer.provideMerge(Layer.mergeAll(Currencies.layer, Metrics.layer, ChangeNotices.layer)),
   Layer.provideMerge(MigratedDatabase),
   Layer.provide(Layer.sync(Metric.MetricRegistry, () => new Map())),
   Layer.provideMerge(TestConfig)

@@ -51,7 +51,11 @@ describe("C16 shapes", () => {
     ])
       expect(status[tag as string]).toBe(404)
     expect(status.WebhookSignatureInvalid).toBe(401)
-    const codes = Object.values(errorCodes).map(([code]) => code)
+    // One code per error, except C19 §5's 10411: 403 for a disabled app's pkey, 400 at the gate for its orders.
+    const codes = Object.entries(errorCodes)
+      .filter(([tag]) => tag !== "AppDisabledOrder")
+      .map(([, [code]]) => code)
     expect(new Set(codes).size).toBe(codes.length)
+    expect(errorCodes.AppDisabledOrder).toEqual([errorCodes.AppDisabled[0], 400])
   })
 })

@@ -13,7 +13,9 @@ import { MerchantFeed } from "../../services/MerchantFeed.ts"
 import { PaymentOrders } from "../../services/PaymentOrders.ts"
 import { MerchantWebhooks } from "../../services/MerchantWebhooks.ts"
 import { PaymentRefunds } from "../../services/PaymentRefunds.ts"
+import { SecondFactorGate } from "../../services/SecondFactorGate.ts"
 import { rateOut } from "./PrivateHandlers.ts"
+import { secondFactorCaller } from "./TwoStep.ts"
 
 const DAY_MS = 86_400_000
 const investmentTypes: Record<string, number> = { None: 0, interest_on_balance: 1 }
@@ -145,8 +147,19 @@ export const PaymentSessionHandlers = HttpApiBuilder.group(
   "paymentSession",
   Effect.fn(function* (handlers) {
     const orders = yield* PaymentOrders
-    return handlers.handle("pay_internal", ({ query }) =>
-      CurrentSession.use((session) => Effect.flatMap(orders.payInternal(query.code, session.walletId), ok))
+    const gate = yield* SecondFactorGate
+    return handlers.handle("pay_internal", ({ query, headers }) =>
+      CurrentSession.use((session) =>
+        Effect.flatMap(
+          // C19 §4: paying from the wallet takes the second factor under Require2FA.
+          gate.guard(
+            secondFactorCaller(session, { query, headers }),
+            { action: "pay_internal", params: [query.code], required: true },
+            orders.payInternal(query.code, session.walletId)
+          ),
+          ok
+        )
+      )
     )
   })
 )

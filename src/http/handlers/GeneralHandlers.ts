@@ -12,9 +12,11 @@ import { Terminals } from "../../services/Terminals.ts"
 import { Codes } from "../../services/Codes.ts"
 import { MarketData } from "../../services/MarketData.ts"
 import { Recipients } from "../../services/Recipients.ts"
+import { SecondFactorGate } from "../../services/SecondFactorGate.ts"
 import { Wallets } from "../../services/Wallets.ts"
 import { TxType } from "../../../schema/Transfer.ts"
 import { currencyOut } from "./PrivateHandlers.ts"
+import { secondFactorCaller } from "./TwoStep.ts"
 
 const txClassOf = (txType: string): TxClass | undefined =>
   (txClasses as ReadonlyArray<string>).includes(txType)
@@ -34,6 +36,7 @@ export const GeneralHandlers = HttpApiBuilder.group(
     const recipients = yield* Recipients
     const codes = yield* Codes
     const market = yield* MarketData
+    const gate = yield* SecondFactorGate
     return handlers
       .handle("tokens_networks", () =>
         Effect.gen(function* () {
@@ -61,15 +64,42 @@ export const GeneralHandlers = HttpApiBuilder.group(
           )
         )
       )
-      .handle("create_tx_code", ({ payload }) =>
-        CurrentSession.use((s) => Effect.flatMap(codes.create(s.walletId, payload), ok))
-      )
-      .handle("apply_code", ({ query }) =>
+      .handle("create_tx_code", ({ payload, query, headers }) =>
         CurrentSession.use((s) =>
           Effect.flatMap(
-            codes.apply(s.walletId, { code: query.code, id: query.id }, query.amount, query.client_nonce),
+            // C19 §4: the types that hold the creator's funds (11, 12) take the second factor.
+            gate.guard(
+              secondFactorCaller(s, { query, headers }),
+              { action: "create_tx_code", params: payload, required: payload.typeTx === 11 || payload.typeTx === 12 },
+              codes.create(s.walletId, payload)
+            ),
             ok
           )
+        )
+      )
+      .handle("apply_code", ({ query, headers }) =>
+        CurrentSession.use((s) =>
+          Effect.gen(function* () {
+            const ref = { code: query.code, id: query.id }
+            // C19 §4: applying debits the caller when it pays another's invoice (13, 14).
+            const code = yield* codes.find(s.walletId, ref)
+            const pays =
+              code !== undefined &&
+              code.kind === "transfer" &&
+              (code.typeTx === 13 || code.typeTx === 14) &&
+              String(code.creator) !== s.walletId
+            return yield* ok(
+              yield* gate.guard(
+                secondFactorCaller(s, { query, headers }),
+                {
+                  action: "apply_code",
+                  params: [query.code ?? null, query.id ?? null, query.amount ?? null, query.client_nonce],
+                  required: pays
+                },
+                codes.apply(s.walletId, ref, query.amount, query.client_nonce)
+              )
+            )
+          })
         )
       )
       .handle("cancel_code", ({ query }) =>

@@ -1,11 +1,12 @@
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../../schema/Api.ts"
 import { ok } from "../../../schema/Envelope.ts"
 import { FieldRuleViolated, RateNotFound } from "../../../schema/Errors.ts"
 import type { CurrencyOut, RateOut } from "../../../schema/Reference.ts"
 import type { Tariff } from "../../platform/Tariffs.ts"
-import { walletId } from "../../../schema/Ids.ts"
+import { appId, walletId } from "../../../schema/Ids.ts"
+import { AppNotFound } from "../../../schema/PaymentErrors.ts"
 import { limits } from "../../platform/Config.ts"
 import { Metrics } from "../../platform/monitoring/Metrics.ts"
 import { statsOf } from "../../platform/monitoring/MetricsView.ts"
@@ -88,6 +89,20 @@ export const PrivateHandlers = HttpApiBuilder.group(
         Effect.flatMap(credentials.endSession(payload.sid), (ended) => ok({ ended }))
       )
       .handle("create_app", ({ payload }) => Effect.flatMap(credentials.createApp(payload.walletId, payload.name), ok))
+      .handle("rotate_app_key", ({ payload }) =>
+        Effect.flatMap(credentials.rotateAppKey(String(payload.appId)), (pkey) =>
+          Option.isNone(pkey)
+            ? Effect.fail(new AppNotFound({ message: `appId: no app ${payload.appId}` }))
+            : ok({ appId: appId(String(payload.appId)), pkey: pkey.value })
+        )
+      )
+      .handle("set_app_enabled", ({ payload }) =>
+        Effect.flatMap(credentials.setAppEnabled(String(payload.appId), payload.enabled), (found) =>
+          found
+            ? ok({ appId: appId(String(payload.appId)), enabled: payload.enabled })
+            : Effect.fail(new AppNotFound({ message: `appId: no app ${payload.appId}` }))
+        )
+      )
       .handle("set_rates", ({ payload }) =>
         Effect.gen(function* () {
           for (const [index, rate] of payload.entries()) {

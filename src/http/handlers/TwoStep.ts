@@ -1,5 +1,6 @@
 /**
- * The dispatch shared by two-step actions (internal_transfer, create_swap): no query parameters is
+ * The dispatch shared by two-step actions (internal_transfer, create_swap; and through the second-factor
+ * gate set_security off, create_tx_code, apply_code, pay_internal, C19 §4): no query parameters is
  * step one; `confirmationTimetick` with `confirmationCode` (or the X-SignResult header) is step two.
  */
 import { Effect } from "effect"
@@ -42,3 +43,13 @@ export const twoStep = <A, E, R, B, E2, R2>(
   }
   return confirm(sender, confirmationTimetick, confirmationCode, request.headers["x-signresult"])
 }
+
+/** The caller as the second-factor gate of C19 §4 sees it (services/SecondFactorGate.ts). */
+export const secondFactorCaller = (session: CurrentSession["Service"], request: TwoStepRequest) => ({
+  walletId: session.walletId,
+  flags: session.flags,
+  keyType: request.headers["x-keytype"] ?? ("None" as KeyType),
+  confirmationTimetick: request.query.confirmationTimetick,
+  confirmationCode: request.query.confirmationCode,
+  signResult: request.headers["x-signresult"]
+})

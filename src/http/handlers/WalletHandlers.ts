@@ -11,7 +11,8 @@ import { Journal } from "../../services/Journal.ts"
 import { Transfers } from "../../services/Transfers.ts"
 import { Wallets } from "../../services/Wallets.ts"
 import { Withdrawals } from "../../services/Withdrawals.ts"
-import { twoStep } from "./TwoStep.ts"
+import { SecondFactorGate } from "../../services/SecondFactorGate.ts"
+import { secondFactorCaller, twoStep } from "./TwoStep.ts"
 
 /** Exactly one of `code` and `id` (SPEC error rule 1). */
 const exactlyOne = (query: { readonly id?: string | undefined; readonly code?: string | undefined }) =>
@@ -29,6 +30,7 @@ export const WalletHandlers = HttpApiBuilder.group(
     const codes = yield* Codes
     const withdrawals = yield* Withdrawals
     const partnerTransfers = yield* PartnerTransfers
+    const gate = yield* SecondFactorGate
     return handlers
       .handle("get_info", () => CurrentSession.use((s) => Effect.flatMap(wallets.withSiblings(s.walletId), ok)))
       .handle("update_settings", ({ payload }) =>
@@ -44,8 +46,18 @@ export const WalletHandlers = HttpApiBuilder.group(
         )
       )
       .handle("get_balance", () => CurrentSession.use((s) => Effect.flatMap(wallets.balances(s.walletId), ok)))
-      .handle("set_security", ({ payload }) =>
-        CurrentSession.use((s) => Effect.flatMap(wallets.setRequire2FA(s.walletId, payload.require2FA), ok))
+      .handle("set_security", ({ payload, query, headers }) =>
+        CurrentSession.use((s) =>
+          Effect.flatMap(
+            // C19 §4: switching Require2FA off needs the factor it protects; switching it on is one call.
+            gate.guard(
+              secondFactorCaller(s, { query, headers }),
+              { action: "set_security", params: payload, required: payload.require2FA === false },
+              wallets.setRequire2FA(s.walletId, payload.require2FA)
+            ),
+            ok
+          )
+        )
       )
       .handle("internal_transfer", ({ payload, query, headers }) =>
         CurrentSession.use((s) =>

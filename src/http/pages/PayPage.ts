@@ -12,6 +12,7 @@ import { join } from "node:path"
 import { Effect, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import QRCode from "qrcode"
+import { WalletFlag } from "../../../schema/Wallet.ts"
 import { Credentials } from "../../services/Credentials.ts"
 import { PaymentOrders } from "../../services/PaymentOrders.ts"
 import { errorPage, orderPage, pageSecurityHeaders } from "./PayHtml.ts"
@@ -60,7 +61,9 @@ export const PayPageRoutes = HttpRouter.use(
         // /pay-auth without a valid session: still the order's page (200), in its sign-in-needed state.
         const sid = request.cookies["sid"]
         const session = sid === undefined ? Option.none() : yield* credentials.session(sid)
-        return html(orderPage(info.value, code, Option.isSome(session) ? "auth" : "sign-in"))
+        // A Deleted wallet's session is no session (C19 §5).
+        const live = Option.isSome(session) && (session.value.flags & WalletFlag.Deleted) === 0
+        return html(orderPage(info.value, code, live ? "auth" : "sign-in"))
       })
 
     yield* router.add("GET", "/pay", page(false))
