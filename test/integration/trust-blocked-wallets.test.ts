@@ -10,9 +10,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { Party } from "../support/Client.ts"
 import { assertRejected, errorCode, serviceForFile, WalletFlag } from "../support/Fixtures.ts"
+import { investOf } from "../support/Invest.ts"
 import { merchantOf } from "../support/Merchant.ts"
 
-const { client } = serviceForFile({ setup: async () => {} })
+const { client, service } = serviceForFile({ setup: async () => {} })
 const shop = merchantOf(client)
 const { WalletBlock, Deleted, IsDefault } = WalletFlag
 
@@ -121,5 +122,19 @@ describe("C19 §5: a Deleted wallet's session is refused on every action", () =>
     assertRejected(await client.call("GET", "/core/v1/wallet/get_balance", { sid: payer.sid }), 401, 10401)
     assert.strictEqual(await freeOf(payer), 100)
     assert.strictEqual((await shop.order(app, order.id)).state, "Created")
+  })
+})
+
+describe("C19 §5: an investment cannot lock a blocked wallet's money", () => {
+  it("create_investment on a WalletBlock wallet: 400 10031, nothing locked; unblocked, the same body opens it", async () => {
+    const invest = investOf(client, service)
+    const owner = await client.party({ fund: "200" })
+    const body = invest.body(owner)
+    await setFlags(owner, IsDefault | WalletBlock)
+    assertRejected(await invest.create(body), 400, 10031)
+    assert.strictEqual(await freeOf(owner), 200)
+    assert.match(await invest.created(body), /^[0-9]+$/)
+    assert.strictEqual(await freeOf(owner), 100)
+    await client.assertLedgerSound("after the blocked investment")
   })
 })
