@@ -231,6 +231,10 @@ export const errorCodes = {
   RateLimitExceeded: [10408, 429],
   TooManyWaiters: [10409, 429],
   RequestTimeout: [10410, 503],
+  // C19 §1, §9 (schema/RailErrors.ts).
+  TooManyOrderAddresses: [10412, 400],
+  WithdrawalBroadcast: [10413, 400],
+  SandboxOff: [10414, 400],
   RateLimited: [10429, 429],
   InternalError: [10500, 500]
 } as const satisfies Record<string, readonly [number, number]>
