@@ -69,6 +69,7 @@ export const testConfig = (databaseUrl: string | undefined, dataDir: string) =>
     rateLimitIpRps: 100,
     longPollMaxPerCredential: 8,
     acquirer: "sandbox",
+    secretsKey: Option.some(Redacted.make("00".repeat(32))),
     federationAllowHttp: true,
     paymentMaxAddressesPerOrder: 5
   })
