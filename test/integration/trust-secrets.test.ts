@@ -71,6 +71,25 @@ describe("add_federation_partner without FEDERATION_ALLOW_HTTP", () => {
   })
 })
 
+describe("the federation webhook", () => {
+  it("answers one 401 message for an unknown partner, a missing and a bad signature", async () => {
+    assert.strictEqual(
+      (await client.priv("POST", "add_federation_partner", partner("W1", "https://w1.example"))).status,
+      200
+    )
+    const raw = JSON.stringify({ eventId: "e1", type: "PaymentOrder.Paid", createdAt: new Date().toISOString() })
+    const post = (partnerId: string, headers: Record<string, string>) =>
+      client.call("POST", `/auth/v1/app/federation_webhook?partner=${partnerId}`, {
+        raw,
+        headers: { "content-type": "application/json", ...headers }
+      })
+    const signed = { "x-webhook-timestamp": String(Math.floor(Date.now() / 1000)), "x-webhook-signature": "v1=00" }
+    const replies = [await post("NOPE", signed), await post("W1", signed), await post("W1", {})]
+    for (const reply of replies) assertRejected(reply, 401, errorCode.FederationSignatureInvalid)
+    assert.lengthOf(new Set(replies.map((r) => r.body.error?.message)), 1, JSON.stringify(replies.map((r) => r.body)))
+  })
+})
+
 describe("storage (SQL on the server path)", () => {
   itWithServer("webhook, partner and acquirer secrets are sealed; a payout code is nowhere in its row", async () => {
     const merchant = await client.party({ fund: { USDT: "100" } })
