@@ -8,6 +8,7 @@
  * defaults (no SECRETS_KEY, no FEDERATION_ALLOW_HTTP); the ledger audit runs after each test.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { createHash, createHmac } from "node:crypto"
 import { readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { openWith, parseSecretsKey } from "../../src/platform/Secrets.ts"
@@ -122,6 +123,18 @@ describe("storage (SQL on the server path)", () => {
     assert.lengthOf(rows, 1)
     assert.notInclude(rows[0].row, payout.code)
     assert.notInclude(rows[0].row, payout.code.slice(1))
+    // The code is keyed by SECRETS_KEY (a file outside the database), and by nothing the database holds.
+    const payoutKey = createHmac("sha256", key).update("core-secrets:payout-codes", "utf8").digest()
+    const derived = "T" + createHmac("sha256", payoutKey).update(`payout-code:${payout.id}`, "utf8").digest("base64url")
+    assert.strictEqual(derived, payout.code)
+    const keyHashes = await sql<{ hash: Buffer }>(`SELECT key_hash AS hash FROM service_keys`)
+    for (const { hash } of keyHashes) {
+      const old = createHash("sha256").update("payout-codes:").update(hash).digest()
+      assert.notStrictEqual(
+        "T" + createHmac("sha256", old).update(`payout-code:${payout.id}`).digest("base64url"),
+        payout.code
+      )
+    }
     const anywhere = await sql<{ n: string }>(
       `SELECT count(*)::text AS n FROM payment_orders WHERE code = '${payout.code}'`
     )
