@@ -233,6 +233,10 @@ export const errorCodes = {
   RequestTimeout: [10410, 503],
   AppDisabled: [10411, 403],
   AppDisabledOrder: [10411, 400],
+  // C19 §1, §9 (schema/RailErrors.ts).
+  TooManyOrderAddresses: [10412, 400],
+  WithdrawalBroadcast: [10413, 400],
+  SandboxOff: [10414, 400],
   RateLimited: [10429, 429],
   InternalError: [10500, 500]
 } as const satisfies Record<string, readonly [number, number]>

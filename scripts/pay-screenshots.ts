@@ -36,6 +36,8 @@ const main = async () => {
     SERVICE_KEYS: key,
     DATA_DIR: dataDir,
     PUBLIC_BASE_URL: base,
+    // The page shows a Card terminal: with the default ACQUIRER=off it would be unavailable (C19 §1).
+    ACQUIRER: "sandbox",
     LOG_LEVEL: "warn"
   }
   delete env.DATABASE_URL

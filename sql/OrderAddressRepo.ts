@@ -5,7 +5,7 @@
  * chain actor's reads, and the gate's view of an address (what arrived, its confirmations).
  */
 import { Data, Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, type SqlError } from "effect/sql"
 import { numberArray, textArray } from "./ArrayLiterals.ts"
 import { decodeAll, decodeFirst, decodeOne, Int, Int8, MinorUnits, Nullable, record, Text } from "./Decoding.ts"
 
@@ -36,7 +36,40 @@ export const attachedAddressOf = (orderTxId: bigint, terminalId: bigint) =>
     )
   )
 
-class Abandon extends Data.TaggedError("OrderAddressAbandoned")<{ readonly existing: boolean }> {}
+class Abandon extends Data.TaggedError("OrderAddressAbandoned")<{ readonly existing: boolean | "limit" }> {}
+
+/**
+ * C19 §9 inside the allocation's transaction: the order's detached address on this terminal is attached
+ * again (true: nothing new is made), else a new one may be made only while the order has fewer than
+ * `max` addresses over its life, detached ones counted (false: go on; "limit": refuse).
+ */
+const reuseOrCount = (sql: SqlClient.SqlClient, orderTxId: bigint, terminalId: bigint, max: number) =>
+  Effect.gen(function* () {
+    const again = yield* sql`UPDATE payment_order_addresses SET detached = false
+      WHERE address_id = (SELECT address_id FROM payment_order_addresses
+        WHERE order_tx_id = ${orderTxId} AND terminal_id = ${terminalId} AND detached
+        ORDER BY created_at DESC, address_id DESC LIMIT 1)
+      AND detached
+      AND NOT EXISTS (SELECT 1 FROM payment_order_addresses
+        WHERE order_tx_id = ${orderTxId} AND terminal_id = ${terminalId} AND NOT detached)
+      RETURNING address_id`
+    if (again.length > 0) return true as const
+    const [counted] = yield* sql<{
+      n: string
+    }>`SELECT count(*)::text AS n FROM payment_order_addresses WHERE order_tx_id = ${orderTxId}`
+    return Number(counted?.n ?? 0) >= max ? ("limit" as const) : (false as const)
+  })
+
+/** How many addresses the order was given (detached ones counted) and whether one is on this terminal. */
+export const orderAddressCount = (orderTxId: bigint, terminalId: bigint) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(
+      sql<{ n: string; here: boolean }>`SELECT count(*)::text AS n,
+        coalesce(bool_or(terminal_id = ${terminalId}), false) AS here
+        FROM payment_order_addresses WHERE order_tx_id = ${orderTxId}`,
+      (rows) => ({ count: Number(rows[0]?.n ?? 0), onTerminal: rows[0]?.here === true })
+    )
+  )
 
 const nextIndex = decodeOne(record({ idx: Int }))
 const inserted = decodeOne(record({ id: Int8 }))
@@ -55,6 +88,8 @@ export const reserveOrderAddress = (input: {
   readonly walletId: bigint
   readonly typeNetwork: number
   readonly tick: bigint
+  /** C19 §9 PAYMENT_MAX_ADDRESSES_PER_ORDER. */
+  readonly maxAddresses: number
   readonly derived?: (index: number) => { readonly address: string; readonly addressKey: string }
   readonly memo?: { readonly memo: string; readonly address: string; readonly addressKey: string }
 }) =>
@@ -63,6 +98,11 @@ export const reserveOrderAddress = (input: {
       .withTransaction(
         Effect.gen(function* () {
           let addressId: bigint
+          if (firstAddress(yield* attachedQuery(sql, input.orderTxId, input.terminalId)) !== undefined)
+            return yield* new Abandon({ existing: true })
+          const reused = yield* reuseOrCount(sql, input.orderTxId, input.terminalId, input.maxAddresses)
+          if (reused === true) return true
+          if (reused === "limit") return yield* new Abandon({ existing: "limit" })
           if (input.derived !== undefined) {
             const { idx } = nextIndex(
               yield* sql`INSERT INTO address_counters (type_network, next_index) VALUES (${input.typeNetwork}, 1)
@@ -100,8 +140,13 @@ export const reserveOrderAddress = (input: {
       )
       .pipe(
         Effect.catchTag("OrderAddressAbandoned", (a) => Effect.succeed(a.existing)),
-        Effect.flatMap((done) =>
-          done ? attachedAddressOf(input.orderTxId, input.terminalId) : Effect.succeed(undefined)
+        Effect.flatMap(
+          (done): Effect.Effect<OrderAddress | "limit" | undefined, SqlError.SqlError, SqlClient.SqlClient> =>
+            done === "limit"
+              ? Effect.succeed("limit" as const)
+              : done
+                ? attachedAddressOf(input.orderTxId, input.terminalId)
+                : Effect.succeed(undefined)
         )
       )
   )

@@ -45,3 +45,22 @@ export const txsToSend = (terminalId: string | null, cursor: string, limit: numb
       queueItems
     )
   )
+
+/** A transaction's current update id (an idempotent report answers it unchanged). */
+export const updateIdOf = (txId: bigint) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(
+      sql<{ id_update: string }>`SELECT id_update::text AS id_update FROM transactions WHERE id = ${txId}`,
+      (rows) => rows[0]?.id_update ?? "0"
+    )
+  )
+
+/** Whether a scanner pushed an item of this txHash on the terminal that is still in its current chain (C19 §9). */
+export const txHashInChain = (terminalId: bigint, txHash: string) =>
+  SqlClient.SqlClient.use((sql) =>
+    Effect.map(
+      sql`SELECT 1 AS one FROM chain_items
+        WHERE terminal_id = ${terminalId} AND tx_hash = ${txHash} AND NOT orphaned LIMIT 1`,
+      (rows) => rows.length > 0
+    )
+  )

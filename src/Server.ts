@@ -107,6 +107,7 @@ import { MerchantFeed } from "./services/MerchantFeed.ts"
 import { PaymentStats } from "./services/PaymentStats.ts"
 import { CryptoInfo } from "./services/CryptoInfo.ts"
 import { TimeTicks } from "./platform/TimeTicks.ts"
+import { Secrets } from "./platform/Secrets.ts"
 
 /**
  * Single runner (the default): every entity in this process. Ordinary messages are volatile and never
@@ -154,6 +155,7 @@ const Foundation = Layer.mergeAll(Metrics.layer, ChangeNotices.layer).pipe(
 )
 
 const Core = Layer.mergeAll(
+  Secrets.layer,
   TimeTicks.layer,
   Currencies.layer,
   Rates.layer,

@@ -12,6 +12,11 @@ const announce = Effect.gen(function* () {
   yield* Effect.logInfo(
     `${worker}core wallet service on http://${config.host}:${config.port} (monitoring http://${config.monitoringHost}:${config.monitoringPort}); database: ${config.databaseUrl._tag === "Some" ? "DATABASE_URL" : "embedded PGlite in " + config.dataDir}`
   )
+  // C19 §1: the sandbox approves anyone's test card; say so once, at start.
+  if (config.acquirer === "sandbox")
+    yield* Effect.logWarning(
+      `${worker}ACQUIRER=sandbox: the built-in card sandbox is on; its test cards (4242 4242 4242 4242) create money. Never in production.`
+    )
 }).pipe(Effect.provide(AppConfigService.fromEnv))
 
 let workers = 1

@@ -12,6 +12,7 @@ import { InvalidRequest, RateLimited } from "../Errors.ts"
 import { TerminalId } from "../Ids.ts"
 import { AppNotFound } from "../PaymentErrors.ts"
 import { AcquiringSessionOut } from "../Payments.ts"
+import { SandboxOff } from "../RailErrors.ts"
 import { ServiceAuth } from "../Security.ts"
 import { OrderActionErrors, PaymentOrderCreationErrors } from "./PayordersApi.ts"
 
@@ -23,7 +24,7 @@ export class PaymentCardApi extends HttpApiGroup.make("paymentCard")
       query: gateQuery,
       payload: Schema.Struct({ tokenNetworkId: TerminalId }),
       success: Envelope(PayCardOut),
-      error: [...OrderActionErrors]
+      error: [...OrderActionErrors, SandboxOff]
     })
   )
   .prefix("/payment/v1")
@@ -39,7 +40,7 @@ export class PrivateAcquiringApi extends HttpApiGroup.make("privateAcquiring")
     HttpApiEndpoint.post("create_acquiring_order", "/create_acquiring_order", {
       payload: CreateAcquiringOrderIn,
       success: Envelope(AcquiringOrderOut),
-      error: [...PaymentOrderCreationErrors, ...OrderActionErrors, AppNotFound, RateLimited]
+      error: [...PaymentOrderCreationErrors, ...OrderActionErrors, AppNotFound, RateLimited, SandboxOff]
     }),
     HttpApiEndpoint.get("pending_acquiring_txs", "/pending_acquiring_txs", {
       query: { limit: Schema.optional(Schema.String.check(Schema.isMaxLength(20))) },

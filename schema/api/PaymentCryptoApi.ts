@@ -5,10 +5,11 @@ import { AddressesUnavailable } from "../CryptoErrors.ts"
 import { Envelope } from "../Envelope.ts"
 import { TerminalId } from "../Ids.ts"
 import { OrderInfoOut } from "../Payments.ts"
+import { TooManyOrderAddresses } from "../RailErrors.ts"
 import { OrderActionErrors } from "./PayordersApi.ts"
 
 const gateQuery = { code: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(200)) }
-const errors = [...OrderActionErrors, AddressesUnavailable] as const
+const errors = [...OrderActionErrors, AddressesUnavailable, TooManyOrderAddresses] as const
 
 export class PaymentCryptoApi extends HttpApiGroup.make("paymentCrypto")
   .add(

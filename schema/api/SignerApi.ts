@@ -3,6 +3,8 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { TooManyWaiters } from "../EdgeErrors.ts"
 import { SendReportRefused } from "../CryptoErrors.ts"
+import { TxId } from "../Ids.ts"
+import { WithdrawalBroadcast } from "../RailErrors.ts"
 import { CursorEnvelope, Envelope } from "../Envelope.ts"
 import { InvalidRequest, RateLimited, TerminalNotFound, TransactionNotFound } from "../Errors.ts"
 import { ServiceAuth } from "../Security.ts"
@@ -26,11 +28,21 @@ export class SignerApi extends HttpApiGroup.make("signer")
     HttpApiEndpoint.post("tx_send_report", "/tx_send_report", {
       payload: TxSendReportIn,
       success: Envelope(TxSendReportOut),
-      error: [InvalidRequest, TransactionNotFound, SendReportRefused]
+      error: [InvalidRequest, TransactionNotFound, SendReportRefused, WithdrawalBroadcast]
     }).annotateMerge(
       OpenApi.annotations({
         description:
-          "The signer's report on a HandedOff or Broadcast item: broadcast records txHash (stage Broadcast); failed ends it (Failed) and returns the money."
+          "The signer's report on a HandedOff or Broadcast item: broadcast records txHash (stage Broadcast); failed ends a HandedOff item (Failed) and returns the money — on a Broadcast item it is 400 10413 (C19 §9). Reports are idempotent per (txId, result, txHash)."
+      })
+    ),
+    HttpApiEndpoint.post("release_withdrawal", "/release_withdrawal", {
+      payload: Schema.Struct({ txId: TxId }),
+      success: Envelope(TxSendReportOut),
+      error: [InvalidRequest, TransactionNotFound, SendReportRefused, WithdrawalBroadcast]
+    }).annotateMerge(
+      OpenApi.annotations({
+        description:
+          "Admin keys only (C19 §9): a Broadcast withdrawal or refund whose txHash is in no pushed block ends Failed (Canceled), its amount + fee back from lock_out; anything else is 400 10413."
       })
     )
   )

@@ -67,6 +67,14 @@ export interface AppConfig {
   readonly rateLimitCredentialRps: number
   readonly rateLimitIpRps: number
   readonly longPollMaxPerCredential: number
+  /** C19 §1: the card acquirer; `off` (default) refuses card payments (10414), `sandbox` is C16's test acquirer. */
+  readonly acquirer: "off" | "sandbox"
+  /** C19 §6: the key stored secrets are sealed under (unset: DATA_DIR/secrets.key, generated once). */
+  readonly secretsKey: Option.Option<Redacted.Redacted>
+  /** C19 §6: federation partners may be called over plain http (tests, a closed network). */
+  readonly federationAllowHttp: boolean
+  /** C19 §9: distinct deposit addresses an order is given over its life (then 10412). */
+  readonly paymentMaxAddressesPerOrder: number
 }
 
 /** A setting the start cannot go on with: one line on stderr naming the variable, then the start fails. */
@@ -202,7 +210,16 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
         requestTimeoutSeconds: yield* intIn("REQUEST_TIMEOUT_SECONDS", 30, 1, 600),
         rateLimitCredentialRps: yield* intIn("RATE_LIMIT_CREDENTIAL_RPS", 200, 0, 1_000_000),
         rateLimitIpRps: yield* intIn("RATE_LIMIT_IP_RPS", 100, 0, 1_000_000),
-        longPollMaxPerCredential: yield* intIn("LONGPOLL_MAX_PER_CREDENTIAL", 8, 0, 10_000)
+        longPollMaxPerCredential: yield* intIn("LONGPOLL_MAX_PER_CREDENTIAL", 8, 0, 10_000),
+        acquirer: yield* Config.schema(Schema.Literals(["off", "sandbox"]), "ACQUIRER").pipe(
+          Config.withDefault("off" as const)
+        ),
+        secretsKey: Option.filter(
+          yield* Config.option(Config.Redacted("SECRETS_KEY")),
+          (secret) => Redacted.value(secret).trim().length > 0
+        ),
+        federationAllowHttp: yield* Config.Boolean("FEDERATION_ALLOW_HTTP").pipe(Config.withDefault(false)),
+        paymentMaxAddressesPerOrder: yield* intIn("PAYMENT_MAX_ADDRESSES_PER_ORDER", 5, 1, 1_000)
       })
     })
   )

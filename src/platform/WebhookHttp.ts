@@ -19,6 +19,9 @@ export interface AttemptResult {
 
 const responseBytesMax = 65_536
 
+/** C19 §6: what the delivery history says of a destination the guard refused, whatever its address. */
+export const destinationRefused = "destination refused"
+
 /** Why `address` may not be reached (null: it may). */
 const addressProblem = (address: string): string | null => {
   if (!ipaddr.isValid(address)) return `unparsable address ${address}`
@@ -35,8 +38,8 @@ const resolve = async (host: string, allowPrivate: boolean): Promise<{ address: 
   if (found.length === 0) throw new Error(`${host} does not resolve`)
   if (!allowPrivate)
     for (const entry of found) {
-      const problem = addressProblem(entry.address)
-      if (problem !== null) throw new Error(`${host}: ${problem}`)
+      // C19 §6: the history never shows a resolved address (it would map the merchant's network).
+      if (addressProblem(entry.address) !== null) throw new Error(destinationRefused)
     }
   return found[0]!
 }
@@ -108,9 +111,15 @@ export const postWebhook = async (
       request.destroy()
       finish(null, `timeout after ${timeoutMs} ms`)
     }, left)
-    request.on("error", (error) => finish(null, messageOf(error)))
+    // A connection error names its code only (node's message carries the resolved address).
+    request.on("error", (error) => finish(null, connectionError(error)))
     request.end(bytes)
   })
+}
+
+const connectionError = (error: unknown): string => {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code
+  return typeof code === "string" && /^[A-Z_]{2,40}$/.test(code) ? `connection failed (${code})` : "connection failed"
 }
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 500)

@@ -3,6 +3,7 @@
  * is looked up by its hash (a preimage search, so index timing leaks nothing useful) and service
  * keys are compared hash-to-hash in constant time.
  */
+import { Secrets } from "../platform/Secrets.ts"
 import { Context, Effect, Layer, Option } from "effect"
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import {
@@ -78,6 +79,7 @@ export class Credentials extends Context.Service<
     Credentials,
     Effect.gen(function* () {
       const db = yield* makeDb
+      const secrets = yield* Secrets
       const config = yield* AppConfigService
       const notices = yield* ChangeNotices
       // Every wallet request starts with this lookup. Entries are dropped when any session or wallet
@@ -149,7 +151,9 @@ export class Credentials extends Context.Service<
             const pkey = newSecret()
             // C16: the webhook secret signs every delivery, so it is kept as it is (shown here once).
             const webhookSecret = newWebhookSecret()
-            yield* db(insertApp(String(id), wallet, name, hashSecret(pkey), webhookSecret))
+            yield* db(
+              insertApp(String(id), wallet, name, hashSecret(pkey), secrets.seal("apps.webhook_secret", webhookSecret))
+            )
             return { appId: appId(id), pkey, webhookSecret }
           }),
         app: (pkey) =>

@@ -12,6 +12,7 @@
  * Everything the delivery needs is in our tables, so a restart resumes from them; a claimed attempt
  * whose process died is due again when its lease (timeout + 30 s) ends: at least once.
  */
+import { Secrets } from "../platform/Secrets.ts"
 import { Context, Effect, Layer } from "effect"
 import { stateName, txStateOf } from "../../actors/payment/Protocol.ts"
 import {
@@ -81,6 +82,7 @@ export class MerchantWebhooks extends Context.Service<
     MerchantWebhooks,
     Effect.gen(function* () {
       const db = yield* makeDb
+      const secrets = yield* Secrets
       const config = yield* AppConfigService
       const currencies = yield* Currencies
       const decimalsOf = (currency: string) => currencies.find(currency)?.decimals ?? 0
@@ -110,8 +112,9 @@ export class MerchantWebhooks extends Context.Service<
       const send = (event: WebhookEventRow) =>
         Effect.gen(function* () {
           const body = yield* bodyOf(event)
-          const secret = yield* db(appWebhookSecret(event.appId))
-          if (secret === null) return { httpStatus: null, error: "the app has no webhook secret", durationMs: 0 }
+          const stored = yield* db(appWebhookSecret(event.appId))
+          if (stored === null) return { httpStatus: null, error: "the app has no webhook secret", durationMs: 0 }
+          const secret = yield* secrets.open("apps.webhook_secret", stored)
           const timestamp = Math.floor(Date.now() / 1000)
           return yield* Effect.promise(() =>
             postWebhook(
@@ -188,7 +191,8 @@ export class MerchantWebhooks extends Context.Service<
           Effect.gen(function* () {
             yield* checkWebhookUrl(input.webhookUrl, config.webhookAllowPrivateAddresses)
             const secret = input.rotateSecret === true ? newWebhookSecret() : null
-            const found = yield* db(setAppWebhook(String(input.appId), input.webhookUrl, secret))
+            const stored = secret === null ? null : secrets.seal("apps.webhook_secret", secret)
+            const found = yield* db(setAppWebhook(String(input.appId), input.webhookUrl, stored))
             if (!found) return yield* new AppNotFound({ message: `appId: no app ${input.appId}` })
             return { appId: String(input.appId) as any, webhookUrl: input.webhookUrl, webhookSecret: secret }
           }),

@@ -29,6 +29,7 @@ import {
 } from "../../schema/PaymentErrors.ts"
 import type { AcquiringSessionOut } from "../../schema/Payments.ts"
 import { AppConfigService } from "../platform/Config.ts"
+import { SandboxOff } from "../../schema/RailErrors.ts"
 import { Currencies } from "../platform/Currencies.ts"
 import { refuseDisabledApp } from "./AppGate.ts"
 import { makeDb } from "../platform/db/Sql.ts"
@@ -54,10 +55,10 @@ export type CardOutcomeStatus = "Approved" | "Declined" | "Expired"
 export class PaymentCards extends Context.Service<
   PaymentCards,
   {
-    readonly payCard: (code: string, tokenNetworkId: string) => Effect.Effect<PayCardOut, GateError>
+    readonly payCard: (code: string, tokenNetworkId: string) => Effect.Effect<PayCardOut, GateError | SandboxOff>
     readonly createAcquiringOrder: (
       input: CreateAcquiringOrderIn
-    ) => Effect.Effect<AcquiringOrderOut, GateError | PutError | AppNotFound>
+    ) => Effect.Effect<AcquiringOrderOut, GateError | PutError | AppNotFound | SandboxOff>
     readonly pending: (limit: number) => Effect.Effect<ReadonlyArray<AcquiringSessionOut>>
     readonly acceptWebhook: (
       request: WebhookRequest
@@ -111,7 +112,15 @@ export class PaymentCards extends Context.Service<
           return checkoutUrl
         })
 
+      /** C19 §1: with ACQUIRER=off no card payment starts (before anything is read or moved). */
+      const acquirerOn = Effect.suspend(() =>
+        config.acquirer === "off"
+          ? Effect.fail(new SandboxOff({ message: "ACQUIRER: off, this service takes no card payments (C19 §1)" }))
+          : Effect.void
+      )
+
       const payCard = Effect.fn("PaymentCards.payCard")(function* (code: string, tokenNetworkId: string) {
+        yield* acquirerOn
         const row = yield* db(paymentOrderByCodeHash(hashOfOrderCode(code)))
         if (row === undefined) return yield* new PaymentOrderNotFound({ message: "code: no such order" })
         yield* refuseDisabledApp(db, row.appId)
@@ -129,6 +138,7 @@ export class PaymentCards extends Context.Service<
       const createAcquiringOrder = Effect.fn("PaymentCards.createAcquiringOrder")(function* (
         input: CreateAcquiringOrderIn
       ) {
+        yield* acquirerOn
         const terminal = yield* db(findTerminal(String(input.terminalId)))
         if (terminal === undefined)
           return yield* new TerminalNotFound({ message: `terminalId: no terminal ${input.terminalId}` })

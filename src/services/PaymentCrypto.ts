@@ -11,7 +11,7 @@
 import { Context, Effect, Layer } from "effect"
 import { PaymentOrderEntity } from "../../actors/payment/Protocol.ts"
 import { rowsOf } from "../../sql/Ledger.ts"
-import { attachedAddressOf, reserveOrderAddress } from "../../sql/OrderAddressRepo.ts"
+import { attachedAddressOf, orderAddressCount, reserveOrderAddress } from "../../sql/OrderAddressRepo.ts"
 import { paymentOrderByCodeHash, type PaymentOrderRow } from "../../sql/PaymentOrderRepo.ts"
 import { findTerminal, type Terminal } from "../../sql/ReferenceRepo.ts"
 import { PaymentOrderAddressClaims } from "../../sql/rows/PaymentCryptoRows.ts"
@@ -19,6 +19,8 @@ import { AddressesUnavailable } from "../../schema/CryptoErrors.ts"
 import { InvalidRequest, TerminalNotFound } from "../../schema/Errors.ts"
 import { NoPaymentInProgress, PaymentOrderNotFound, WrongOrderKind } from "../../schema/PaymentErrors.ts"
 import type { OrderInfoOut } from "../../schema/Payments.ts"
+import { TooManyOrderAddresses } from "../../schema/RailErrors.ts"
+import { AppConfigService } from "../platform/Config.ts"
 import { AccountKeys } from "../platform/crypto/AccountKeys.ts"
 import { addressKey, deriveAddress, isDerivedNetwork, randomMemo } from "../platform/crypto/Addresses.ts"
 import { refuseDisabledApp } from "./AppGate.ts"
@@ -32,7 +34,8 @@ import { payableOn } from "./PaymentOffers.ts"
 /** Tries at a fresh random memo before giving up (as Addresses.ts). */
 const memoAttemptsMax = 20
 
-export type CryptoGateError = GateError | AddressesUnavailable | WrongOrderKind | NoPaymentInProgress
+export type CryptoGateError =
+  GateError | AddressesUnavailable | WrongOrderKind | NoPaymentInProgress | TooManyOrderAddresses
 
 export class PaymentCrypto extends Context.Service<
   PaymentCrypto,
@@ -48,6 +51,7 @@ export class PaymentCrypto extends Context.Service<
       const db = yield* makeDb
       const ticks = yield* TimeTicks
       const keys = yield* AccountKeys
+      const config = yield* AppConfigService
       const ledger = yield* LedgerWriter
       const orders = yield* PaymentOrders
       const actor = yield* PaymentOrderEntity.client
@@ -62,6 +66,12 @@ export class PaymentCrypto extends Context.Service<
           return row
         })
 
+      /** C19 §9: the order was given PAYMENT_MAX_ADDRESSES_PER_ORDER addresses (detached ones count). */
+      const tooMany = () =>
+        new TooManyOrderAddresses({
+          message: `tokenNetworkId: the order was given ${config.paymentMaxAddressesPerOrder} deposit addresses (PAYMENT_MAX_ADDRESSES_PER_ORDER), no more`
+        })
+
       const unavailable = (terminal: Terminal, why: string) =>
         new AddressesUnavailable({ message: `tokenNetworkId: no addresses on terminal ${terminal.id} (${why})` })
 
@@ -73,7 +83,8 @@ export class PaymentCrypto extends Context.Service<
             orderTxId: row.txId,
             terminalId: terminal.id,
             walletId: row.merchantWallet,
-            typeNetwork: network
+            typeNetwork: network,
+            maxAddresses: config.paymentMaxAddressesPerOrder
           }
           if (isDerivedNetwork(network)) {
             const key = keys.keyOf(network)
@@ -89,6 +100,7 @@ export class PaymentCrypto extends Context.Service<
               })
             )
             if (done === undefined) return yield* Effect.die(new Error("invariant: an order address vanished"))
+            if (done === "limit") return yield* tooMany()
             return done
           }
           const hot = terminal.defaultHotAddress
@@ -101,6 +113,7 @@ export class PaymentCrypto extends Context.Service<
                 memo: { memo: randomMemo(), address: hot, addressKey: addressKey(network, hot) }
               })
             )
+            if (done === "limit") return yield* tooMany()
             if (done !== undefined) return done
           }
           return yield* Effect.die(new Error(`no free memo for order ${row.txId} after ${memoAttemptsMax} attempts`))
@@ -128,6 +141,10 @@ export class PaymentCrypto extends Context.Service<
             terminal,
             isDerivedNetwork(terminal.typeNetwork) ? "its XPUB setting is unset" : "no defaultHotAddress"
           )
+        // C19 §9, before the order moves: a terminal where the order had an address reuses it; a new one is
+        // refused once the order was given PAYMENT_MAX_ADDRESSES_PER_ORDER (checked again as it is made).
+        const given = yield* db(orderAddressCount(row.txId, terminal.id))
+        if (!given.onTerminal && given.count >= config.paymentMaxAddressesPerOrder) return yield* tooMany()
         yield* delivered(actor(String(row.txId)).PayCrypto({ offer }))
         yield* reserve(row, terminal)
         return yield* orders.info(code)

@@ -226,7 +226,11 @@ export const makePaymentOffers = Effect.gen(function* () {
       const available =
         !due &&
         (order.stateCode === Created
-          ? price !== null && withinBounds && presetRespected && payableOn(order.kind, terminal, hasXpub)
+          ? price !== null &&
+            withinBounds &&
+            presetRespected &&
+            payableOn(order.kind, terminal, hasXpub) &&
+            (config.acquirer !== "off" || terminal.typeNetwork !== NetworkType.Card)
           : order.stateCode === Started && order.terminalId === terminal.id)
       const method = methodOf(terminal) ?? "CryptoTransfer"
       const out: TerminalOut = {
@@ -356,7 +360,8 @@ export const makePaymentOffers = Effect.gen(function* () {
           feePercent: Number(rule?.feePercent ?? 0),
           minAmount: rule?.minAmount == null ? null : num(rule.minAmount, decimals),
           maxAmount: rule?.maxAmount == null ? null : num(rule.maxAmount, decimals),
-          available: true,
+          // C19 §1: card terminals are listed but unavailable while ACQUIRER is off.
+          available: config.acquirer !== "off" || row.typeNetwork !== NetworkType.Card,
           sameAsOrderCurrency: currency !== undefined && currency === row.currency,
           requiresAuth: false,
           quote: null

@@ -9,9 +9,10 @@ import { Context, Effect, Layer } from "effect"
 import { WalletEntity } from "../../actors/wallet/Protocol.ts"
 import { Stage } from "../../sql/rows/CryptoRows.ts"
 import { findTerminal } from "../../sql/ReferenceRepo.ts"
-import { type QueueItem, txsToSend } from "../../sql/SignerRepo.ts"
+import { type QueueItem, txHashInChain, txsToSend, updateIdOf } from "../../sql/SignerRepo.ts"
 import { cryptoTxById } from "../../sql/WithdrawRepo.ts"
 import { SendReportRefused } from "../../schema/CryptoErrors.ts"
+import { WithdrawalBroadcast } from "../../schema/RailErrors.ts"
 import type { TooManyWaiters } from "../../schema/EdgeErrors.ts"
 import { RateLimited, TerminalNotFound, TransactionNotFound } from "../../schema/Errors.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
@@ -63,7 +64,13 @@ export class SignerQueue extends Context.Service<
   SignerQueue,
   {
     readonly list: (request: ListRequest) => Effect.Effect<ListAnswer, TerminalNotFound | RateLimited | TooManyWaiters>
-    readonly report: (input: TxSendReportIn) => Effect.Effect<TxSendReportOut, TransactionNotFound | SendReportRefused>
+    readonly report: (
+      input: TxSendReportIn
+    ) => Effect.Effect<TxSendReportOut, TransactionNotFound | SendReportRefused | WithdrawalBroadcast>
+    /** C19 §9 (admin): a Broadcast item whose txHash is in no pushed block ends Failed, its money back to free. */
+    readonly release: (
+      txId: string
+    ) => Effect.Effect<TxSendReportOut, TransactionNotFound | SendReportRefused | WithdrawalBroadcast>
     /** Queued (not yet handed off) withdrawals and refunds per terminal id, read now. */
   }
 >()("core/SignerQueue") {
@@ -120,42 +127,71 @@ export class SignerQueue extends Context.Service<
         }
       })
 
-      /** One attempt: read, judge, commit; a lost race answers undefined (a settlement's order moved meanwhile). */
-      const reportOnce = Effect.fnUntraced(function* (input: TxSendReportIn, lastAttempt: boolean) {
-        const tx = yield* db(cryptoTxById(input.txId))
+      /** The answer of a report or release that ended (or had ended) the item Failed. */
+      const answerOf = (txId: string, stage: string, txState: number, idUpdate: string): TxSendReportOut => ({
+        txId: txId as unknown as TxSendReportOut["txId"],
+        stage,
+        txState,
+        idUpdate
+      })
+
+      const readTx = Effect.fnUntraced(function* (txId: string) {
+        const tx = yield* db(cryptoTxById(txId))
         if (tx === undefined || (tx.typeTx !== TxType.Outcome && tx.typeTx !== TxType.Refund))
-          return yield* new TransactionNotFound({ message: `txId: no withdrawal or refund ${input.txId}` })
-        const from = [Stage.HandedOff, Stage.Broadcast] as const
+          return yield* new TransactionNotFound({ message: `txId: no withdrawal or refund ${txId}` })
+        return tx
+      })
+
+      /**
+       * One attempt: read, judge, commit; a lost race answers undefined (a settlement's order moved meanwhile).
+       * C19 §9: `failed` is accepted only for a HandedOff item (a Broadcast one may still confirm on chain:
+       * 10413, its money stays out); a `failed` report on an item already Failed answers as the first did
+       * and moves nothing (reports are idempotent per txId, result and txHash).
+       */
+      const reportOnce = Effect.fnUntraced(function* (input: TxSendReportIn, lastAttempt: boolean) {
+        const tx = yield* readTx(input.txId)
+        const broadcast = input.result === "broadcast"
+        if (!broadcast && tx.stage === Stage.Broadcast)
+          return yield* new WithdrawalBroadcast({
+            message: `txId: transaction ${input.txId} was broadcast${tx.txHash === null ? "" : ` (txHash ${tx.txHash})`}; a failed report cannot return its money (an admin key may release_withdrawal once its txHash is in no pushed block)`
+          })
+        if (!broadcast && tx.stage === Stage.Failed)
+          return answerOf(input.txId, Stage.Failed, tx.txState, yield* db(updateIdOf(tx.txId)))
+        const from = broadcast ? ([Stage.HandedOff, Stage.Broadcast] as const) : ([Stage.HandedOff] as const)
         if (!(from as ReadonlyArray<string>).includes(tx.stage))
           return yield* new SendReportRefused({
-            message: `txId: transaction ${input.txId} is ${tx.stage}, not HandedOff or Broadcast with no out item bound`
+            message: `txId: transaction ${input.txId} is ${tx.stage}, not ${from.join(" or ")} with no out item bound`
           })
         const message = input.message ?? null
-        const broadcast = input.result === "broadcast"
         const operation = broadcast
           ? restage(tx, from, Stage.Broadcast, {
               ...(input.txHash === undefined || input.txHash === null ? {} : { txHash: input.txHash }),
               ...(message === null ? {} : { message })
             })
           : yield* withSettlements(settlements, endUnsent(tx, from, Stage.Failed, message === null ? {} : { message }))
+        return yield* commitEnd(input.txId, tx, operation, broadcast ? Stage.Broadcast : Stage.Failed, lastAttempt)
+      })
+
+      /** Commits a report's or a release's operation; a lost race answers undefined (read and judge again). */
+      const commitEnd = Effect.fnUntraced(function* (
+        txId: string,
+        tx: { readonly walletFrom: bigint },
+        operation: Parameters<typeof ledger.commit>[0],
+        stage: string,
+        lastAttempt: boolean
+      ) {
         const committed = yield* ledger.commit(operation).pipe(Effect.result)
         if (committed._tag === "Failure") {
           // A failure that settles a refund also updates its order, which a concurrent refund of that order
           // may have moved between the read and the commit: read everything again (the withdrawal's own
           // stage is judged again too, so a binding that won answers as before).
-          if (!broadcast && !lastAttempt) return undefined
+          if (stage !== Stage.Broadcast && !lastAttempt) return undefined
           return yield* new SendReportRefused({
-            message: `txId: transaction ${input.txId} changed meanwhile (bound or ended)`
+            message: `txId: transaction ${txId} changed meanwhile (bound or ended)`
           })
         }
-        if (!broadcast) yield* walletActor(String(tx.walletFrom)).Reload().pipe(Effect.ignore)
-        const after = operation.transition!.to
-        return {
-          txId: input.txId as unknown as TxSendReportOut["txId"],
-          stage: broadcast ? Stage.Broadcast : Stage.Failed,
-          txState: after,
-          idUpdate: String(committed.success)
-        }
+        if (stage !== Stage.Broadcast) yield* walletActor(String(tx.walletFrom)).Reload().pipe(Effect.ignore)
+        return answerOf(txId, stage, operation.transition!.to, String(committed.success))
       })
 
       const report = Effect.fn("SignerQueue.report")(function* (input: TxSendReportIn) {
@@ -165,7 +201,38 @@ export class SignerQueue extends Context.Service<
         }
       })
 
-      return SignerQueue.of({ list, report })
+      /**
+       * C19 §9 release_withdrawal: a Broadcast item whose txHash no scanner has pushed in the terminal's
+       * current chain (or that has none) ends as a failed one does — stage Failed, Canceled, A + fee from
+       * lock_out back to free (a refund's to lock_in) — else 10413. An item already Failed answers as the
+       * first release did.
+       */
+      const releaseOnce = Effect.fnUntraced(function* (txId: string, lastAttempt: boolean) {
+        const tx = yield* readTx(txId)
+        if (tx.stage === Stage.Failed) return answerOf(txId, Stage.Failed, tx.txState, yield* db(updateIdOf(tx.txId)))
+        if (tx.stage !== Stage.Broadcast)
+          return yield* new WithdrawalBroadcast({
+            message: `txId: transaction ${txId} is ${tx.stage}, not Broadcast: release_withdrawal ends only a Broadcast item`
+          })
+        if (tx.txHash !== null && (yield* db(txHashInChain(tx.terminalId, tx.txHash))))
+          return yield* new WithdrawalBroadcast({
+            message: `txId: transaction ${txId}'s txHash ${tx.txHash} is in a pushed block: it is on chain, not released`
+          })
+        const operation = yield* withSettlements(
+          settlements,
+          endUnsent(tx, [Stage.Broadcast], Stage.Failed, { message: "released by release_withdrawal" })
+        )
+        return yield* commitEnd(txId, tx, operation, Stage.Failed, lastAttempt)
+      })
+
+      const release = Effect.fn("SignerQueue.release")(function* (txId: string) {
+        for (let attempt = 0; ; attempt++) {
+          const done = yield* releaseOnce(txId, attempt >= reportRetriesMax)
+          if (done !== undefined) return done
+        }
+      })
+
+      return SignerQueue.of({ list, report, release })
     })
   )
 }

@@ -3,7 +3,7 @@
  * items off in the commit before its answer, answers them again from an earlier cursor, validates
  * its query and long-polls (202 idle, 200 when a withdrawal is confirmed during the wait); a cancel
  * racing the hand-off ends in exactly one outcome; tx_send_report records a broadcast or a failure
- * (money back); withdrawals_queued on /metrics. After every test the ledger audit must be sound.
+ * of a HandedOff item (money back; after a broadcast 10413, C19 §9); withdrawals_queued on /metrics. After every test the ledger audit must be sound.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { assertRejected, TxState } from "../support/Fixtures.ts"
@@ -150,7 +150,7 @@ describe("list_txs_to_send", () => {
 })
 
 describe("tx_send_report", () => {
-  it("broadcast records the hash (still listed, still locked); failed ends it and returns the money", async () => {
+  it("broadcast records the hash (still listed, still locked); failed after it is 10413 (C19 §9); failed ends a HandedOff one", async () => {
     const from = await drained()
     const who = await party()
     const one = await queue(who, { amount: 10 })
@@ -167,16 +167,38 @@ describe("tx_send_report", () => {
     await assertBuckets(who, 100 - 10 - usdtFee(10), 10 + usdtFee(10))
     // A repeated broadcast report is taken (Broadcast → Broadcast).
     assert.strictEqual((await report({ txId: one.txId, result: "broadcast" })).status, 200)
+    // C19 §9: a broadcast may still confirm on chain, so a failed report no longer returns its money.
+    assertRejected(
+      await report({ txId: one.txId, result: "failed", message: "nonce too low" }),
+      400,
+      10413,
+      "broadcast"
+    )
+    await assertBuckets(who, 100 - 10 - usdtFee(10), 10 + usdtFee(10), "USDT", "still out after the late failure")
+    assert.strictEqual((await txOf(who, one.txId)).txState, TxState.Created | TxState.Confirmed)
 
-    const failed = await report({ txId: one.txId, result: "failed", message: "nonce too low" })
+    // A HandedOff item: failed ends it and returns the money; a repeated failed report answers the same, moving nothing.
+    const two = await queue(who, { amount: 5 })
+    assert.include(idsOf(await list({ tokenNetwork: terminals.usdt, cursor: from })), two.txId)
+    const failed = await report({ txId: two.txId, result: "failed", message: "nonce too low" })
     assert.strictEqual(failed.status, 200, JSON.stringify(failed.body))
     assert.strictEqual(failed.body.result.stage, "Failed")
     assert.strictEqual(failed.body.result.txState, TxState.Canceled)
+    await assertBuckets(who, 100 - 10 - usdtFee(10), 10 + usdtFee(10))
+    assert.strictEqual((await txOf(who, two.txId)).txState, TxState.Canceled)
+    assert.deepStrictEqual(idsOf(await list({ tokenNetwork: terminals.usdt, cursor: from })), [one.txId])
+    const repeated = await report({ txId: two.txId, result: "failed" })
+    assert.strictEqual(repeated.status, 200, JSON.stringify(repeated.body))
+    assert.deepStrictEqual(repeated.body.result, failed.body.result, "idempotent")
+    await assertBuckets(who, 100 - 10 - usdtFee(10), 10 + usdtFee(10))
+    assertRejected(await report({ txId: two.txId, result: "broadcast", txHash: "ff" }), 400, 10213, "already failed")
+    assertRejected(await cancel(who, two.txId), 400, 10082, "final")
+
+    // The broadcast one leaves the queue only by release_withdrawal (its hash is in no pushed block).
+    const released = await client.priv("POST", "release_withdrawal", { txId: one.txId })
+    assert.strictEqual(released.status, 200, JSON.stringify(released.body))
+    assert.strictEqual(released.body.result.stage, "Failed")
     await assertBuckets(who, 100, 0)
-    assert.strictEqual((await txOf(who, one.txId)).txState, TxState.Canceled)
-    assert.deepStrictEqual(idsOf(await list({ tokenNetwork: terminals.usdt, cursor: from })), [])
-    assertRejected(await report({ txId: one.txId, result: "failed" }), 400, 10213, "already failed")
-    assertRejected(await cancel(who, one.txId), 400, 10082, "final")
     // The money is spendable at once.
     const again = await queue(who, { amount: 80 })
     assert.strictEqual((await cancel(who, again.txId)).status, 200)

@@ -4,6 +4,7 @@
  * credited by federation_credit while create_partner_order still waits for B's answer (the order's link
  * and its FederationCredit are one commit: it fails whole); a link left without its transaction; a
  * partner that takes the request and never answers (10177 within one FEDERATION_HTTP_TIMEOUT_SECONDS).
+ * A partner that redirects or answers more than 1 MiB did not answer (10177, C19 §6).
  * A relay of the test's own stands in front of B. Reconciliation is off. Both audits after each test.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
@@ -117,6 +118,21 @@ describe("a partner order's link and its FederationCredit are one commit", () =>
       assert.strictEqual(await onA.free(user), 0)
     }
   )
+})
+
+describe("C19 §6: the federation client follows no redirect and reads at most 1 MiB", () => {
+  for (const mode of ["redirect", "huge"] as const)
+    it(`a partner answering ${mode === "redirect" ? "a 307 to itself" : "a valid envelope over 1 MiB"} did not answer: 10177, nothing recorded`, async () => {
+      const user = await A.client.party()
+      relay.set("put_payment_order", mode)
+      const reply = await onA.createOrder(user.sid, { partnerId: "Bo", currency: "USDT", amount: 1 })
+      relay.clear()
+      assertRejected(reply, 400, 10177)
+      assert.lengthOf(await onA.historyOf(user.sid, FederationCredit), 0)
+      // The same partner through the relay, answering as B does, still works.
+      const ok = await onA.createOrder(user.sid, { partnerId: "Bo", currency: "USDT", amount: 1 })
+      assert.strictEqual(ok.status, 200, JSON.stringify(ok.body))
+    })
 })
 
 describe("a partner that never answers", () => {

@@ -16,7 +16,7 @@ import { serviceForFile } from "../support/Fixtures.ts"
 import { merchantOf, type App } from "../support/Merchant.ts"
 
 // The page's links (payUrl, checkoutUrl) point at PUBLIC_BASE_URL, by default the service's own address.
-const { service, client } = serviceForFile({ env: { ...xpubEnv }, setup: async () => {} })
+const { service, client } = serviceForFile({ env: { ...xpubEnv, ACQUIRER: "sandbox" }, setup: async () => {} })
 const shop = merchantOf(client)
 const base = () => service().base
 

@@ -33,6 +33,16 @@ const shop = async (extra: Record<string, unknown> = {}) => {
 const paid = { merchant: { free: "10" }, fees: { free: "0.6" }, treasury: { free: "-10.6" } }
 
 describe("pay_card and the sandbox checkout", () => {
+  it("ACQUIRER=sandbox is said once at start: the line names it and says test cards create money (C19 §1)", () => {
+    const lines = service()
+      .log()
+      .split("\n")
+      .filter((line) => line.includes("ACQUIRER=sandbox"))
+    assert.strictEqual(lines.length, 1, service().log())
+    assert.include(lines[0], "test cards")
+    assert.include(lines[0], "create money")
+  })
+
   it("4242 approves: one session, the webhook settles the order once; a repeat pay_card returns the session", async () => {
     const { order, terminal, tour } = await shop()
     const first = c.m.ok(await c.payCard(order.code, terminal))
@@ -318,6 +328,7 @@ describe("settings", () => {
 
   it("an ACQUIR* setting out of range stops the start, naming it", async () => {
     for (const [name, value] of [
+      ["ACQUIRER", "on"],
       ["ACQUIRING_RECONCILE_SECONDS", "0"],
       ["ACQUIRING_RECONCILE_SECONDS", "3601"],
       ["ACQUIRER_WEBHOOK_TOLERANCE_SECONDS", "abc"],
@@ -339,7 +350,7 @@ describe("settings", () => {
   }, 120_000)
 
   it("ACQUIRER_WEBHOOK_SECRET unset: one is generated and stored; the sandbox's webhooks verify with it, the test's do not", async () => {
-    const own = await startService()
+    const own = await startService({ env: { ACQUIRER: "sandbox" } })
     try {
       const other = cardsOf(
         makeClient(() => own),

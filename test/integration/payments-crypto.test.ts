@@ -1,7 +1,7 @@
 /**
  * Paying a payment order by crypto (CONTRACT C16 crypto, C15 purpose-1 addresses) over HTTP, with
  * the scanner's pushes: pay_crypto reserves the order's own address (a repeat returns it),
- * confirm_crypto records the payer's claimed hash, cancel_crypto detaches; an income seen makes the
+ * confirm_crypto records the payer's claimed hash, cancel_crypto detaches (a new pay_crypto on that terminal attaches it again, C19 §9); an income seen makes the
  * order Processing (merchant lock_in), Σ final ≥ totalToPay makes it Paid (merchant free +orderAmount
  * and any excess, fee to the profit wallet), an under-payment waits, an orphaned income is reversed,
  * and income to a paid or expired order's address is a plain Income. The ledger audit runs after each test.
@@ -124,7 +124,7 @@ describe("pay_crypto, confirm_crypto, cancel_crypto", () => {
     assert.strictEqual(second.state, "Started", "money follows the scanner only")
   })
 
-  it("cancel_crypto: back to Created, detached; a new pay_crypto reserves a fresh address; 10309 after an income", async () => {
+  it("cancel_crypto: back to Created, detached; a new pay_crypto on that terminal reuses the address (C19 §9); 10309 after an income", async () => {
     const { t, order, to } = await paying()
     const canceled = await gateOk("cancel_crypto", order.code, {})
     assert.deepInclude(canceled, { state: "Created", terminal: null, address: null, payAmount: null, totalToPay: null })
@@ -138,7 +138,7 @@ describe("pay_crypto, confirm_crypto, cancel_crypto", () => {
     assert.closeTo((await buckets()).lockIn - before.lockIn, 0.2, 1e-9)
 
     const again = await gateOk("pay_crypto", order.code, { tokenNetworkId: t.id })
-    assert.notStrictEqual(again.address.address, to)
+    assert.strictEqual(again.address.address, to, "the order's detached address, attached again")
     await blockOk(client, t.id, "c", 2, [{ txHash: "cx2", to: again.address.address, amount: "0.5" }])
     assert.strictEqual((await info(order.code)).state, "Processing")
     assertRejected(await gate("cancel_crypto", order.code, {}), 400, errorCode.PaymentPending)

@@ -14,7 +14,7 @@ import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.t
 import { expectedFee, expectedPay, offersShop, SPREAD, USDT_BTC, USDT_EUR } from "../support/OffersShop.ts"
 
 // The XPUBs of Bitcoin, Ethereum and Tron (not BNB Smart Chain): crypto terminals are payable only with addresses.
-const { client } = serviceForFile({ env: xpubEnv })
+const { client } = serviceForFile({ env: { ...xpubEnv, ACQUIRER: "sandbox" } })
 const s = offersShop(client)
 const { t, setup, setRates, merchantCall, newOrder, gate, offersOf, byId } = s
 

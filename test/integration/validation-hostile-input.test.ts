@@ -16,7 +16,8 @@ import { validationFile } from "../support/Validation.ts"
 
 let sid: string
 let app: { appId: string; pkey: string }
-const { service, client } = validationFile((made) => ({ sid, app } = made))
+// The sandbox checkout is among the raw routes tried (C19 §1: it exists only with ACQUIRER=sandbox).
+const { service, client } = validationFile((made) => ({ sid, app } = made), { ACQUIRER: "sandbox" })
 
 const credentialFor = (path: string): Record<string, string> =>
   path.startsWith("/private/v1/")

@@ -69,7 +69,11 @@ export const testConfig = (databaseUrl: string | undefined, dataDir: string) =>
     requestTimeoutSeconds: 30,
     rateLimitCredentialRps: 200,
     rateLimitIpRps: 100,
-    longPollMaxPerCredential: 8
+    longPollMaxPerCredential: 8,
+    acquirer: "sandbox",
+    secretsKey: Option.some(Redacted.make("00".repeat(32))),
+    federationAllowHttp: true,
+    paymentMaxAddressesPerOrder: 5
   })
 
 /** Configuration for one test database: a fresh one on the server, or embedded in a temp directory. */

@@ -15,6 +15,7 @@ export const WEBHOOK_SECRET = "card-test-secret-" + "0123456789abcdef"
 export const CARDS = { approve: "4242424242424242", decline: "4000000000000002", lost: "4000000000000077" } as const
 
 export const cardEnv = (extra: Record<string, string> = {}) => ({
+  ACQUIRER: "sandbox",
   ACQUIRER_WEBHOOK_SECRET: WEBHOOK_SECRET,
   ...extra
 })

@@ -13,6 +13,8 @@ import type { RunningService } from "./Service.ts"
 
 export const federationEnv = (extra: Record<string, string> = {}) => ({
   WEBHOOK_ALLOW_PRIVATE_ADDRESSES: "true",
+  // C19 §6: the partners of a test talk plain http on loopback.
+  FEDERATION_ALLOW_HTTP: "true",
   WEBHOOK_RETRY_BASE_SECONDS: "1",
   WEBHOOK_RETRY_MAX_DELAY_SECONDS: "2",
   WEBHOOK_MAX_ATTEMPTS: "3",
@@ -120,7 +122,8 @@ export const federationOf = (home: TestClient, away: TestClient, awayService: ()
  * the request and never answers (the caller's own deadline ends it); "down" refuses the connection (the
  * relay stops listening). `hold` relays one request and keeps its answer back until released.
  */
-export type RelayMode = "pass" | "lose-answer" | "drop" | "hang"
+/** redirect: a 307 to the same URL on the target, before it is reached; huge: the target's answer padded past 1 MiB. */
+export type RelayMode = "pass" | "lose-answer" | "drop" | "hang" | "redirect" | "huge"
 
 export interface Held {
   /** The partner's answer (its body) once it acted; the caller has not received it yet. */
@@ -160,6 +163,10 @@ export const startRelay = async (target: () => string): Promise<Relay> => {
       const mode = modeOf(url)
       if (mode === "drop") return req.socket.destroy()
       if (mode === "hang") return
+      if (mode === "redirect") {
+        res.writeHead(307, { location: target() + url })
+        return res.end()
+      }
       const held = [...holds.entries()].find(([match]) => url.includes(match))
       if (held !== undefined) holds.delete(held[0])
       const headers: Record<string, string> = {}
@@ -171,8 +178,10 @@ export const startRelay = async (target: () => string): Promise<Relay> => {
           headers,
           body: chunks.length === 0 ? undefined : Buffer.concat(chunks)
         })
-        const text = await answer.text()
+        const answered = await answer.text()
         if (mode === "lose-answer") return req.socket.destroy()
+        // Trailing whitespace keeps it one valid JSON envelope, 1 MiB + 1 KiB long.
+        const text = mode === "huge" ? answered + " ".repeat(1_049_600) : answered
         if (held !== undefined) {
           held[1].got(text)
           await held[1].released

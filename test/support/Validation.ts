@@ -16,8 +16,12 @@ export interface ValidationFixture {
  * Starts the file's service; its setup makes the file's wallet (with a session) and merchant app,
  * and hands them to `made`.
  */
-export const validationFile = (made: (fixture: ValidationFixture) => void = () => {}) =>
+export const validationFile = (
+  made: (fixture: ValidationFixture) => void = () => {},
+  env: Record<string, string> = {}
+) =>
   serviceForFile({
+    env,
     setup: async (c) => {
       const { id: wallet, sid } = await c.party({ clientId: "990001", extra: { name: "Validation" } })
       const app = (await c.priv("POST", "create_app", { walletId: wallet, name: "Validation shop" })).body.result

@@ -7,6 +7,7 @@
  */
 import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
+import { AppConfigService } from "../../platform/Config.ts"
 import { SandboxCheckout } from "../../services/acquiring/SandboxAcquirer.ts"
 import { answer, errorResponse } from "./Responses.ts"
 
@@ -86,6 +87,8 @@ const idOf = Effect.map(HttpRouter.params, (params) => params.acquiringId ?? "")
 
 export const CheckoutRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {
+    // C19 §1: with ACQUIRER=off the sandbox's pages do not exist (every /acquirer/v1/* path is 404).
+    if ((yield* AppConfigService).acquirer !== "sandbox") return
     const checkout = yield* SandboxCheckout
     yield* router.add(
       "GET",

@@ -28,5 +28,6 @@ export const SignerHandlers = HttpApiBuilder.group(
         })
       )
       .handle("tx_send_report", ({ payload }) => Effect.flatMap(queue.report(payload), ok))
+      .handle("release_withdrawal", ({ payload }) => Effect.flatMap(queue.release(payload.txId), ok))
   })
 )

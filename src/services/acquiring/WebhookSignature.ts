@@ -5,6 +5,7 @@
  * the tolerance either way. The secret is ACQUIRER_WEBHOOK_SECRET, or (unset) one generated once and
  * kept in the database (acquirer_secrets), so every process of one database signs and verifies alike.
  */
+import { Secrets } from "../../platform/Secrets.ts"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import { storedAcquirerSecret } from "../../../sql/AcquiringRepo.ts"
@@ -53,7 +54,11 @@ export class AcquirerSecret extends Context.Service<AcquirerSecret, { readonly s
       const given = Option.map(config.acquirerWebhookSecret, Redacted.value)
       if (Option.isSome(given)) return AcquirerSecret.of({ secret: given.value })
       const db = yield* makeDb
-      const secret = yield* Effect.orDie(db(storedAcquirerSecret(randomBytes(32).toString("hex"))))
+      const secrets = yield* Secrets
+      const stored = yield* Effect.orDie(
+        db(storedAcquirerSecret(secrets.seal("acquirer_secrets.secret", randomBytes(32).toString("hex"))))
+      )
+      const secret = yield* secrets.open("acquirer_secrets.secret", stored)
       return AcquirerSecret.of({ secret })
     })
   )

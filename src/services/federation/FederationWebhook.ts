@@ -70,12 +70,15 @@ export class FederationWebhook extends Context.Service<
 
       const accept = Effect.fn("FederationWebhook.accept")(function* (hook: InboundWebhook) {
         const unauthorized = (why: string) => new FederationSignatureInvalid({ message: why })
+        // C19 §6: one message for an unknown (or disabled) partner, a missing and a bad signature, so the
+        // answer does not tell which partner ids exist.
+        const refused = "X-Webhook-Signature: does not verify for this partner"
         const partner = hook.partnerId === undefined ? undefined : yield* partners.find(hook.partnerId)
-        if (partner === undefined || !partner.enabled) return yield* unauthorized("partner: unknown or disabled")
+        if (partner === undefined || !partner.enabled) return yield* unauthorized(refused)
         if (hook.signature === undefined || hook.timestamp === undefined || !/^[0-9]{1,12}$/.test(hook.timestamp))
-          return yield* unauthorized("X-Webhook-Signature and X-Webhook-Timestamp: required")
+          return yield* unauthorized(refused)
         const expected = webhookSignature(Redacted.value(partner.webhookSecret), Number(hook.timestamp), hook.body)
-        if (!sameText(expected, hook.signature)) return yield* unauthorized("X-Webhook-Signature: does not verify")
+        if (!sameText(expected, hook.signature)) return yield* unauthorized(refused)
         if (Math.abs(Date.now() / 1000 - Number(hook.timestamp)) > config.federationWebhookToleranceSeconds)
           return yield* unauthorized("X-Webhook-Timestamp: outside the tolerance")
         if (!partner.capabilities.includes("Federation"))

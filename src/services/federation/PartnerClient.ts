@@ -10,6 +10,8 @@
  * - `PartnerSilent`: no usable answer. `reached` is false only when the connection was refused (nothing
  *   reached B, so a payout certainly did not happen); a timeout, a 5xx or a non-envelope may have acted.
  * The credentials travel only in headers and are never logged (Redacted until the request is built).
+ * C19 §6: no redirect is followed and at most 1 MiB of an answer is read; a 3xx or a longer answer is a
+ * partner that did not answer (10177).
  */
 import { Data, Effect, Redacted } from "effect"
 
@@ -49,6 +51,36 @@ const causeCode = (error: unknown): string | undefined => {
   return undefined
 }
 
+/** C19 §6: a partner's answer is read up to this many bytes; a longer one is a partner that did not answer. */
+export const partnerAnswerBytesMax = 1_048_576
+
+class AnswerTooLong extends Error {}
+class Redirected extends Error {}
+
+/** The body as text, refused past `partnerAnswerBytesMax` (read no further than that). */
+const boundedText = async (response: Response): Promise<string> => {
+  const declared = Number(response.headers.get("content-length") ?? "NaN")
+  if (Number.isFinite(declared) && declared > partnerAnswerBytesMax) {
+    await response.body?.cancel().catch(() => {})
+    throw new AnswerTooLong()
+  }
+  if (response.body === null) return ""
+  const reader = response.body.getReader()
+  const chunks: Array<Uint8Array> = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > partnerAnswerBytesMax) {
+      await reader.cancel().catch(() => {})
+      throw new AnswerTooLong()
+    }
+    chunks.push(value)
+  }
+  return Buffer.concat(chunks).toString("utf8")
+}
+
 const once = (
   method: "GET" | "POST",
   url: string,
@@ -62,12 +94,21 @@ const once = (
         method,
         headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(Math.max(1, deadline - Date.now()))
+        signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())),
+        // C19 §6: a redirect is never followed (it could point the pkey-carrying call anywhere).
+        redirect: "manual"
       })
-      const text = await response.text()
+      if (response.status >= 300 && response.status < 400) {
+        await response.body?.cancel().catch(() => {})
+        throw new Redirected()
+      }
+      const text = await boundedText(response)
       return { status: response.status, text }
     },
     catch: (error) => {
+      if (error instanceof Redirected) return new PartnerSilent({ reached: true, reason: "a redirect (not followed)" })
+      if (error instanceof AnswerTooLong)
+        return new PartnerSilent({ reached: true, reason: `an answer over ${partnerAnswerBytesMax} bytes` })
       const code = causeCode(error)
       const refused = code !== undefined && refusedCodes.has(code)
       return new PartnerSilent({

@@ -4,6 +4,7 @@
  * federation action starts with (404 10170, then 403 10172 for a missing capability). The outbound pkey
  * and the webhook secret leave this module only as `Redacted` values and are never answered.
  */
+import { type SecretPlace, Secrets } from "../../platform/Secrets.ts"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { listedPartners, partnerById, type PartnerRow, upsertPartner } from "../../../sql/FederationRepo.ts"
 import { InvalidRequest, UnknownCurrency } from "../../../schema/Errors.ts"
@@ -17,6 +18,7 @@ import {
   type PartnerOut
 } from "../../../schema/Federation.ts"
 import { Currencies } from "../../platform/Currencies.ts"
+import { AppConfigService } from "../../platform/Config.ts"
 import { makeDb } from "../../platform/db/Sql.ts"
 import type { PartnerEndpoint } from "./PartnerClient.ts"
 
@@ -32,7 +34,7 @@ export interface Partner {
   readonly webhookSecret: Redacted.Redacted<string>
 }
 
-const toPartner = (row: PartnerRow): Partner => ({
+const toPartner = (row: PartnerRow, open: (place: SecretPlace, stored: string) => string): Partner => ({
   partnerId: row.partnerId,
   name: row.name,
   baseUrl: row.baseUrl,
@@ -44,9 +46,9 @@ const toPartner = (row: PartnerRow): Partner => ({
     partnerId: row.partnerId,
     baseUrl: row.baseUrl,
     appId: row.outboundAppId,
-    pkey: Redacted.make(row.outboundPkey)
+    pkey: Redacted.make(open("federation_partners.outbound_pkey", row.outboundPkey))
   },
-  webhookSecret: Redacted.make(row.webhookSecret)
+  webhookSecret: Redacted.make(open("federation_partners.webhook_secret", row.webhookSecret))
 })
 
 /** An http(s) origin: no path, query, fragment or userinfo; answered as URL.origin. */
@@ -85,13 +87,20 @@ export class Partners extends Context.Service<
     Partners,
     Effect.gen(function* () {
       const db = yield* makeDb
+      const secrets = yield* Secrets
       const currencies = yield* Currencies
+      const config = yield* AppConfigService
 
       const add = Effect.fn("Partners.add")(function* (input: AddPartnerIn) {
         const baseUrl = originOf(input.baseUrl)
         if (baseUrl === undefined)
           return yield* new InvalidRequest({
             message: "baseUrl: must be an http(s) origin without path, query or userinfo"
+          })
+        // C19 §6: the partner's pkey travels to it; plain http only where FEDERATION_ALLOW_HTTP=true.
+        if (baseUrl.startsWith("http:") && !config.federationAllowHttp)
+          return yield* new InvalidRequest({
+            message: "baseUrl: must be https (plain http only with FEDERATION_ALLOW_HTTP=true)"
           })
         if (BigInt(input.outboundAppId) <= 0n)
           return yield* new InvalidRequest({ message: "outboundAppId: must be a positive int64" })
@@ -104,8 +113,8 @@ export class Partners extends Context.Service<
             name: input.name,
             baseUrl,
             outboundAppId: BigInt(input.outboundAppId),
-            outboundPkey: input.outboundPkey,
-            webhookSecret: input.webhookSecret,
+            outboundPkey: secrets.seal("federation_partners.outbound_pkey", input.outboundPkey),
+            webhookSecret: secrets.seal("federation_partners.webhook_secret", input.webhookSecret),
             capabilities,
             currencies: list === null ? null : [...new Set(list)],
             enabled: input.enabled ?? true
@@ -137,7 +146,9 @@ export class Partners extends Context.Service<
         )
 
       const find = (partnerId: string) =>
-        Effect.map(db(partnerById(partnerId)), (row) => (row === undefined ? undefined : toPartner(row)))
+        Effect.map(db(partnerById(partnerId)), (row) =>
+          row === undefined ? undefined : toPartner(row, secrets.openSync)
+        )
 
       const requireEnabled = (partnerId: string) =>
         Effect.flatMap(find(partnerId), (partner) =>
