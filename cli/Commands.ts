@@ -9,7 +9,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import { readFileSync } from "node:fs"
 import { CoreClient } from "../client/CoreClient.ts"
 import { AddPartnerIn } from "../schema/Federation.ts"
-import { ClientId, WalletId } from "../schema/Ids.ts"
+import { AppId, ClientId, TxId, WalletId } from "../schema/Ids.ts"
 import { TerminalCreateIn, SetTariffsIn } from "../schema/Reference.ts"
 import { PositiveAmount } from "../schema/Money.ts"
 import { answer, refused } from "./Output.ts"
@@ -138,6 +138,53 @@ const createApp = Command.make(
     )
 ).pipe(Command.withDescription("Create a merchant app on a wallet (answers appId, pkey, webhookSecret)"))
 
+const appIdArg = Argument.String("app-id").pipe(Argument.withDescription("The app's id"))
+
+const rotateAppKey = Command.make("rotate-app-key", { appId: appIdArg }, ({ appId }) =>
+  withInput(decoded(AppId, appId), (client, id) => client.private.rotate_app_key({ payload: { appId: id } }))
+).pipe(Command.withDescription("Give an app a new pkey (shown once); the old one is refused from then on (C19 §5)"))
+
+const setAppEnabled = Command.make(
+  "set-app-enabled",
+  {
+    appId: appIdArg,
+    enabled: Argument.Literals("enabled", ["on", "off"]).pipe(Argument.withDescription("on or off"))
+  },
+  ({ appId, enabled }) =>
+    withInput(decoded(AppId, appId), (client, id) =>
+      client.private.set_app_enabled({ payload: { appId: id, enabled: enabled === "on" } })
+    )
+).pipe(Command.withDescription("Enable or disable a merchant app (a disabled app's key and orders: 10411)"))
+
+const railTxs = Command.make(
+  "rail-txs",
+  {
+    since: Flag.String("since").pipe(Flag.withDescription("After this journal cursor"), Flag.optional),
+    limit: Flag.Int("limit").pipe(Flag.withDescription("At most this many (1-1000)"), Flag.withDefault(100))
+  },
+  ({ since, limit }) =>
+    run((client) =>
+      client.privateLedger.list_last_updated_txs({
+        payload: {
+          ...Option.match(since, { onNone: () => ({}), onSome: (c) => ({ since: c }) }),
+          limit,
+          scope: 2
+        } as any
+      })
+    )
+).pipe(Command.withDescription("Crypto-rail transactions (deposits, withdrawals, refunds) changed after a cursor"))
+
+const releaseWithdrawal = Command.make(
+  "release-withdrawal",
+  { txId: Argument.String("tx-id").pipe(Argument.withDescription("The withdrawal's txId")) },
+  ({ txId }) =>
+    withInput(decoded(TxId, txId), (client, id) => client.signer.release_withdrawal({ payload: { txId: id } }))
+).pipe(
+  Command.withDescription(
+    "Admin: end a Broadcast withdrawal whose txHash is in no pushed block, returning its money (C19 §9)"
+  )
+)
+
 const setRate = Command.make(
   "set-rate",
   {
@@ -229,6 +276,8 @@ export const commands = root.pipe(
     fund,
     createSession,
     createApp,
+    rotateAppKey,
+    setAppEnabled,
     setRate,
     rates,
     tariffs,
@@ -238,6 +287,8 @@ export const commands = root.pipe(
     addTerminal,
     journal,
     audit,
-    follow
+    follow,
+    railTxs,
+    releaseWithdrawal
   ])
 )

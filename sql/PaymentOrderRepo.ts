@@ -64,7 +64,9 @@ export const PaymentOrderRow = record({
   presetPayCurrency: Nullable(Text),
   presetPayAmount: Nullable(MinorUnits),
   /** The merchant wallet's group (its tariffs price the order's offers). */
-  merchantGroup: Int
+  merchantGroup: Int,
+  /** Its merchant app is enabled (C19 §5: a disabled app's orders are not started or paid, 10411). */
+  appEnabled: Bool
 })
 export type PaymentOrderRow = typeof PaymentOrderRow.Type
 
@@ -79,7 +81,7 @@ export const columns = `o.tx_id, o.app_id, o.external_id, o.request_hash, o.kind
   o.income_final::text AS income_final, o.recipient, o.meta::text AS meta, o.version, o.description,
   o.return_url_success, o.return_url_fail, o.webhook_url, o.created_at, t.type_tx, t.tx_state, t.id_update, a.name AS app_name,
   o.preset_terminal_id, o.preset_pay_currency, o.preset_pay_amount::text AS preset_pay_amount,
-  coalesce(mw.wallet_group, 0) AS merchant_group`
+  coalesce(mw.wallet_group, 0) AS merchant_group, coalesce(a.enabled, true) AS app_enabled`
 
 const from = `payment_orders o JOIN transactions t ON t.id = o.tx_id LEFT JOIN terminals tm ON tm.id = o.terminal_id
   LEFT JOIN apps a ON a.id = o.app_id LEFT JOIN wallets mw ON mw.id = o.merchant_wallet`

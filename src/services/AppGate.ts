@@ -4,12 +4,12 @@
  */
 import { Effect } from "effect"
 import { AppDisabledOrder } from "../../schema/EdgeErrors.ts"
-import { findAppById } from "../../sql/CredentialRepo.ts"
-import type { Db } from "../platform/db/Sql.ts"
 
-export const refuseDisabledApp = (db: Db, appId: bigint) =>
-  Effect.flatMap(db(findAppById(appId)), (app) =>
-    app !== undefined && !app.enabled
-      ? Effect.fail(new AppDisabledOrder({ message: "code: the order's merchant app is disabled" }))
-      : Effect.void
-  )
+/**
+ * The order row carries its app's `enabled` (sql/PaymentOrderRepo.ts joins `apps` already), so the gate
+ * costs no read of its own on the payment path.
+ */
+export const refuseDisabledApp = (order: { readonly appEnabled: boolean }) =>
+  order.appEnabled
+    ? Effect.void
+    : Effect.fail(new AppDisabledOrder({ message: "code: the order's merchant app is disabled" }))

@@ -123,7 +123,7 @@ export class PaymentCards extends Context.Service<
         yield* acquirerOn
         const row = yield* db(paymentOrderByCodeHash(hashOfOrderCode(code)))
         if (row === undefined) return yield* new PaymentOrderNotFound({ message: "code: no such order" })
-        yield* refuseDisabledApp(db, row.appId)
+        yield* refuseDisabledApp(row)
         yield* orders.info(code) // an order past expiresAt is expired first (the engine then answers 10301)
         // The one offers computation (as order_start): the engine answers 10303 for a terminal that is
         // not offered, not available or not a Card one, 10304 when the order is locked elsewhere.

@@ -121,7 +121,7 @@ export class PaymentCrypto extends Context.Service<
 
       const payCrypto = Effect.fn("PaymentCrypto.payCrypto")(function* (code: string, tokenNetworkId: string) {
         const row = yield* byCode(code)
-        yield* refuseDisabledApp(db, row.appId)
+        yield* refuseDisabledApp(row)
         const terminal = yield* db(findTerminal(tokenNetworkId))
         if (terminal === undefined)
           return yield* new TerminalNotFound({ message: `tokenNetworkId: no terminal ${tokenNetworkId}` })

@@ -357,7 +357,7 @@ export class PaymentOrders extends Context.Service<
         start: (code, tokenNetworkId) =>
           Effect.gen(function* () {
             const row = yield* byCode(code)
-            yield* refuseDisabledApp(db, row.appId)
+            yield* refuseDisabledApp(row)
             const offer = yield* offers.offerOn(row, tokenNetworkId)
             yield* delivered(actor(String(row.txId)).Start({ offer }))
             return yield* infoOf(yield* reread(row.txId))
@@ -365,7 +365,7 @@ export class PaymentOrders extends Context.Service<
         payInternal: (code, payer) =>
           Effect.gen(function* () {
             const row = yield* byCode(code)
-            yield* refuseDisabledApp(db, row.appId)
+            yield* refuseDisabledApp(row)
             // pay_internal always pays on the internal terminal; one locked elsewhere answers 10304 (engine).
             const offer = yield* offers.offerOn(row, undefined)
             const answer = yield* delivered(actor(String(row.txId)).PayInternal({ payer: BigInt(payer), offer }))

@@ -189,7 +189,7 @@ export class PaymentPayouts extends Context.Service<
         const meta = yield* metaText(input.meta)
         const row = yield* db(paymentOrderByCodeHash(hashOfOrderCode(code)))
         if (row === undefined) return yield* new PaymentOrderNotFound({ message: "code: no such order" })
-        yield* refuseDisabledApp(db, row.appId)
+        yield* refuseDisabledApp(row)
         if (row.kind !== "TransferOrder")
           return yield* new WrongOrderKind({ message: "code: pay_transfer pays out a TransferOrder only" })
         // The order's state first (a due order is expired by the read): a paid or ended order answers
