@@ -2,7 +2,8 @@
  * OpenTelemetry traces (issue #28): with `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`)
  * set, every span the runtime makes — each HTTP request (the router's server span), each actor message
  * (effect/cluster's entity spans, the caller's span propagated into the actor), each ledger batch
- * (LedgerWriter) — is exported over OTLP/HTTP JSON by effect's own exporter to `<endpoint>/v1/traces`,
+ * (LedgerWriter), each SQL statement, each outbound call (`webhook.deliver`, `federation.partner_call`,
+ * `acquirer.webhook`) — is exported over OTLP/HTTP JSON by effect's own exporter to `<endpoint>/v1/traces`,
  * as `OTEL_SERVICE_NAME` (default `core-wallet`), with `OTEL_EXPORTER_OTLP_HEADERS` (`k=v,k2=v2`) and
  * `OTEL_BSP_SCHEDULE_DELAY` (ms between exports). Unset: no exporter exists and nothing is sent or kept.
  * (effect's `layerFromConfig` also waits for `OTEL_TRACES_EXPORTER=otlp`; the endpoint alone turns it on here.)

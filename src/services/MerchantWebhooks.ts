@@ -130,7 +130,13 @@ export class MerchantWebhooks extends Context.Service<
               config.webhookAllowPrivateAddresses
             )
           )
-        })
+        }).pipe(
+          // One client span per delivery attempt (src/platform/Tracing.ts).
+          Effect.withSpan("webhook.deliver", {
+            kind: "client",
+            attributes: { "webhook.event_id": event.eventId, "webhook.app_id": String(event.appId) }
+          })
+        )
 
       /** One attempt of one event, if this process wins its claim. */
       const attempt = (eventId: string) =>

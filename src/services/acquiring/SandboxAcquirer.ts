@@ -126,7 +126,14 @@ export const SandboxAcquirerLayer = Layer.effectContext(
         yield* Effect.tryPromise(() => response.arrayBuffer())
         if (response.status !== 200)
           yield* Effect.logWarning(`sandbox acquirer: webhook of ${payment.acquiringId} answered ${response.status}`)
-      }).pipe(Effect.catchCause((cause) => Effect.logWarning("sandbox acquirer: webhook not delivered", cause)))
+      }).pipe(
+        Effect.catchCause((cause) => Effect.logWarning("sandbox acquirer: webhook not delivered", cause)),
+        // The acquirer's outbound call, one client span (src/platform/Tracing.ts).
+        Effect.withSpan("acquirer.webhook", {
+          kind: "client",
+          attributes: { "acquirer.acquiring_id": payment.acquiringId, "acquirer.status": status }
+        })
+      )
 
     const payment = (acquiringId: string) =>
       Effect.flatMap(db(sandboxPaymentById(acquiringId)), (row) =>

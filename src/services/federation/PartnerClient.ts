@@ -138,6 +138,11 @@ const once = (
       if (status === 200 && parsed !== null && typeof parsed === "object" && "result" in parsed)
         return Effect.succeed(parsed.result as unknown)
       return Effect.fail(new PartnerSilent({ reached: true, reason: `HTTP ${status}, not an envelope` }))
+    }),
+    // One client span per call to a partner (exported with OTEL_EXPORTER_OTLP_ENDPOINT: src/platform/Tracing.ts).
+    Effect.withSpan("federation.partner_call", {
+      kind: "client",
+      attributes: { "http.request.method": method, "url.path": new URL(url).pathname }
     })
   )
 
