@@ -10,7 +10,8 @@ import { assertRejected, errorCode, serviceForFile } from "../support/Fixtures.t
 import { expectedFee, offersShop, SPREAD, USDT_BTC } from "../support/OffersShop.ts"
 
 // Crypto terminals are payable (available) only with addresses: the XPUBs of Bitcoin, Ethereum and Tron.
-const { client } = serviceForFile({ env: xpubEnv })
+// It presets card terminals, offered only with the card sandbox on (C19 §1: ACQUIRER is off by default).
+const { client } = serviceForFile({ env: { ...xpubEnv, ACQUIRER: "sandbox" } })
 const s = offersShop(client)
 const { t, setup, merchantCall, put, newOrder, gate, offersOf, byId } = s
 

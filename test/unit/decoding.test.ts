@@ -151,7 +151,7 @@ const samples: ReadonlyArray<readonly [string, Schema.Decoder<any>, Record<strin
     }
   ],
   ["Session", Session, { wallet_id: 1n, client_id: 2n, project: 0, flags: 0, wallet_group: 0, expires_at: at }],
-  ["App", App, { id: 5001n, wallet_id: 1n, pkey_hash: new Uint8Array([9]) }],
+  ["App", App, { id: 5001n, wallet_id: 1n, pkey_hash: new Uint8Array([9]), enabled: true }],
   [
     "CurrencyRecord",
     CurrencyRecord,
