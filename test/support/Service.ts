@@ -6,7 +6,7 @@
 import { it } from "@effect/vitest"
 import { spawn, type ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import net from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -69,6 +69,13 @@ export interface StartOptions {
 
 export const usingRealPostgres = (): boolean => (process.env.DATABASE_URL ?? "").length > 0
 
+/**
+ * The SECRETS_KEY of each database this run created, as its first service generated it (DATA_DIR/secrets.key).
+ * Every later process on that database is given the same key, as a deployment must (C19 §6: the service
+ * warns that processes sharing DATABASE_URL need one key): a second process, a restart with a new DATA_DIR.
+ */
+const secretsKeys = new Map<string, string>()
+
 export const startService = async (options: StartOptions = {}): Promise<RunningService> => {
   const port = await freePort()
   const monitoringPort = await freePorts(options.monitoringPorts ?? 1)
@@ -91,6 +98,8 @@ export const startService = async (options: StartOptions = {}): Promise<RunningS
   env.SERVICE_KEYS = env.SERVICE_KEYS.replaceAll("{key}", key)
   if (databaseUrl !== undefined) env.DATABASE_URL = databaseUrl
   else delete env.DATABASE_URL
+  const sharedKey = databaseUrl === undefined ? undefined : secretsKeys.get(databaseUrl)
+  if (options.env?.SECRETS_KEY === undefined && sharedKey !== undefined) env.SECRETS_KEY = sharedKey
   const child = spawn(process.execPath, startArgs, {
     cwd: root,
     env,
@@ -125,6 +134,15 @@ export const startService = async (options: StartOptions = {}): Promise<RunningS
     }
     await new Promise((r) => setTimeout(r, 100))
   }
+  // The first service of a database this run made: remember the key it generated for the next ones.
+  const keyFile = join(dataDir, "secrets.key")
+  if (
+    databaseUrl !== undefined &&
+    env.SECRETS_KEY === undefined &&
+    !secretsKeys.has(databaseUrl) &&
+    existsSync(keyFile)
+  )
+    secretsKeys.set(databaseUrl, readFileSync(keyFile, "utf8").trim())
   /** Stops the process; `keepData` leaves the embedded data directory for a restart. */
   const stop = async (signal: NodeJS.Signals = "SIGTERM", keepData = false) => {
     if (child.exitCode === null) {
