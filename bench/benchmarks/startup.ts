@@ -12,10 +12,8 @@ import { join } from "node:path"
 import { fmt, median, type Benchmark } from "../support/Harness.ts"
 import { freePort, root } from "../support/Service.ts"
 
-const bootSeconds = async (args: ReadonlyArray<string>, template: string): Promise<number> => {
-  const dataDir = mkdtempSync(join(tmpdir(), "bench-startup-"))
-  cpSync(template, dataDir, { recursive: true })
-  const port = await freePort()
+/** The embedded service on `dataDir` and `port` (its own monitoring port), quiet. */
+const envFor = async (dataDir: string, port: number): Promise<Record<string, string>> => {
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     PORT: String(port),
@@ -25,6 +23,14 @@ const bootSeconds = async (args: ReadonlyArray<string>, template: string): Promi
     LOG_LEVEL: "warn"
   }
   delete env.DATABASE_URL
+  return env
+}
+
+const bootSeconds = async (args: ReadonlyArray<string>, template: string): Promise<number> => {
+  const dataDir = mkdtempSync(join(tmpdir(), "bench-startup-"))
+  cpSync(template, dataDir, { recursive: true })
+  const port = await freePort()
+  const env = await envFor(dataDir, port)
   const started = performance.now()
   const child = spawn(process.execPath, [...args], { cwd: root, env, stdio: "ignore" })
   try {
@@ -83,15 +89,7 @@ export const startup: Benchmark<number, number> = {
 /** A data directory the service has migrated: one start on it, then a clean stop (kept for copying). */
 const seedInto = async (dataDir: string): Promise<void> => {
   const port = await freePort()
-  const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
-    PORT: String(port),
-    MONITORING_PORT: String(await freePort()),
-    DATA_DIR: dataDir,
-    SERVICE_KEYS: "bench-startup-key",
-    LOG_LEVEL: "warn"
-  }
-  delete env.DATABASE_URL
+  const env = await envFor(dataDir, port)
   const child = spawn(process.execPath, [join(root, "scripts/start.mjs")], { cwd: root, env, stdio: "ignore" })
   for (;;) {
     try {
