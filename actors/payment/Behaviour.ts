@@ -58,6 +58,7 @@ import { type CommitExtras, orderCreationOperation, orderUpdateRow, stateOfRow }
 import { type OfferData, type OrderError, PaymentOrderEntity } from "./Protocol.ts"
 import { makeRefundHandler } from "./RefundHandler.ts"
 import { makeCardHandler } from "./CardHandler.ts"
+import { makeOrderTrace } from "./Trace.ts"
 import { asPlainIncomes, plainCredited, plainIncomeOperations } from "./PlainIncomes.ts"
 
 export { type CommitExtras, orderUpdateRow, stateOfRow } from "./OrderRow.ts"
@@ -218,107 +219,139 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
 
     const refundOrder = makeRefundHandler({ txId, db, walletActor, load, stateOfRow, orderUpdateRow })
     const card = makeCardHandler({ txId, db, load, stateOfRow, act, commit, offerOf })
+    const trace = makeOrderTrace(txId, db)
+    const traced =
+      <Q, A, E, R>(name: string, handler: (request: Q) => Effect.Effect<A, E, R>) =>
+      (request: Q) =>
+        trace.step(name)(handler(request))
 
     return PaymentOrderEntity.of({
-      Create: Effect.fnUntraced(function* ({ payload }) {
-        const operation = orderCreationOperation(
-          {
-            txId,
-            appId: payload.appId,
-            externalId: payload.externalId,
-            requestHash: payload.requestHash,
-            kind: "PaymentOrder",
-            codeHash: payload.codeHash,
-            code: payload.code,
-            merchantWallet: payload.merchantWallet,
-            currency: payload.currency,
-            orderAmount: payload.orderAmount,
-            fee: 0n,
-            profitWallet: -2n,
-            expiresAt: payload.expiresAt,
-            description: payload.description,
-            returnUrlSuccess: payload.returnUrlSuccess,
-            returnUrlFail: payload.returnUrlFail,
-            webhookUrl: payload.webhookUrl
-          },
-          [],
-          payload.preset === undefined || payload.preset === null
-            ? []
-            : [rowsOf(PaymentOrderPresets, [{ txId, ...payload.preset }])]
-        )
-        yield* ledger
-          .commit(operation)
-          .pipe(
-            Effect.catch((failure) =>
-              failure._tag === "Duplicate"
-                ? Effect.fail(new NonceExists({ message: "externalId: already used by this app" }))
-                : Effect.die(failure)
+      Create: ({ payload }) =>
+        trace.create((traceRows) =>
+          Effect.gen(function* () {
+            const operation = orderCreationOperation(
+              {
+                txId,
+                appId: payload.appId,
+                externalId: payload.externalId,
+                requestHash: payload.requestHash,
+                kind: "PaymentOrder",
+                codeHash: payload.codeHash,
+                code: payload.code,
+                merchantWallet: payload.merchantWallet,
+                currency: payload.currency,
+                orderAmount: payload.orderAmount,
+                fee: 0n,
+                profitWallet: -2n,
+                expiresAt: payload.expiresAt,
+                description: payload.description,
+                returnUrlSuccess: payload.returnUrlSuccess,
+                returnUrlFail: payload.returnUrlFail,
+                webhookUrl: payload.webhookUrl
+              },
+              [],
+              payload.preset === undefined || payload.preset === null
+                ? traceRows
+                : [rowsOf(PaymentOrderPresets, [{ txId, ...payload.preset }]), ...traceRows]
             )
-          )
-      }),
-      Start: Effect.fnUntraced(function* ({ payload }) {
-        return yield* act((s, now) => start(s, offerOf(payload.offer), now))
-      }),
-      PayInternal: Effect.fnUntraced(function* ({ payload }) {
-        const offer = offerOf(payload.offer)
-        const payerFree = (yield* db(balanceIn(payload.payer, offer.payCurrency)))?.free ?? 0n
-        return yield* act((s, now) => payInternal(s, { payer: payload.payer, payerFree, offer, now }))
-      }),
-      CreateTransfer: Effect.fnUntraced(function* ({ payload }) {
-        const merchantFree = (yield* db(balanceIn(payload.merchantWallet, payload.currency)))?.free ?? 0n
-        const decision = decideTransferCreation(payload, merchantFree)
-        const refused = () =>
-          new BalanceNotEnough({
-            message: "orderAmount: the merchant wallet's free balance does not cover orderAmount + fee"
+            yield* ledger
+              .commit(operation)
+              .pipe(
+                Effect.catch((failure) =>
+                  failure._tag === "Duplicate"
+                    ? Effect.fail(new NonceExists({ message: "externalId: already used by this app" }))
+                    : Effect.die(failure)
+                )
+              )
           })
-        if (decision._tag === "Reject") return yield* refused()
-        yield* delivered(
-          walletActor(String(payload.merchantWallet)).CommitWithDebit({
-            currency: payload.currency,
-            debit: payload.orderAmount + payload.fee,
-            operation: transferCreationOperation(txId, payload, decision)
-          })
-        ).pipe(
-          Effect.catchTags({
-            BalanceNotEnough: () => Effect.fail(refused()),
-            TransactionNotPending: (e) => Effect.die(e)
-          })
-        )
-      }),
-      PayTransfer: Effect.fnUntraced(function* ({ payload }) {
-        const offer = offerOf(payload.offer)
-        const kept = { recipient: payload.recipient, ...(payload.meta === null ? {} : { meta: payload.meta }) }
-        const withdrawal = payload.withdrawal
-        if (withdrawal !== null)
-          return yield* act(
-            (s, now) => payTransferCrypto(s, offer, now),
-            (after) => ({ ...kept, extra: [payoutWithdrawalOperation(txId, after, withdrawal)] })
-          )
-        const recipient = payload.recipientWallet
-        if (recipient === null) return yield* Effect.die(new Error("invariant: an internal payout names its wallet"))
-        return yield* act((s, now) => payTransferInternal(s, { recipient, offer, now }), kept)
-      }),
-      Cancel: Effect.fnUntraced(function* () {
-        return yield* act((s, now) => cancel(s, now))
-      }),
-      PayCrypto: Effect.fnUntraced(function* ({ payload }) {
-        return yield* act((s, now) => payCrypto(s, offerOf(payload.offer), now))
-      }),
-      CancelCrypto: Effect.fnUntraced(function* () {
-        return yield* act((s, now) => cancelCrypto(s, now), {
-          rows: [rowsOf(PaymentOrderAddressDetaches, [{ orderTxId: txId }])]
+        ),
+      Start: traced(
+        "Start",
+        Effect.fnUntraced(function* ({ payload }) {
+          return yield* act((s, now) => start(s, offerOf(payload.offer), now))
         })
-      }),
-      Expire: Effect.fnUntraced(function* () {
-        const row = yield* load
-        const before = stateOfRow(row)
-        const expiry = yield* commitExpiry(row, before, Date.now())
-        if (expiry._tag === "Reject") return { stateCode: before.stateCode, replayed: false }
-        return { stateCode: expiry.state.stateCode, replayed: false }
-      }),
-      Refund: ({ payload }) => refundOrder(payload),
-      PayCard: ({ payload }) => card.payCard(payload),
-      CardOutcome: ({ payload }) => card.cardOutcome(payload)
+      ),
+      PayInternal: traced(
+        "PayInternal",
+        Effect.fnUntraced(function* ({ payload }) {
+          const offer = offerOf(payload.offer)
+          const payerFree = (yield* db(balanceIn(payload.payer, offer.payCurrency)))?.free ?? 0n
+          return yield* act((s, now) => payInternal(s, { payer: payload.payer, payerFree, offer, now }))
+        })
+      ),
+      CreateTransfer: ({ payload }) =>
+        trace.create((traceRows) =>
+          Effect.gen(function* () {
+            const merchantFree = (yield* db(balanceIn(payload.merchantWallet, payload.currency)))?.free ?? 0n
+            const decision = decideTransferCreation(payload, merchantFree)
+            const refused = () =>
+              new BalanceNotEnough({
+                message: "orderAmount: the merchant wallet's free balance does not cover orderAmount + fee"
+              })
+            if (decision._tag === "Reject") return yield* refused()
+            yield* delivered(
+              walletActor(String(payload.merchantWallet)).CommitWithDebit({
+                currency: payload.currency,
+                debit: payload.orderAmount + payload.fee,
+                operation: transferCreationOperation(txId, payload, decision, traceRows)
+              })
+            ).pipe(
+              Effect.catchTags({
+                BalanceNotEnough: () => Effect.fail(refused()),
+                TransactionNotPending: (e) => Effect.die(e)
+              })
+            )
+          })
+        ),
+      PayTransfer: traced(
+        "PayTransfer",
+        Effect.fnUntraced(function* ({ payload }) {
+          const offer = offerOf(payload.offer)
+          const kept = { recipient: payload.recipient, ...(payload.meta === null ? {} : { meta: payload.meta }) }
+          const withdrawal = payload.withdrawal
+          if (withdrawal !== null)
+            return yield* act(
+              (s, now) => payTransferCrypto(s, offer, now),
+              (after) => ({ ...kept, extra: [payoutWithdrawalOperation(txId, after, withdrawal)] })
+            )
+          const recipient = payload.recipientWallet
+          if (recipient === null) return yield* Effect.die(new Error("invariant: an internal payout names its wallet"))
+          return yield* act((s, now) => payTransferInternal(s, { recipient, offer, now }), kept)
+        })
+      ),
+      Cancel: traced(
+        "Cancel",
+        Effect.fnUntraced(function* () {
+          return yield* act((s, now) => cancel(s, now))
+        })
+      ),
+      PayCrypto: traced(
+        "PayCrypto",
+        Effect.fnUntraced(function* ({ payload }) {
+          return yield* act((s, now) => payCrypto(s, offerOf(payload.offer), now))
+        })
+      ),
+      CancelCrypto: traced(
+        "CancelCrypto",
+        Effect.fnUntraced(function* () {
+          return yield* act((s, now) => cancelCrypto(s, now), {
+            rows: [rowsOf(PaymentOrderAddressDetaches, [{ orderTxId: txId }])]
+          })
+        })
+      ),
+      Expire: traced(
+        "Expire",
+        Effect.fnUntraced(function* () {
+          const row = yield* load
+          const before = stateOfRow(row)
+          const expiry = yield* commitExpiry(row, before, Date.now())
+          if (expiry._tag === "Reject") return { stateCode: before.stateCode, replayed: false }
+          return { stateCode: expiry.state.stateCode, replayed: false }
+        })
+      ),
+      Refund: traced("Refund", ({ payload }) => refundOrder(payload)),
+      PayCard: traced("PayCard", ({ payload }) => card.payCard(payload)),
+      CardOutcome: traced("CardOutcome", ({ payload }) => card.cardOutcome(payload))
     })
   }),
   { maxIdleTime: `${limits.walletIdleSeconds} seconds`, mailboxCapacity: limits.walletMailboxMax, ...answerDefects }

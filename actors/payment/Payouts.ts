@@ -6,7 +6,7 @@
  * which alone debits free. Paying, cancel and expiry go through the actor's common `act`; a crypto
  * payout's pay_transfer adds its C15 withdrawal (`payoutWithdrawalOperation`) to that commit.
  */
-import type { LedgerOperation } from "../../sql/Ledger.ts"
+import type { KindRows, LedgerOperation } from "../../sql/Ledger.ts"
 import { rowsOf } from "../../sql/Ledger.ts"
 import { PayoutWithdrawals } from "../../sql/rows/PayoutRows.ts"
 import { createTransferOrder, type Decision, type OrderState } from "./Engine.ts"
@@ -34,7 +34,8 @@ export const decideTransferCreation = (payload: CreateTransferPayload, merchantF
 export const transferCreationOperation = (
   txId: bigint,
   payload: CreateTransferPayload,
-  decision: Extract<Decision, { _tag: "Ok" }>
+  decision: Extract<Decision, { _tag: "Ok" }>,
+  more: ReadonlyArray<KindRows> = []
 ): LedgerOperation =>
   orderCreationOperation(
     {
@@ -56,7 +57,8 @@ export const transferCreationOperation = (
       returnUrlFail: null,
       webhookUrl: payload.webhookUrl
     },
-    decision.postings
+    decision.postings,
+    more
   )
 
 /**

@@ -10,6 +10,7 @@ import { ChainHeads, ChainItems, CryptoTxInserts, CryptoTxUpdates } from "./Cryp
 import { OrderInserts, OrderUpdates, Trades } from "./ExchangeRows.ts"
 import { InvestmentInserts, InvestmentUpdates } from "./InvestmentRows.ts"
 import { PaymentOrderPresets } from "./PaymentPresetRows.ts"
+import { PaymentTraces } from "./PaymentTraceRows.ts"
 import { PaymentOrderAddressClaims, PaymentOrderAddressDetaches, PaymentOrderIncomes } from "./PaymentCryptoRows.ts"
 import { PaymentOrderInserts, PaymentOrderUpdates } from "./PaymentRows.ts"
 import { PaymentRefundInserts } from "./RefundRows.ts"
@@ -30,6 +31,7 @@ const all: ReadonlyArray<RowKind<any>> = [
   PaymentOrderUpdates,
   PaymentRefundInserts,
   PaymentOrderPresets,
+  PaymentTraces,
   PayoutWithdrawals,
   PaymentOrderIncomes,
   PaymentOrderAddressDetaches,

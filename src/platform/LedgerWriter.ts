@@ -5,7 +5,7 @@
  * retried one by one, so one operation's failure never fails its neighbours. The queue is bounded:
  * when it is full, callers wait (back-pressure), memory does not grow.
  */
-import { Cause, Context, Data, Deferred, Effect, Exit, Layer, PubSub, Queue } from "effect"
+import { Cause, Context, Data, Deferred, Effect, Exit, Layer, PubSub, Queue, type Tracer } from "effect"
 import { SqlClient } from "effect/sql"
 import { type LedgerOperation, StateConflict, txIdOf } from "../../sql/Ledger.ts"
 import { commitOperations } from "../../sql/LedgerCommit.ts"
@@ -13,6 +13,7 @@ import { limits } from "./Config.ts"
 import { LedgerSql } from "./db/Database.ts"
 import { sqlStateOf } from "./db/Sql.ts"
 import { metricNames, Metrics } from "./monitoring/Metrics.ts"
+import { exportedSpanOf } from "./Tracing.ts"
 
 /** A commit refused by a UNIQUE constraint (a reused nonce or external id). */
 export class Duplicate extends Data.TaggedError("Duplicate")<{ readonly constraint: string }> {}
@@ -48,6 +49,8 @@ const refusalStates: Record<string, LedgerRefused["reason"]> = {
 interface Pending {
   readonly operation: LedgerOperation
   readonly done: Deferred.Deferred<bigint, CommitFailure>
+  /** The span that asked for this operation, when traces are exported: the batch's span links to it. */
+  readonly span: Tracer.Span | undefined
 }
 
 const invariantSumsToZero = (operation: LedgerOperation): void => {
@@ -149,8 +152,12 @@ export class LedgerWriter extends Context.Service<
           if (top !== undefined) yield* PubSub.publish(commits, top)
         }).pipe(
           Effect.uninterruptible,
-          // One span per group commit (exported when OTEL_EXPORTER_OTLP_ENDPOINT is set: src/platform/Tracing.ts).
-          Effect.withSpan("ledger.commit_batch", { attributes: { "ledger.batch.size": batch.length } })
+          // One span per group commit (exported when OTEL_EXPORTER_OTLP_ENDPOINT is set: src/platform/Tracing.ts),
+          // linked to the span of every operation it commits: each request's trace reaches its commit.
+          Effect.withSpan("ledger.commit_batch", {
+            attributes: { "ledger.batch.size": batch.length },
+            links: batch.flatMap((p) => (p.span === undefined ? [] : [{ span: p.span, attributes: {} }]))
+          })
         )
 
       // Under load (the last batch had company), linger briefly so the next batch fills up; alone, go at once.
@@ -181,11 +188,11 @@ export class LedgerWriter extends Context.Service<
       )
 
       const enqueue = (operation: LedgerOperation) =>
-        Effect.suspend(() => {
+        Effect.withFiber((fiber) => {
           invariantSumsToZero(operation)
           for (const part of operation.extra ?? []) invariantSumsToZero(part)
           const done = Deferred.makeUnsafe<bigint, CommitFailure>()
-          return Effect.as(Queue.offer(queue, { operation, done }), Deferred.await(done))
+          return Effect.as(Queue.offer(queue, { operation, done, span: exportedSpanOf(fiber) }), Deferred.await(done))
         })
       const commit = (operation: LedgerOperation) => Effect.flatten(enqueue(operation))
 

@@ -7,9 +7,14 @@
  * as `OTEL_SERVICE_NAME` (default `core-wallet`), with `OTEL_EXPORTER_OTLP_HEADERS` (`k=v,k2=v2`) and
  * `OTEL_BSP_SCHEDULE_DELAY` (ms between exports). Unset: no exporter exists and nothing is sent or kept.
  * (effect's `layerFromConfig` also waits for `OTEL_TRACES_EXPORTER=otlp`; the endpoint alone turns it on here.)
+ *
+ * One payment is one trace: an incoming W3C `traceparent` parents a request's server span (effect's router);
+ * an order's Create keeps its `payment.create` span's traceparent (sql/migrations/0037_payment_traces.sql), and
+ * every later message of the order's actor and every webhook delivery of the order opens its span under it
+ * (`inStoredTrace`), linked to the span that caused it; a ledger batch links every operation's span it commits.
  */
-import { Config, Duration, Effect, Layer, Option } from "effect"
-import { FetchHttpClient } from "effect/http"
+import { Config, Context, Duration, Effect, type Fiber, Layer, Option, Tracer } from "effect"
+import { FetchHttpClient, Headers, HttpTraceContext } from "effect/http"
 import { OtlpSerialization, OtlpTracer } from "effect/observability"
 
 const optionalText = (name: string) =>
@@ -44,3 +49,54 @@ export const TracingLayer = Layer.unwrap(
     }).pipe(Layer.provide(OtlpSerialization.layerJson), Layer.provide(FetchHttpClient.layer))
   }).pipe(Effect.orDie)
 )
+
+/** The current span when traces are exported; undefined when they are not (an untraced service pays nothing). */
+export const exportedSpanOf = (fiber: Fiber.Fiber<unknown, unknown>): Tracer.Span | undefined => {
+  if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) return undefined
+  const current = Context.getOption(fiber.context, Tracer.ParentSpan)
+  return Option.isSome(current) && current.value._tag === "Span" ? current.value : undefined
+}
+
+/** The current span when traces are exported (`exportedSpanOf` as an effect). */
+export const exportedSpan: Effect.Effect<Tracer.Span | undefined> = Effect.withFiber((fiber) =>
+  Effect.succeed(exportedSpanOf(fiber))
+)
+
+/** True when a tracing backend is installed (OTEL_EXPORTER_OTLP_ENDPOINT set). */
+export const tracingOn: Effect.Effect<boolean> = Effect.withFiber((fiber) =>
+  Effect.succeed(fiber.getRef(Tracer.Tracer) !== Tracer.nativeTracer)
+)
+
+/** A span's W3C traceparent (`00-<trace>-<span>-<flags>`). */
+export const traceparentOf = (span: Tracer.Span): string => HttpTraceContext.toHeaders(span).traceparent
+
+/** A stored W3C traceparent as a parent span (undefined: not a valid traceparent). */
+export const spanOfTraceparent = (text: string): Tracer.ExternalSpan | undefined =>
+  Option.getOrUndefined(HttpTraceContext.w3c(Headers.fromInput({ traceparent: text })))
+
+/**
+ * Runs `effect` in span `name` whose parent is a stored traceparent (a payment's trace), linked to the caller's
+ * own span (its request or job). Without a stored trace the span is the caller's child; with tracing off, `effect`
+ * as it is.
+ */
+export const inStoredTrace =
+  (
+    name: string,
+    traceParent: string | undefined,
+    attributes: Record<string, unknown> = {},
+    kind: Tracer.SpanKind = "internal"
+  ) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.flatMap(tracingOn, (on) => {
+      if (!on) return effect
+      const parent = traceParent === undefined ? undefined : spanOfTraceparent(traceParent)
+      if (parent === undefined) return Effect.withSpan(effect, name, { attributes, kind })
+      return Effect.flatMap(exportedSpan, (caller) =>
+        Effect.withSpan(effect, name, {
+          parent,
+          attributes,
+          kind,
+          links: caller === undefined ? [] : [{ span: caller, attributes: { "link.reason": "caused by" } }]
+        })
+      )
+    })

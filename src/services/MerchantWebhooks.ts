@@ -14,6 +14,7 @@
  */
 import { Secrets } from "../platform/Secrets.ts"
 import { Context, Effect, Layer } from "effect"
+import { paymentTraceOf } from "../../sql/PaymentTraceRepo.ts"
 import { stateName, txStateOf } from "../../actors/payment/Protocol.ts"
 import {
   appWebhookSecret,
@@ -37,6 +38,7 @@ import { AppConfigService, limits } from "../platform/Config.ts"
 import { Currencies } from "../platform/Currencies.ts"
 import { makeDb } from "../platform/db/Sql.ts"
 import { periodicJob } from "../platform/PeriodicJob.ts"
+import { exportedSpan, inStoredTrace, traceparentOf, tracingOn } from "../platform/Tracing.ts"
 import { postWebhook } from "../platform/WebhookHttp.ts"
 import { newWebhookSecret, retryDelaySeconds, webhookSignature } from "../platform/WebhookSignature.ts"
 import { orderViews, refundStateName, refundView } from "./PaymentOrderViews.ts"
@@ -112,6 +114,9 @@ export class MerchantWebhooks extends Context.Service<
       const send = (event: WebhookEventRow) =>
         Effect.gen(function* () {
           const body = yield* bodyOf(event)
+          // The receiver may continue the payment's trace (W3C traceparent of this delivery's span).
+          const span = yield* exportedSpan
+          const traceHeaders: Record<string, string> = span === undefined ? {} : { traceparent: traceparentOf(span) }
           const stored = yield* db(appWebhookSecret(event.appId))
           if (stored === null) return { httpStatus: null, error: "the app has no webhook secret", durationMs: 0 }
           const secret = yield* secrets.open("apps.webhook_secret", stored)
@@ -124,18 +129,31 @@ export class MerchantWebhooks extends Context.Service<
                 "user-agent": "wallet-webhooks/1",
                 "x-webhook-id": event.eventId,
                 "x-webhook-timestamp": String(timestamp),
-                "x-webhook-signature": webhookSignature(secret, timestamp, body)
+                "x-webhook-signature": webhookSignature(secret, timestamp, body),
+                ...traceHeaders
               },
               config.webhookTimeoutSeconds * 1000,
               config.webhookAllowPrivateAddresses
             )
           )
         }).pipe(
-          // One client span per delivery attempt (src/platform/Tracing.ts).
-          Effect.withSpan("webhook.deliver", {
-            kind: "client",
-            attributes: { "webhook.event_id": event.eventId, "webhook.app_id": String(event.appId) }
-          })
+          // One client span per delivery attempt, in its payment's trace (src/platform/Tracing.ts).
+          (attempt) =>
+            Effect.flatMap(tracingOn, (on) =>
+              !on
+                ? attempt
+                : Effect.flatMap(db(paymentTraceOf(event.orderTxId)), (traceParent) =>
+                    inStoredTrace(
+                      "webhook.deliver",
+                      traceParent,
+                      {
+                        "webhook.event_id": event.eventId,
+                        "webhook.app_id": String(event.appId)
+                      },
+                      "client"
+                    )(attempt)
+                  )
+            )
         )
 
       /** One attempt of one event, if this process wins its claim. */
