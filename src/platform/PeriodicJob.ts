@@ -10,8 +10,10 @@
  * A pass longer than the period skips the beats it overran (no backlog of passes). A failed claim or pass
  * is logged; the next beat tries again. Each process publishes `job_passes_total{job}` (passes it ran)
  * and `job_last_pass_seconds{job}` (the duration of its last one).
+ * Beats follow effect's Clock (the live clock in the service; TestClock in test/actors/periodic-job.test.ts and
+ * job-passes.test.ts, which drive the schedule and each job's pass without waiting).
  */
-import { Effect, Layer, Metric } from "effect"
+import { Clock, Effect, Layer, Metric } from "effect"
 import { claimBeat, claimStartBeat } from "../../sql/JobLeaseRepo.ts"
 import { beatOf, nextBeatAt } from "./CronBeat.ts"
 import { makeDb } from "./db/Sql.ts"
@@ -41,7 +43,7 @@ export const periodicJob = <R>(job: string, periodMs: number, pass: Effect.Effec
       )
       const runBeat = (beat: bigint, atStart: boolean) =>
         Effect.gen(function* () {
-          const now = new Date()
+          const now = new Date(yield* Clock.currentTimeMillis)
           const claim = atStart ? claimStartBeat(job, beat, now, serviceStartedAt) : claimBeat(job, beat, now)
           if (!(yield* db(claim))) return
           const started = performance.now()
@@ -51,12 +53,13 @@ export const periodicJob = <R>(job: string, periodMs: number, pass: Effect.Effec
         }).pipe(Effect.catchCause((cause) => Effect.logWarning(`periodic job ${job}: beat not claimed`, cause)))
       const loop = Effect.gen(function* () {
         // The start-up pass is the current beat's.
-        yield* runBeat(beatOf(Date.now(), periodMs), true)
+        yield* runBeat(beatOf(yield* Clock.currentTimeMillis, periodMs), true)
         for (;;) {
-          const next = nextBeatAt(Date.now(), periodMs)
+          const next = nextBeatAt(yield* Clock.currentTimeMillis, periodMs)
           // A timer may wake a little before the wall clock reaches the beat: wait out the rest.
-          while (Date.now() < next) yield* Effect.sleep(Math.max(1, next - Date.now()))
-          yield* runBeat(beatOf(Date.now(), periodMs), false)
+          for (let now = yield* Clock.currentTimeMillis; now < next; now = yield* Clock.currentTimeMillis)
+            yield* Effect.sleep(Math.max(1, next - now))
+          yield* runBeat(beatOf(yield* Clock.currentTimeMillis, periodMs), false)
         }
       })
       yield* Effect.forkScoped(loop)
