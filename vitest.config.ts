@@ -7,7 +7,9 @@ const reportFile = `test-results/${process.env.DATABASE_URL ? "server" : "embedd
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
+    // Spikes and library experiments (test/spikes/) leave the default run: `npm run test:spikes` runs them.
+    include: process.env.VITEST_SPIKES === "1" ? ["test/spikes/**/*.test.ts"] : ["test/**/*.test.ts"],
+    exclude: process.env.VITEST_SPIKES === "1" ? [] : ["test/spikes/**", "**/node_modules/**"],
     // `npm start` runs the compiled service: built once here, before any test boots one.
     globalSetup: ["test/support/BuildOnce.ts"],
     testTimeout: 60_000,
