@@ -59,7 +59,8 @@ export class Api extends HttpApi.make("core")
       title: "Core wallet service",
       version: "1.0.0",
       description:
-        "Every response is the envelope { result, error, id, cursor? }. Errors carry a stable code; see the ErrorEnvelope schema.",
+        "Every response is the envelope { result, error, id, cursor? }. " +
+        "Errors carry a stable code; see the ErrorEnvelope schema.",
       transform: envelopeErrors
     })
   ) {}

@@ -11,7 +11,10 @@ export const ChainHash = Schema.String.check(Schema.isPattern(/^[0-9A-Za-z]{1,12
   description: "1..128 characters of [0-9A-Za-z]"
 })
 
-/** A decimal amount in the asset's units (string, or a JSON number), checked > 0 and against the decimals by the service. */
+/**
+ * A decimal amount in the asset's units (string, or a JSON number), checked > 0 and against the decimals by the
+ * service.
+ */
 const ChainAmount = Schema.Union([
   Schema.String.check(Schema.isPattern(/^[0-9]{1,40}(\.[0-9]{1,40})?$/)),
   Schema.Number.check(Schema.isFinite())

@@ -21,7 +21,9 @@ export const AddressTxInfoOut = Schema.Struct({
   state: Schema.String.annotate({ description: "The history label: Processing while active, else the state's name" }),
   stage: Schema.String.annotate({
     description:
-      "Income: Confirming, AwaitingPartnerInfo, Unattributed, Refunding, Credited, Refunded, Canceled; Outcome/Refund: AwaitingConfirmation, Queued, HandedOff, Broadcast, OnChain, Finished, Failed, Canceled"
+      "Income: Confirming, AwaitingPartnerInfo, Unattributed, Refunding, Credited, Refunded, Canceled; " +
+      "Outcome/Refund: AwaitingConfirmation, Queued, HandedOff, Broadcast, OnChain, Finished, Failed, " +
+      "Canceled"
   }),
   tokenNetwork: Int64String.annotate({ description: "The terminal id" }),
   typeNetwork: Schema.Int,

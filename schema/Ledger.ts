@@ -45,7 +45,8 @@ export const LedgerAuditOut = Schema.Struct({
   negativeUserBuckets: Schema.Int.annotate({ description: "Buckets of user wallets below zero; 0 when sound" }),
   orphanRows: Schema.Int.annotate({
     description:
-      "Postings, confirmations and orders whose transaction is missing, orders whose wallet is missing, transactions whose currency is missing; 0 when sound"
+      "Postings, confirmations and orders whose transaction is missing, orders whose wallet is " +
+      "missing, transactions whose currency is missing; 0 when sound"
   })
 }).annotate({ identifier: "LedgerAuditOut" })
 export type LedgerAuditOut = typeof LedgerAuditOut.Type

@@ -57,7 +57,8 @@ export const PositiveAmount = Schema.Union([Schema.String, Schema.Number])
   )
   .annotate({
     description:
-      "Positive decimal amount: a decimal string, or a JSON number of at most 15 significant digits (beyond that a float is not exact)",
+      "Positive decimal amount: a decimal string, or a JSON number of at most 15 significant digits " +
+      "(beyond that a float is not exact)",
     examples: ["12.5"]
   })
 

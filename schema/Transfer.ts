@@ -183,14 +183,16 @@ export const JournalQueryIn = Schema.Struct({
   limit: Schema.optional(Schema.Int).annotate({ description: "Clamped into 1..1000" }),
   scope: Schema.optional(Schema.Literals([0, 1, 2])).annotate({
     description:
-      "0 Both, 1 Client (rows without a crypto terminal), 2 Address (rows of transactions on a crypto terminal, unattributed included)"
+      "0 Both, 1 Client (rows without a crypto terminal), 2 Address (rows of transactions on a crypto " +
+      "terminal, unattributed included)"
   }),
   networks: Schema.optional(
     Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: networkTypeMax }))).check(
       Schema.isMaxLength(journalNetworksMax)
     )
   ).annotate({
-    description: `Network types (1..${networkTypeMax}), expanded to their terminals; with tokenNetworks, either list matches`
+    description:
+      `Network types (1..${networkTypeMax}), expanded to their terminals; with tokenNetworks, either ` + `list matches`
   }),
   tokenNetworks: Schema.optional(Schema.Array(PositiveId).check(Schema.isMaxLength(journalTokenNetworksMax))).annotate({
     description: "Terminal ids"

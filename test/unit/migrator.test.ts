@@ -66,6 +66,7 @@ describe("statementsOf", () => {
         "ledger_rows_payment_order_update",
         "ledger_rows_payment_refund_insert",
         "ledger_rows_payment_refund_settle",
+        "ledger_rows_payment_trace",
         "ledger_rows_payout_withdrawal",
         "ledger_rows_refund_withdrawal",
         "ledger_rows_trade_insert",
