@@ -4,7 +4,7 @@
  * and commits everything a message decides as one ledger commit. A commit that finds a row moved on
  * (a withdrawal cancelled while a block binds it) is planned again from fresh reads.
  */
-import { Effect } from "effect"
+import { Effect, Result } from "effect"
 import { Entity } from "effect/cluster"
 import {
   cryptoTxById,
@@ -37,6 +37,7 @@ import { networkFeeMinor } from "../../schema/Money.ts"
 import { TerminalFlag } from "../../schema/Reference.ts"
 import { TxState } from "../../schema/Transfer.ts"
 import { limits } from "../../src/platform/Config.ts"
+import { commitDecision, LostRace } from "../../src/platform/CommitDecision.ts"
 import { addressKey } from "../../src/platform/crypto/Addresses.ts"
 import { Currencies } from "../../src/platform/Currencies.ts"
 import { makeDb } from "../../src/platform/db/Sql.ts"
@@ -123,12 +124,11 @@ export const ChainEntityLayer = ChainEntity.toLayer(
         Effect.orDie
       )
 
-    const PushBlock = Effect.fnUntraced(function* ({
-      payload
-    }: {
-      payload: typeof import("./Protocol.ts").PushBlock.payloadSchema.Type
-    }) {
-      for (let attempt = 1; ; attempt++) {
+    type PushPayload = typeof import("./Protocol.ts").PushBlock.payloadSchema.Type
+
+    /** What a push is planned on, read fresh on every attempt (a block that does not place is refused here). */
+    const readPush = (payload: PushPayload) =>
+      Effect.gen(function* () {
         const terminal = yield* terminalFacts
         const before = yield* currentView
         const placement = place(before, payload.height, payload.hash, payload.parentHash)
@@ -188,7 +188,16 @@ export const ChainEntityLayer = ChainEntity.toLayer(
           ])
         ])
         const txs = makeWorkingSet(loaded.values())
-        const plan = planPush({
+        return { terminal, before, placement, recorded, orphanedItems, txs, ownerOf, depositFee, orderIncomes }
+      })
+
+    /** Pure: the push's plan on what was read. */
+    const planOf = (
+      payload: PushPayload,
+      { terminal, before, placement, recorded, orphanedItems, txs, ownerOf, depositFee, orderIncomes }: ReadPush
+    ) =>
+      Result.succeed(
+        planPush({
           terminal,
           view: before,
           placement,
@@ -203,32 +212,46 @@ export const ChainEntityLayer = ChainEntity.toLayer(
           addressKey: (a) => addressKey(terminal.typeNetwork, a),
           orderIncomes
         })
-        // Withdrawals settled here may carry payouts' orders along (src/platform/WithdrawalSettlement.ts).
-        const operation = yield* withSettlements(settlements, {
-          postings: [],
-          rows: plan.rows,
-          events: plan.events,
-          extra: [...txs.operations(), ...plan.orders.operations]
+      )
+
+    type ReadPush = Effect.Success<ReturnType<typeof readPush>>
+
+    const commitPush =
+      (payload: PushPayload) =>
+      (plan: ReturnType<typeof planPush>, { before, placement, txs }: ReadPush) =>
+        Effect.gen(function* () {
+          // Withdrawals settled here may carry payouts' orders along (src/platform/WithdrawalSettlement.ts).
+          const operation = yield* withSettlements(settlements, {
+            postings: [],
+            rows: plan.rows,
+            events: plan.events,
+            extra: [...txs.operations(), ...plan.orders.operations]
+          })
+          if ((yield* commitOrReplan(operation)) === undefined) {
+            view = undefined
+            return yield* new LostRace({})
+          }
+          view = applyPlacement(before, placement, payload.height, payload.hash)
+          // The hook's operations may credit wallets too (a crypto refund's fee to a user profit wallet).
+          yield* reloadWallets([
+            ...new Set([...txs.creditedWallets(), ...plan.orders.credited, ...creditedIn(operation)])
+          ])
+          return {
+            tipHeight: plan.tipHeight,
+            replayed: placement._tag === "Replay",
+            orphaned: plan.orphaned,
+            items: plan.answers
+          }
         })
-        const committed = yield* commitOrReplan(operation)
-        if (committed === undefined) {
-          view = undefined
-          if (attempt >= replanMax) return yield* Effect.die("chain push: conflicting writers did not settle")
-          continue
-        }
-        view = applyPlacement(before, placement, payload.height, payload.hash)
-        // The hook's operations may credit wallets too (a crypto refund's fee to a user profit wallet).
-        yield* reloadWallets([
-          ...new Set([...txs.creditedWallets(), ...plan.orders.credited, ...creditedIn(operation)])
-        ])
-        return {
-          tipHeight: plan.tipHeight,
-          replayed: placement._tag === "Replay",
-          orphaned: plan.orphaned,
-          items: plan.answers
-        }
-      }
-    })
+
+    const PushBlock = ({ payload }: { payload: PushPayload }) =>
+      commitDecision({
+        subject: `chain ${terminalId}`,
+        load: readPush(payload),
+        decide: (read) => planOf(payload, read),
+        commit: commitPush(payload),
+        retries: replanMax - 1
+      }).pipe(Effect.catchTag("DecisionContended", () => Effect.die("chain push: conflicting writers did not settle")))
 
     /** Whether an Income's block is final at the current tip. */
     const isFinalNow = (tx: CryptoTx, confirmations: number) =>
@@ -290,48 +313,62 @@ export const ChainEntityLayer = ChainEntity.toLayer(
         tx.stage === Stage.Refunding
       )
         return yield* sealed
-      for (let attempt = 1; ; attempt++) {
-        const fresh = attempt === 1 ? tx : yield* db(cryptoTxById(payload.txId))
-        if (fresh === undefined || fresh.partnerInfo !== null || fresh.stage !== tx.stage) return yield* sealed
-        const txs = makeWorkingSet([fresh])
-        txs.change(fresh.txId, { partnerInfo: payload.partnerInfo, description: payload.description })
-        if (fresh.stage === Stage.AwaitingPartnerInfo)
-          txs.change(
-            fresh.txId,
-            { txState: TxState.Finished, stage: Stage.Credited },
-            incomeCredited(
-              fresh.walletTo,
-              fresh.profitWallet ?? SystemWallet.Fees,
-              fresh.currency,
-              fresh.amount,
-              fresh.fee
-            )
+      let reread = false
+      return yield* commitDecision({
+        subject: `Income ${payload.txId}`,
+        // The Income as read above first, then fresh; one sealed or moved on meanwhile is refused.
+        load: Effect.gen(function* () {
+          const fresh = reread ? yield* db(cryptoTxById(payload.txId)) : tx
+          reread = true
+          if (fresh === undefined || fresh.partnerInfo !== null || fresh.stage !== tx.stage) return yield* sealed
+          // An Income a payment order took is final for the order only now (C16 crypto follows C15's holds):
+          // the order's operation books its money (Paid once Σ final ≥ totalToPay) in this commit.
+          const orderIncomes = yield* readOrderIncomeFacts(db, terminal, [], [fresh])
+          const depositFee = yield* depositFees(
+            terminal,
+            [...orderIncomes.orders.values()].map((o) => o.merchantWallet)
           )
-        // An Income a payment order took is final for the order only now (C16 crypto follows C15's holds):
-        // the order's operation books its money (Paid once Σ final ≥ totalToPay) in this commit.
-        const orderIncomes = yield* readOrderIncomeFacts(db, terminal, [], [fresh])
-        const depositFee = yield* depositFees(
-          terminal,
-          [...orderIncomes.orders.values()].map((o) => o.merchantWallet)
-        )
-        const orders = planOrderIncomes(
-          orderIncomes,
-          terminalId,
-          txs,
-          (a) => addressKey(terminal.typeNetwork, a),
-          depositFee
-        )
-        const [first, ...more] = [...txs.operations(), ...orders.operations]
-        const tick = yield* commitOrReplan({ ...first, extra: [...(first.extra ?? []), ...more] })
-        if (tick === undefined) {
-          // A plain deposit that lost a race is judged as before (sealed or moved on); an order's income is
-          // read again, since the order's row may be what another writer moved.
-          if (orderIncomes.orders.size === 0 || attempt >= replanMax) return yield* sealed
-          continue
-        }
-        yield* reloadWallets([...new Set([...txs.creditedWallets(), ...orders.credited])])
-        return { idUpdate: tick }
-      }
+          return { fresh, orderIncomes, depositFee }
+        }),
+        decide: ({ fresh, orderIncomes, depositFee }) => {
+          const txs = makeWorkingSet([fresh])
+          txs.change(fresh.txId, { partnerInfo: payload.partnerInfo, description: payload.description })
+          if (fresh.stage === Stage.AwaitingPartnerInfo)
+            txs.change(
+              fresh.txId,
+              { txState: TxState.Finished, stage: Stage.Credited },
+              incomeCredited(
+                fresh.walletTo,
+                fresh.profitWallet ?? SystemWallet.Fees,
+                fresh.currency,
+                fresh.amount,
+                fresh.fee
+              )
+            )
+          const orders = planOrderIncomes(
+            orderIncomes,
+            terminalId,
+            txs,
+            (a) => addressKey(terminal.typeNetwork, a),
+            depositFee
+          )
+          return Result.succeed({ txs, orders })
+        },
+        commit: ({ txs, orders }, { orderIncomes }) =>
+          Effect.gen(function* () {
+            const [first, ...more] = [...txs.operations(), ...orders.operations]
+            const tick = yield* commitOrReplan({ ...first, extra: [...(first.extra ?? []), ...more] })
+            // A plain deposit that lost a race is judged as before (sealed or moved on); an order's income is
+            // read again, since the order's row may be what another writer moved.
+            if (tick === undefined)
+              return yield* orderIncomes.orders.size === 0
+                ? Effect.fail(sealed)
+                : Effect.fail(new LostRace({ ifLast: sealed }))
+            yield* reloadWallets([...new Set([...txs.creditedWallets(), ...orders.credited])])
+            return { idUpdate: tick }
+          }),
+        retries: replanMax - 1
+      }).pipe(Effect.catchTag("DecisionContended", () => Effect.fail(sealed)))
     })
 
     const InitRefund = Effect.fnUntraced(function* ({ payload }: { payload: { walletId: bigint; txId: bigint } }) {
