@@ -7,6 +7,7 @@
  * release it through the transfers' sweeper and the actor (stage Canceled).
  */
 import { Context, Effect, Layer, Result } from "effect"
+import { SystemWallet } from "../../sql/Ledger.ts"
 import { WalletEntity } from "../../actors/wallet/Protocol.ts"
 import { Stage } from "../../sql/rows/CryptoRows.ts"
 import { findTerminal } from "../../sql/ReferenceRepo.ts"
@@ -219,7 +220,7 @@ export class Withdrawals extends Context.Service<
           .ReserveTransfer({
             txId: asTxId(txId),
             typeTx: TxType.Outcome,
-            recipientId: asWalletId(-1n),
+            recipientId: asWalletId(SystemWallet.Treasury),
             profitWalletId: asWalletId(quote.profitWalletId),
             currency: terminal.currency,
             amount,

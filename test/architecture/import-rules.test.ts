@@ -2,7 +2,8 @@
  * The layout's import rules (README "Layout and import rules"), checked by reading every import of
  * every source file: each tier imports only the tiers below it, services reach actors only through
  * their Protocol files, and there are no import circles anywhere. Changes go through actors: outside
- * actors/, only the services on `ledgerCommitters` (each with its reason) import the ledger writer.
+ * actors/, only the services on `ledgerCommitters` (each with its reason) import the ledger writer; system
+ * wallet ids are SystemWallet's (sql/Ledger.ts), never a literal.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
@@ -192,6 +193,21 @@ describe("import rules", () => {
       .sort()
     assert.deepStrictEqual(holders, Object.keys(ledgerCommitters).sort())
     for (const [file, reason] of Object.entries(ledgerCommitters)) assert.isAbove(reason.length, 20, file)
+  })
+
+  it("system wallet ids come from one table (SystemWallet in sql/Ledger.ts), never a literal", () => {
+    const literal = /(?<![\w.])-(?:1|2|3|4|16)n\b/
+    const sign = /\?\s*1n\s*:\s*-1n\b/ // a posting's sign, not a wallet
+    const found = files
+      .filter(
+        (f) => ["sql", "platform", "actors", "services", "http", "root"].includes(tierOf(f)) && f !== "sql/Ledger.ts"
+      )
+      .flatMap((f) =>
+        readFileSync(join(root, f), "utf8")
+          .split("\n")
+          .flatMap((line, i) => (literal.test(line.replace(sign, "")) ? [`${f}:${i + 1}: ${line.trim()}`] : []))
+      )
+    assert.deepStrictEqual(found, [])
   })
 
   it("there are no import circles", () => {
