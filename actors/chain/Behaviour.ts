@@ -6,26 +6,12 @@
  */
 import { Effect, Result } from "effect"
 import { Entity } from "effect/cluster"
-import {
-  cryptoTxById,
-  cryptoTxsById,
-  type CryptoTx,
-  finalCandidates,
-  headersOf,
-  itemsByKeys,
-  itemsFrom,
-  storedTipOf,
-  walletGroupsOf
-} from "../../sql/ChainRepo.ts"
-import { depositAddresses, depositOwnerAmong } from "../../sql/AddressRepo.ts"
+import { cryptoTxById, type CryptoTx, headersOf, storedTipOf, walletGroupsOf } from "../../sql/ChainRepo.ts"
 import { ordersOfIncomes } from "../../sql/OrderAddressRepo.ts"
 import { type LedgerOperation, StateConflict, SystemWallet } from "../../sql/Ledger.ts"
 import { findTerminal } from "../../sql/ReferenceRepo.ts"
 import { Stage } from "../../sql/rows/CryptoRows.ts"
 import {
-  BlockHeightGap,
-  BlockNotConnected,
-  BlockTooOld,
   IncomeNotRefundable,
   NotUnattributed,
   PartnerInfoNotRequired,
@@ -46,11 +32,12 @@ import { creditedIn, settlementHook, withSettlements } from "../../src/platform/
 import { quoteFee, Tariffs } from "../../src/platform/Tariffs.ts"
 import { TimeTicks } from "../../src/platform/TimeTicks.ts"
 import { WalletEntity } from "../wallet/Protocol.ts"
-import { applyPlacement, type ChainView, finalHeight, place, viewOf } from "./Engine.ts"
+import { applyPlacement, type ChainView, finalHeight, viewOf } from "./Engine.ts"
 import { ChainEntity } from "./Protocol.ts"
 import { readOrderIncomeFacts } from "./OrderIncomeReads.ts"
+import { type PushPayload, type ReadPush, readPush } from "./PushReads.ts"
 import { planOrderIncomes } from "./OrderIncomes.ts"
-import { itemKey, planPush, type TerminalFacts, TxKind } from "./Push.ts"
+import { planPush, type TerminalFacts, TxKind } from "./Push.ts"
 import { incomeCredited, incomeLinked, makeWorkingSet, refundStarted } from "./WorkingSet.ts"
 
 /** A push planned on reads that another writer overtook is planned again at most this often. */
@@ -124,72 +111,7 @@ export const ChainEntityLayer = ChainEntity.toLayer(
         Effect.orDie
       )
 
-    type PushPayload = typeof import("./Protocol.ts").PushBlock.payloadSchema.Type
-
-    /** What a push is planned on, read fresh on every attempt (a block that does not place is refused here). */
-    const readPush = (payload: PushPayload) =>
-      Effect.gen(function* () {
-        const terminal = yield* terminalFacts
-        const before = yield* currentView
-        const placement = place(before, payload.height, payload.hash, payload.parentHash)
-        if (placement._tag === "Refuse") {
-          switch (placement.rule) {
-            case "HeightGap":
-              return yield* new BlockHeightGap({ message: `height: above the tip + 1 (tip ${before.tip})` })
-            case "NotConnected":
-              return yield* new BlockNotConnected({
-                message: `parentHash: not the stored hash at height ${payload.height - 1n}; push the fork point's block first`
-              })
-            case "TooOld":
-              return yield* new BlockTooOld({
-                message: `height: below the kept window (first kept ${before.first}) or at the chain's first block`
-              })
-          }
-        }
-        const tipAfter = placement._tag === "Replay" ? before.tip! : payload.height
-        const items = payload.items
-        const recordedRows = yield* db(
-          itemsByKeys(
-            terminalId,
-            items.map((i) => ({ txHash: i.txHash, index: i.index, direction: i.direction === "in" ? 0 : 1 }))
-          )
-        )
-        const recorded = new Map(recordedRows.map((r) => [itemKey(r.txHash, r.idx, r.direction), r]))
-        const orphanedItems = placement._tag === "Reorg" ? yield* db(itemsFrom(terminalId, placement.from)) : []
-        const candidates = yield* db(finalCandidates(terminalId, finalHeight(tipAfter, terminal.confirmations)))
-        const named = [
-          ...recordedRows.map((r) => r.txId),
-          ...orphanedItems.map((r) => r.txId),
-          ...items.map((i) => i.txId)
-        ].filter((id): id is bigint => id !== null)
-        const loaded = new Map<bigint, CryptoTx>()
-        for (const tx of [...candidates, ...(yield* db(cryptoTxsById([...new Set(named)])))]) loaded.set(tx.txId, tx)
-        const incomesOfRefunds = [...loaded.values()]
-          .filter((tx) => tx.typeTx === TxKind.Refund && tx.incomeTxId !== null && !loaded.has(tx.incomeTxId))
-          .map((tx) => tx.incomeTxId!)
-        for (const tx of yield* db(cryptoTxsById(incomesOfRefunds))) loaded.set(tx.txId, tx)
-        // A deposit under refund that a reorg orphans stops its refund (Push.ts): load the refund too.
-        const refundsOfIncomes = [...loaded.values()]
-          .filter((tx) => tx.typeTx === TxKind.Income && tx.refundTxId !== null && !loaded.has(tx.refundTxId))
-          .map((tx) => tx.refundTxId!)
-        for (const tx of yield* db(cryptoTxsById(refundsOfIncomes))) loaded.set(tx.txId, tx)
-
-        const inItems = items.filter((i) => i.direction === "in")
-        const owners = yield* db(depositAddresses(terminal.typeNetwork, [...new Set(inItems.map((i) => i.toKey))]))
-        const ownerOf = (item: (typeof items)[number]) =>
-          depositOwnerAmong(owners, terminal.typeNetwork, terminalId, item.toKey, item.memo)?.walletId
-        const orderIncomes = yield* readOrderIncomeFacts(db, terminal, inItems, loaded.values())
-        // Only a new Income takes a fee now (at attribution), and an expiring underpaid order's Incomes (its
-        // merchant's Deposit tariff); loaded ones carry theirs.
-        const depositFee = yield* depositFees(terminal, [
-          ...new Set([
-            ...owners.map((o) => o.walletId),
-            ...[...orderIncomes.orders.values()].map((o) => o.merchantWallet)
-          ])
-        ])
-        const txs = makeWorkingSet(loaded.values())
-        return { terminal, before, placement, recorded, orphanedItems, txs, ownerOf, depositFee, orderIncomes }
-      })
+    const pushReads = { terminalId, db, terminalFacts, currentView, depositFees }
 
     /** Pure: the push's plan on what was read. */
     const planOf = (
@@ -213,8 +135,6 @@ export const ChainEntityLayer = ChainEntity.toLayer(
           orderIncomes
         })
       )
-
-    type ReadPush = Effect.Success<ReturnType<typeof readPush>>
 
     const commitPush =
       (payload: PushPayload) =>
@@ -247,7 +167,7 @@ export const ChainEntityLayer = ChainEntity.toLayer(
     const PushBlock = ({ payload }: { payload: PushPayload }) =>
       commitDecision({
         subject: `chain ${terminalId}`,
-        load: readPush(payload),
+        load: readPush(pushReads, payload),
         decide: (read) => planOf(payload, read),
         commit: commitPush(payload),
         retries: replanMax - 1
