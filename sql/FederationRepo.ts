@@ -6,6 +6,7 @@
  * transfer's by `insertLink`, before the wallet actor's reservation.
  */
 import { Effect } from "effect"
+import { SystemWallet } from "./Ledger.ts"
 import { SqlClient } from "effect/sql"
 import { textArray } from "./ArrayLiterals.ts"
 import {
@@ -202,7 +203,7 @@ export const recordChat = (partnerId: string, eventId: string, nowMicros: bigint
           UPDATE journal_clock SET tick = GREATEST(tick + 1, ${String(nowMicros)}::bigint)
           WHERE EXISTS (SELECT 1 FROM seen) RETURNING tick)
         INSERT INTO events (id, kind, wallet_id, payload)
-        SELECT tick, 'FederationChat', -16, ${JSON.stringify(payload)}::jsonb FROM clock RETURNING id`,
+        SELECT tick, 'FederationChat', ${String(SystemWallet.Federation)}::bigint, ${JSON.stringify(payload)}::jsonb FROM clock RETURNING id`,
       (rows) => rows.length === 1
     )
   )

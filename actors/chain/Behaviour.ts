@@ -4,28 +4,14 @@
  * and commits everything a message decides as one ledger commit. A commit that finds a row moved on
  * (a withdrawal cancelled while a block binds it) is planned again from fresh reads.
  */
-import { Effect } from "effect"
+import { Effect, Result } from "effect"
 import { Entity } from "effect/cluster"
-import {
-  cryptoTxById,
-  cryptoTxsById,
-  type CryptoTx,
-  finalCandidates,
-  headersOf,
-  itemsByKeys,
-  itemsFrom,
-  storedTipOf,
-  walletGroupsOf
-} from "../../sql/ChainRepo.ts"
-import { depositAddresses, depositOwnerAmong } from "../../sql/AddressRepo.ts"
+import { cryptoTxById, type CryptoTx, headersOf, storedTipOf, walletGroupsOf } from "../../sql/ChainRepo.ts"
 import { ordersOfIncomes } from "../../sql/OrderAddressRepo.ts"
 import { type LedgerOperation, StateConflict, SystemWallet } from "../../sql/Ledger.ts"
 import { findTerminal } from "../../sql/ReferenceRepo.ts"
 import { Stage } from "../../sql/rows/CryptoRows.ts"
 import {
-  BlockHeightGap,
-  BlockNotConnected,
-  BlockTooOld,
   IncomeNotRefundable,
   NotUnattributed,
   PartnerInfoNotRequired,
@@ -37,6 +23,7 @@ import { networkFeeMinor } from "../../schema/Money.ts"
 import { TerminalFlag } from "../../schema/Reference.ts"
 import { TxState } from "../../schema/Transfer.ts"
 import { limits } from "../../src/platform/Config.ts"
+import { commitDecision, LostRace } from "../../src/platform/CommitDecision.ts"
 import { addressKey } from "../../src/platform/crypto/Addresses.ts"
 import { Currencies } from "../../src/platform/Currencies.ts"
 import { makeDb } from "../../src/platform/db/Sql.ts"
@@ -45,11 +32,12 @@ import { creditedIn, settlementHook, withSettlements } from "../../src/platform/
 import { quoteFee, Tariffs } from "../../src/platform/Tariffs.ts"
 import { TimeTicks } from "../../src/platform/TimeTicks.ts"
 import { WalletEntity } from "../wallet/Protocol.ts"
-import { applyPlacement, type ChainView, finalHeight, place, viewOf } from "./Engine.ts"
+import { applyPlacement, type ChainView, finalHeight, viewOf } from "./Engine.ts"
 import { ChainEntity } from "./Protocol.ts"
 import { readOrderIncomeFacts } from "./OrderIncomeReads.ts"
+import { type PushPayload, type ReadPush, readPush } from "./PushReads.ts"
 import { planOrderIncomes } from "./OrderIncomes.ts"
-import { itemKey, planPush, type TerminalFacts, TxKind } from "./Push.ts"
+import { planPush, type TerminalFacts, TxKind } from "./Push.ts"
 import { incomeCredited, incomeLinked, makeWorkingSet, refundStarted } from "./WorkingSet.ts"
 
 /** A push planned on reads that another writer overtook is planned again at most this often. */
@@ -123,72 +111,15 @@ export const ChainEntityLayer = ChainEntity.toLayer(
         Effect.orDie
       )
 
-    const PushBlock = Effect.fnUntraced(function* ({
-      payload
-    }: {
-      payload: typeof import("./Protocol.ts").PushBlock.payloadSchema.Type
-    }) {
-      for (let attempt = 1; ; attempt++) {
-        const terminal = yield* terminalFacts
-        const before = yield* currentView
-        const placement = place(before, payload.height, payload.hash, payload.parentHash)
-        if (placement._tag === "Refuse") {
-          switch (placement.rule) {
-            case "HeightGap":
-              return yield* new BlockHeightGap({ message: `height: above the tip + 1 (tip ${before.tip})` })
-            case "NotConnected":
-              return yield* new BlockNotConnected({
-                message: `parentHash: not the stored hash at height ${payload.height - 1n}; push the fork point's block first`
-              })
-            case "TooOld":
-              return yield* new BlockTooOld({
-                message: `height: below the kept window (first kept ${before.first}) or at the chain's first block`
-              })
-          }
-        }
-        const tipAfter = placement._tag === "Replay" ? before.tip! : payload.height
-        const items = payload.items
-        const recordedRows = yield* db(
-          itemsByKeys(
-            terminalId,
-            items.map((i) => ({ txHash: i.txHash, index: i.index, direction: i.direction === "in" ? 0 : 1 }))
-          )
-        )
-        const recorded = new Map(recordedRows.map((r) => [itemKey(r.txHash, r.idx, r.direction), r]))
-        const orphanedItems = placement._tag === "Reorg" ? yield* db(itemsFrom(terminalId, placement.from)) : []
-        const candidates = yield* db(finalCandidates(terminalId, finalHeight(tipAfter, terminal.confirmations)))
-        const named = [
-          ...recordedRows.map((r) => r.txId),
-          ...orphanedItems.map((r) => r.txId),
-          ...items.map((i) => i.txId)
-        ].filter((id): id is bigint => id !== null)
-        const loaded = new Map<bigint, CryptoTx>()
-        for (const tx of [...candidates, ...(yield* db(cryptoTxsById([...new Set(named)])))]) loaded.set(tx.txId, tx)
-        const incomesOfRefunds = [...loaded.values()]
-          .filter((tx) => tx.typeTx === TxKind.Refund && tx.incomeTxId !== null && !loaded.has(tx.incomeTxId))
-          .map((tx) => tx.incomeTxId!)
-        for (const tx of yield* db(cryptoTxsById(incomesOfRefunds))) loaded.set(tx.txId, tx)
-        // A deposit under refund that a reorg orphans stops its refund (Push.ts): load the refund too.
-        const refundsOfIncomes = [...loaded.values()]
-          .filter((tx) => tx.typeTx === TxKind.Income && tx.refundTxId !== null && !loaded.has(tx.refundTxId))
-          .map((tx) => tx.refundTxId!)
-        for (const tx of yield* db(cryptoTxsById(refundsOfIncomes))) loaded.set(tx.txId, tx)
+    const pushReads = { terminalId, db, terminalFacts, currentView, depositFees }
 
-        const inItems = items.filter((i) => i.direction === "in")
-        const owners = yield* db(depositAddresses(terminal.typeNetwork, [...new Set(inItems.map((i) => i.toKey))]))
-        const ownerOf = (item: (typeof items)[number]) =>
-          depositOwnerAmong(owners, terminal.typeNetwork, terminalId, item.toKey, item.memo)?.walletId
-        const orderIncomes = yield* readOrderIncomeFacts(db, terminal, inItems, loaded.values())
-        // Only a new Income takes a fee now (at attribution), and an expiring underpaid order's Incomes (its
-        // merchant's Deposit tariff); loaded ones carry theirs.
-        const depositFee = yield* depositFees(terminal, [
-          ...new Set([
-            ...owners.map((o) => o.walletId),
-            ...[...orderIncomes.orders.values()].map((o) => o.merchantWallet)
-          ])
-        ])
-        const txs = makeWorkingSet(loaded.values())
-        const plan = planPush({
+    /** Pure: the push's plan on what was read. */
+    const planOf = (
+      payload: PushPayload,
+      { terminal, before, placement, recorded, orphanedItems, txs, ownerOf, depositFee, orderIncomes }: ReadPush
+    ) =>
+      Result.succeed(
+        planPush({
           terminal,
           view: before,
           placement,
@@ -203,32 +134,44 @@ export const ChainEntityLayer = ChainEntity.toLayer(
           addressKey: (a) => addressKey(terminal.typeNetwork, a),
           orderIncomes
         })
-        // Withdrawals settled here may carry payouts' orders along (src/platform/WithdrawalSettlement.ts).
-        const operation = yield* withSettlements(settlements, {
-          postings: [],
-          rows: plan.rows,
-          events: plan.events,
-          extra: [...txs.operations(), ...plan.orders.operations]
+      )
+
+    const commitPush =
+      (payload: PushPayload) =>
+      (plan: ReturnType<typeof planPush>, { before, placement, txs }: ReadPush) =>
+        Effect.gen(function* () {
+          // Withdrawals settled here may carry payouts' orders along (src/platform/WithdrawalSettlement.ts).
+          const operation = yield* withSettlements(settlements, {
+            postings: [],
+            rows: plan.rows,
+            events: plan.events,
+            extra: [...txs.operations(), ...plan.orders.operations]
+          })
+          if ((yield* commitOrReplan(operation)) === undefined) {
+            view = undefined
+            return yield* new LostRace({})
+          }
+          view = applyPlacement(before, placement, payload.height, payload.hash)
+          // The hook's operations may credit wallets too (a crypto refund's fee to a user profit wallet).
+          yield* reloadWallets([
+            ...new Set([...txs.creditedWallets(), ...plan.orders.credited, ...creditedIn(operation)])
+          ])
+          return {
+            tipHeight: plan.tipHeight,
+            replayed: placement._tag === "Replay",
+            orphaned: plan.orphaned,
+            items: plan.answers
+          }
         })
-        const committed = yield* commitOrReplan(operation)
-        if (committed === undefined) {
-          view = undefined
-          if (attempt >= replanMax) return yield* Effect.die("chain push: conflicting writers did not settle")
-          continue
-        }
-        view = applyPlacement(before, placement, payload.height, payload.hash)
-        // The hook's operations may credit wallets too (a crypto refund's fee to a user profit wallet).
-        yield* reloadWallets([
-          ...new Set([...txs.creditedWallets(), ...plan.orders.credited, ...creditedIn(operation)])
-        ])
-        return {
-          tipHeight: plan.tipHeight,
-          replayed: placement._tag === "Replay",
-          orphaned: plan.orphaned,
-          items: plan.answers
-        }
-      }
-    })
+
+    const PushBlock = ({ payload }: { payload: PushPayload }) =>
+      commitDecision({
+        subject: `chain ${terminalId}`,
+        load: readPush(pushReads, payload),
+        decide: (read) => planOf(payload, read),
+        commit: commitPush(payload),
+        retries: replanMax - 1
+      }).pipe(Effect.catchTag("DecisionContended", () => Effect.die("chain push: conflicting writers did not settle")))
 
     /** Whether an Income's block is final at the current tip. */
     const isFinalNow = (tx: CryptoTx, confirmations: number) =>
@@ -290,48 +233,62 @@ export const ChainEntityLayer = ChainEntity.toLayer(
         tx.stage === Stage.Refunding
       )
         return yield* sealed
-      for (let attempt = 1; ; attempt++) {
-        const fresh = attempt === 1 ? tx : yield* db(cryptoTxById(payload.txId))
-        if (fresh === undefined || fresh.partnerInfo !== null || fresh.stage !== tx.stage) return yield* sealed
-        const txs = makeWorkingSet([fresh])
-        txs.change(fresh.txId, { partnerInfo: payload.partnerInfo, description: payload.description })
-        if (fresh.stage === Stage.AwaitingPartnerInfo)
-          txs.change(
-            fresh.txId,
-            { txState: TxState.Finished, stage: Stage.Credited },
-            incomeCredited(
-              fresh.walletTo,
-              fresh.profitWallet ?? SystemWallet.Fees,
-              fresh.currency,
-              fresh.amount,
-              fresh.fee
-            )
+      let reread = false
+      return yield* commitDecision({
+        subject: `Income ${payload.txId}`,
+        // The Income as read above first, then fresh; one sealed or moved on meanwhile is refused.
+        load: Effect.gen(function* () {
+          const fresh = reread ? yield* db(cryptoTxById(payload.txId)) : tx
+          reread = true
+          if (fresh === undefined || fresh.partnerInfo !== null || fresh.stage !== tx.stage) return yield* sealed
+          // An Income a payment order took is final for the order only now (C16 crypto follows C15's holds):
+          // the order's operation books its money (Paid once Σ final ≥ totalToPay) in this commit.
+          const orderIncomes = yield* readOrderIncomeFacts(db, terminal, [], [fresh])
+          const depositFee = yield* depositFees(
+            terminal,
+            [...orderIncomes.orders.values()].map((o) => o.merchantWallet)
           )
-        // An Income a payment order took is final for the order only now (C16 crypto follows C15's holds):
-        // the order's operation books its money (Paid once Σ final ≥ totalToPay) in this commit.
-        const orderIncomes = yield* readOrderIncomeFacts(db, terminal, [], [fresh])
-        const depositFee = yield* depositFees(
-          terminal,
-          [...orderIncomes.orders.values()].map((o) => o.merchantWallet)
-        )
-        const orders = planOrderIncomes(
-          orderIncomes,
-          terminalId,
-          txs,
-          (a) => addressKey(terminal.typeNetwork, a),
-          depositFee
-        )
-        const [first, ...more] = [...txs.operations(), ...orders.operations]
-        const tick = yield* commitOrReplan({ ...first, extra: [...(first.extra ?? []), ...more] })
-        if (tick === undefined) {
-          // A plain deposit that lost a race is judged as before (sealed or moved on); an order's income is
-          // read again, since the order's row may be what another writer moved.
-          if (orderIncomes.orders.size === 0 || attempt >= replanMax) return yield* sealed
-          continue
-        }
-        yield* reloadWallets([...new Set([...txs.creditedWallets(), ...orders.credited])])
-        return { idUpdate: tick }
-      }
+          return { fresh, orderIncomes, depositFee }
+        }),
+        decide: ({ fresh, orderIncomes, depositFee }) => {
+          const txs = makeWorkingSet([fresh])
+          txs.change(fresh.txId, { partnerInfo: payload.partnerInfo, description: payload.description })
+          if (fresh.stage === Stage.AwaitingPartnerInfo)
+            txs.change(
+              fresh.txId,
+              { txState: TxState.Finished, stage: Stage.Credited },
+              incomeCredited(
+                fresh.walletTo,
+                fresh.profitWallet ?? SystemWallet.Fees,
+                fresh.currency,
+                fresh.amount,
+                fresh.fee
+              )
+            )
+          const orders = planOrderIncomes(
+            orderIncomes,
+            terminalId,
+            txs,
+            (a) => addressKey(terminal.typeNetwork, a),
+            depositFee
+          )
+          return Result.succeed({ txs, orders })
+        },
+        commit: ({ txs, orders }, { orderIncomes }) =>
+          Effect.gen(function* () {
+            const [first, ...more] = [...txs.operations(), ...orders.operations]
+            const tick = yield* commitOrReplan({ ...first, extra: [...(first.extra ?? []), ...more] })
+            // A plain deposit that lost a race is judged as before (sealed or moved on); an order's income is
+            // read again, since the order's row may be what another writer moved.
+            if (tick === undefined)
+              return yield* orderIncomes.orders.size === 0
+                ? Effect.fail(sealed)
+                : Effect.fail(new LostRace({ ifLast: sealed }))
+            yield* reloadWallets([...new Set([...txs.creditedWallets(), ...orders.credited])])
+            return { idUpdate: tick }
+          }),
+        retries: replanMax - 1
+      }).pipe(Effect.catchTag("DecisionContended", () => Effect.fail(sealed)))
     })
 
     const InitRefund = Effect.fnUntraced(function* ({ payload }: { payload: { walletId: bigint; txId: bigint } }) {

@@ -5,7 +5,7 @@
  * releases what the investment itself locked, so it is committed here. A commit that loses a race
  * (LC409: another process's actor, or the sweep and a request) is decided again on the fresh row.
  */
-import { DateTime, Effect } from "effect"
+import { DateTime, Effect, Result } from "effect"
 import { Entity } from "effect/cluster"
 import { investmentRow, type InvestmentRow, setInvestmentDue } from "../../sql/InvestmentRepo.ts"
 import {
@@ -16,6 +16,7 @@ import {
 } from "../../schema/InvestErrors.ts"
 import { AppConfigService, limits } from "../../src/platform/Config.ts"
 import { answerDefects } from "../../src/platform/ActorFailures.ts"
+import { commitDecision, LostRace } from "../../src/platform/CommitDecision.ts"
 import { makeDb } from "../../src/platform/db/Sql.ts"
 import { delivered } from "../../src/platform/Delivery.ts"
 import { LedgerWriter } from "../../src/platform/LedgerWriter.ts"
@@ -69,7 +70,7 @@ const rejection = (rule: Rejection, id: string): StepError => {
 /** The in-process half of a timer is armed only for due times this close (longer ones: the durable half). */
 const inProcessWaitMaxMs = 3_600_000
 
-/** Commits retried on a lost race (each on the freshly read row). */
+/** A lost race is decided again on the freshly read row this many times (then a defect: 500). */
 const raceRetriesMax = 5
 
 export const InvestmentEntityLayer = InvestmentEntity.toLayer(
@@ -119,22 +120,27 @@ export const InvestmentEntityLayer = InvestmentEntity.toLayer(
      * Answers the last decision (Nothing when the engine had nothing to do).
      */
     const step = (decide: (inv: Investment, now: number) => Decision): Effect.Effect<Decision, StepError> =>
-      Effect.gen(function* () {
-        for (let attempt = 0; ; attempt++) {
-          const inv = yield* load
+      commitDecision({
+        subject: `investment ${id}`,
+        load,
+        decide: (inv): Result.Result<Decision, StepError> => {
           const decision = decide(inv, Date.now())
-          if (decision._tag === "Reject") return yield* rejection(decision.rule, id)
-          if (decision._tag === "Nothing") return decision
-          const outcome = yield* Effect.result(ledger.commit(decision.operation))
-          if (outcome._tag === "Success") {
-            const due = dueAtOf(decision.after, settings, Date.now())
-            if (due !== null && due > Date.now()) yield* arm(due)
-            return decision
-          }
-          if (outcome.failure._tag !== "StateConflict" || attempt >= raceRetriesMax)
-            return yield* Effect.die(outcome.failure)
-        }
-      })
+          return decision._tag === "Reject" ? Result.fail(rejection(decision.rule, id)) : Result.succeed(decision)
+        },
+        commit: (decision): Effect.Effect<Decision, LostRace> =>
+          decision._tag !== "Commit"
+            ? Effect.succeed(decision)
+            : ledger.commit(decision.operation).pipe(
+                Effect.catchTag("StateConflict", () => Effect.fail(new LostRace({}))),
+                Effect.catchTag(["Duplicate", "ConstraintViolated", "LedgerRefused"], Effect.die),
+                Effect.tap(() => {
+                  const due = dueAtOf(decision.after, settings, Date.now())
+                  return due !== null && due > Date.now() ? arm(due) : Effect.void
+                }),
+                Effect.as(decision)
+              ),
+        retries: raceRetriesMax
+      }).pipe(Effect.catchTag("DecisionContended", Effect.die))
 
     /** Time passed with nothing to commit: the stored due time moves on to the next one (and its timer is armed). */
     const advanceDue = Effect.gen(function* () {

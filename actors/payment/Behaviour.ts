@@ -12,7 +12,7 @@
  */
 import { Effect } from "effect"
 import { Entity } from "effect/cluster"
-import { type LedgerOperation, rowsOf } from "../../sql/Ledger.ts"
+import { type LedgerOperation, rowsOf, SystemWallet } from "../../sql/Ledger.ts"
 import { finalIncomesOfOrders } from "../../sql/OrderAddressRepo.ts"
 import { paymentOrderByTx, type PaymentOrderRow } from "../../sql/PaymentOrderRepo.ts"
 import { walletById } from "../../sql/WalletRepo.ts"
@@ -242,7 +242,7 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
                 currency: payload.currency,
                 orderAmount: payload.orderAmount,
                 fee: 0n,
-                profitWallet: -2n,
+                profitWallet: SystemWallet.Fees,
                 expiresAt: payload.expiresAt,
                 description: payload.description,
                 returnUrlSuccess: payload.returnUrlSuccess,

@@ -13,13 +13,14 @@
  * order row's update being conditional on its version too. A commit that lost a race (another process,
  * another source) is read again: the session then shows its outcome, the same one (duplicate) or not (10314).
  */
-import { Effect } from "effect"
+import { Effect, Result } from "effect"
 import type { Rpc } from "effect/rpc"
 import { acquiringSessionById, pendingSessionOfOrder } from "../../sql/AcquiringRepo.ts"
 import { rowsOf } from "../../sql/Ledger.ts"
 import type { PaymentOrderRow } from "../../sql/PaymentOrderRepo.ts"
 import { AcquiringSessionDecides, AcquiringSessionInserts } from "../../sql/rows/AcquiringRows.ts"
 import { PaymentOrderNotFound, PaymentOrderNotPayable, WebhookMismatch } from "../../schema/PaymentErrors.ts"
+import { commitDecision, LostRace } from "../../src/platform/CommitDecision.ts"
 import type { Db } from "../../src/platform/db/Sql.ts"
 import {
   cardApproved,
@@ -47,10 +48,6 @@ type Commit = (
 
 /** A lost race is decided again on the fresh rows this many times. */
 const staleRetriesMax = 5
-
-class Stale {
-  readonly _tag = "Stale"
-}
 
 export const makeCardHandler = (deps: {
   readonly txId: bigint
@@ -100,7 +97,8 @@ export const makeCardHandler = (deps: {
 
   const mismatch = (message: string) => new WebhookMismatch({ message })
 
-  const attempt = (payload: Rpc.Payload<typeof CardOutcome>) =>
+  /** The session and the order as they are now (a session of another order, or other figures, is refused). */
+  const loadOutcome = (payload: Rpc.Payload<typeof CardOutcome>) =>
     Effect.gen(function* () {
       const session = yield* db(acquiringSessionById(payload.acquiringId))
       if (session === undefined || session.orderTxId !== txId)
@@ -109,33 +107,59 @@ export const makeCardHandler = (deps: {
         return yield* mismatch("amount: differs from the session's amount")
       if (payload.currency !== null && payload.currency !== session.currency)
         return yield* mismatch("currency: differs from the session's currency")
-      const row = yield* deps.load
-      if (session.status !== "Pending") {
-        if (session.status === payload.status) return { duplicate: true, stateCode: row.stateCode }
-        return yield* mismatch(`status: the session is already ${session.status}`)
-      }
-      const before = deps.stateOfRow(row)
-      const decision = payload.status === "Approved" ? cardApproved(before) : cardSessionClosed(before)
-      if (decision._tag === "Reject")
-        return yield* Effect.die(new Error(`invariant: order ${txId} has a Pending session but ${decision.rule}`))
-      yield* deps
-        .commit(row, before, decision, {
-          rows: [
-            rowsOf(AcquiringSessionDecides, [
-              { acquiringId: session.acquiringId, orderTxId: txId, status: payload.status, eventId: payload.eventId }
-            ])
-          ]
-        })
-        .pipe(Effect.catch((e) => (e._tag === "PaymentOrderNotPayable" ? Effect.fail(new Stale()) : Effect.die(e))))
-      return { duplicate: false, stateCode: decision.state.stateCode }
+      return { session, row: yield* deps.load }
     })
 
+  type Loaded = Effect.Success<ReturnType<typeof loadOutcome>>
+  type OutcomeDecision =
+    | { readonly _tag: "Answer"; readonly stateCode: number }
+    | { readonly _tag: "Commit"; readonly before: OrderState; readonly decision: Decision }
+
+  /** Pure: a decided session answers as a duplicate (same outcome) or is refused; a Pending one is decided. */
+  const decideOutcome =
+    (payload: Rpc.Payload<typeof CardOutcome>) =>
+    ({ session, row }: Loaded): Result.Result<OutcomeDecision, WebhookMismatch> => {
+      if (session.status !== "Pending")
+        return session.status === payload.status
+          ? Result.succeed({ _tag: "Answer", stateCode: row.stateCode })
+          : Result.fail(mismatch(`status: the session is already ${session.status}`))
+      const before = deps.stateOfRow(row)
+      const decision = payload.status === "Approved" ? cardApproved(before) : cardSessionClosed(before)
+      return Result.succeed({ _tag: "Commit", before, decision })
+    }
+
+  const commitOutcome =
+    (payload: Rpc.Payload<typeof CardOutcome>) =>
+    (decided: OutcomeDecision, { session, row }: Loaded) =>
+      Effect.gen(function* () {
+        if (decided._tag === "Answer") return { duplicate: true, stateCode: decided.stateCode }
+        const { before, decision } = decided
+        if (decision._tag === "Reject")
+          return yield* Effect.die(new Error(`invariant: order ${txId} has a Pending session but ${decision.rule}`))
+        yield* deps
+          .commit(row, before, decision, {
+            rows: [
+              rowsOf(AcquiringSessionDecides, [
+                { acquiringId: session.acquiringId, orderTxId: txId, status: payload.status, eventId: payload.eventId }
+              ])
+            ]
+          })
+          .pipe(
+            Effect.catch((e) => (e._tag === "PaymentOrderNotPayable" ? Effect.fail(new LostRace({})) : Effect.die(e)))
+          )
+        return { duplicate: false, stateCode: decision.state.stateCode }
+      })
+
   const cardOutcome = (payload: Rpc.Payload<typeof CardOutcome>) =>
-    attempt(payload).pipe(
-      Effect.retry({ times: staleRetriesMax, while: (e) => e instanceof Stale }),
-      Effect.catchIf(
-        (e): e is Stale => e instanceof Stale,
-        () => Effect.fail(new PaymentOrderNotPayable({ message: "code: the order changed meanwhile; retry" }))
+    commitDecision({
+      subject: `payment order ${txId}`,
+      load: loadOutcome(payload),
+      decide: decideOutcome(payload),
+      commit: commitOutcome(payload),
+      retries: staleRetriesMax
+    }).pipe(
+      Effect.catchTag("DecisionContended", () =>
+        Effect.fail(new PaymentOrderNotPayable({ message: "code: the order changed meanwhile; retry" }))
       )
     )
 

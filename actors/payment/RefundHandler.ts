@@ -15,7 +15,7 @@
  *   payCurrency, Queued for the signer (actors/payment/CryptoRefunds.ts), settled later through the
  *   WithdrawalSettlement hook.
  */
-import { Effect } from "effect"
+import { Effect, Result } from "effect"
 import type { Rpc } from "effect/rpc"
 import { type KindRows, type LedgerOperation, rowsOf, SystemWallet } from "../../sql/Ledger.ts"
 import { balanceIn } from "../../sql/LedgerRepo.ts"
@@ -33,11 +33,12 @@ import {
   TooManyRefunds
 } from "../../schema/PaymentErrors.ts"
 import { TxState, TxType } from "../../schema/Transfer.ts"
+import { commitDecision, LostRace } from "../../src/platform/CommitDecision.ts"
 import { type Db } from "../../src/platform/db/Sql.ts"
 import { delivered } from "../../src/platform/Delivery.ts"
 import type { WalletEntity } from "../wallet/Protocol.ts"
 import { refundWithdrawalOperation } from "./CryptoRefunds.ts"
-import { type OrderState, refund, type Rule } from "./Engine.ts"
+import { type Ok, type OrderState, refund, type RefundFigures, type Rule } from "./Engine.ts"
 import type { Refund } from "./Protocol.ts"
 
 type RefundPayload = Rpc.Payload<typeof Refund>
@@ -75,10 +76,6 @@ const rejection = (rule: Rule): RefundError => {
 /** A commit built on a row another process moved on is decided again this many times. */
 const staleRetriesMax = 5
 
-class Stale {
-  readonly _tag = "Stale"
-}
-
 export const makeRefundHandler = (deps: {
   readonly txId: bigint
   readonly db: Db
@@ -89,14 +86,32 @@ export const makeRefundHandler = (deps: {
 }) => {
   const { txId, db, walletActor } = deps
 
-  const attempt = (payload: RefundPayload) =>
+  /** The order and the merchant's free balance now (an externalId already used is refused first). */
+  const load = (payload: RefundPayload) =>
     Effect.gen(function* () {
       if ((yield* db(refundByExternalId(payload.appId, payload.externalId))) !== undefined)
         return yield* new NonceExists({ message: "externalId: already used by this app" })
       const row = yield* deps.load
       if (row.appId !== payload.appId) return yield* new PaymentOrderNotFound({ message: "code: no such order" })
-      const before = deps.stateOfRow(row)
       const merchantFree = (yield* db(balanceIn(row.merchantWallet, row.currency)))?.free ?? 0n
+      return { row, merchantFree }
+    })
+
+  interface Loaded {
+    readonly row: PaymentOrderRow
+    readonly merchantFree: bigint
+  }
+  interface Decided {
+    readonly before: OrderState
+    readonly decision: Ok
+    readonly figures: RefundFigures
+  }
+
+  /** Pure: the engine's refund on this order, or the refusal in the contract's words. */
+  const decide =
+    (payload: RefundPayload) =>
+    ({ row, merchantFree }: Loaded): Result.Result<Decided, RefundError | RefundBelowNetworkFee> => {
+      const before = deps.stateOfRow(row)
       const decision = refund(before, {
         amount: payload.amount,
         fee: payload.fee,
@@ -104,18 +119,27 @@ export const makeRefundHandler = (deps: {
         merchantFree,
         hasRefundAddress: payload.refundAddress !== null
       })
-      if (decision._tag === "Reject") return yield* rejection(decision.rule)
+      if (decision._tag === "Reject") return Result.fail(rejection(decision.rule))
       const figures = decision.refund!
       const crypto = figures.destination === "Crypto"
-      const withdrawal = payload.withdrawal ?? null
-      if (crypto && withdrawal === null)
-        return yield* new RefundAddressRequired({ message: "refundAddress: required to refund a crypto payment" })
+      if (crypto && (payload.withdrawal ?? null) === null)
+        return Result.fail(new RefundAddressRequired({ message: "refundAddress: required to refund a crypto payment" }))
       // A C15 Refund pays A − networkFee (C15: A ≤ networkFee is 10233), before anything moves.
+      if (crypto && figures.payoutAmount <= (payload.networkFee ?? 0n))
+        return Result.fail(
+          new RefundBelowNetworkFee({
+            message: "amount: what the refund pays does not exceed the terminal's network fee"
+          })
+        )
+      return Result.succeed({ before, decision, figures })
+    }
+
+  const commit =
+    (payload: RefundPayload) =>
+    ({ before, decision, figures }: Decided, { row }: Loaded) => {
+      const crypto = figures.destination === "Crypto"
+      const withdrawal = payload.withdrawal ?? null
       const networkFee = payload.networkFee ?? 0n
-      if (crypto && figures.payoutAmount <= networkFee)
-        return yield* new RefundBelowNetworkFee({
-          message: "amount: what the refund pays does not exceed the terminal's network fee"
-        })
       const after = decision.state
       const operation: LedgerOperation = {
         tx: {
@@ -170,7 +194,7 @@ export const makeRefundHandler = (deps: {
             : [])
         ]
       }
-      yield* delivered(
+      return delivered(
         walletActor(String(row.merchantWallet)).CommitWithDebit({
           currency: row.currency,
           debit: figures.amount + figures.fee,
@@ -181,21 +205,26 @@ export const makeRefundHandler = (deps: {
           // The (app, externalId) unique index: another request of this externalId won meanwhile.
           NonceExists: () => Effect.fail(new NonceExists({ message: "externalId: already used by this app" })),
           // The order row moved on (another process's actor of this order): decide again on it.
-          TransactionNotPending: () => Effect.fail(new Stale()),
+          TransactionNotPending: () => Effect.fail(new LostRace({})),
           BalanceNotEnough: () =>
             Effect.fail(
               new BalanceNotEnough({ message: "amount: the merchant's free balance does not cover amount + fee" })
             )
-        })
+        }),
+        Effect.asVoid
       )
-    })
+    }
 
   return (payload: RefundPayload) =>
-    attempt(payload).pipe(
-      Effect.retry({ times: staleRetriesMax, while: (e) => e instanceof Stale }),
-      Effect.catchIf(
-        (e): e is Stale => e instanceof Stale,
-        () => Effect.fail(new PaymentOrderNotPayable({ message: "code: the order changed meanwhile; retry" }))
+    commitDecision({
+      subject: `payment order ${txId}`,
+      load: load(payload),
+      decide: decide(payload),
+      commit: commit(payload),
+      retries: staleRetriesMax
+    }).pipe(
+      Effect.catchTag("DecisionContended", () =>
+        Effect.fail(new PaymentOrderNotPayable({ message: "code: the order changed meanwhile; retry" }))
       )
     )
 }

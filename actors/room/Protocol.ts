@@ -60,4 +60,4 @@ export {
   ticksOfRatio
 } from "./Pair.ts"
 export { mapOrderForm } from "./OrderForm.ts"
-export { BROKER_WALLET_ID, OrderState, OrderType, SIDE_SELL } from "./Settlement.ts"
+export { OrderState, OrderType, SIDE_SELL } from "./Settlement.ts"

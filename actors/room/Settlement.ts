@@ -16,12 +16,10 @@
  * Per currency every transaction sums to zero; the Broker's legs cancel across the match (the taker
  * gives exactly what its makers receive), so the Broker holds nothing after a trade.
  */
-import { Bucket, type LedgerOperation, type Posting, rowsOf } from "../../sql/Ledger.ts"
+import { Bucket, type LedgerOperation, type Posting, rowsOf, SystemWallet } from "../../sql/Ledger.ts"
 import { type OrderUpdate, OrderUpdates, type TradeInsert, Trades } from "../../sql/rows/ExchangeRows.ts"
 import { TxState } from "../../schema/Transfer.ts"
 import { baseMinorOf, type Pair, priceOfRatio, quoteMinorOfUnits, ticksOfRatio } from "./Pair.ts"
-
-export const BROKER_WALLET_ID = -3n
 
 export const OrderState = { Active: 1, Completed: 198, Canceled: 199, Finished: 200, Failed: 255 } as const
 export const OrderType = { Limit: 1, LimitOnly: 2, Market: 3 } as const
@@ -95,11 +93,12 @@ const settleParticipant = (order: BookOrder, leg: Leg, ends: boolean, feeOf: Fee
   const postings: Array<Posting> = []
   // Its first fill: every fill gives something, and `given` is updated below.
   const first = order.given === 0n
-  const { fee, profitWalletId } = leg.gross > 0n ? feeOf(order, leg.gross, first) : { fee: 0n, profitWalletId: -2n }
+  const { fee, profitWalletId } =
+    leg.gross > 0n ? feeOf(order, leg.gross, first) : { fee: 0n, profitWalletId: SystemWallet.Fees }
   const charged = fee > leg.gross ? leg.gross : fee
   push(postings, order.walletId, order.fromCurrency, Bucket.lockOrders, -leg.given)
-  push(postings, BROKER_WALLET_ID, order.fromCurrency, Bucket.free, leg.given)
-  push(postings, BROKER_WALLET_ID, order.toCurrency, Bucket.free, -leg.gross)
+  push(postings, SystemWallet.Broker, order.fromCurrency, Bucket.free, leg.given)
+  push(postings, SystemWallet.Broker, order.toCurrency, Bucket.free, -leg.gross)
   push(postings, order.walletId, order.toCurrency, Bucket.free, leg.gross - charged)
   push(postings, profitWalletId, order.toCurrency, Bucket.free, charged)
   order.locked -= leg.given
@@ -229,6 +228,9 @@ export const settleMatch = (input: {
 /** Cancelling a resting order (owner, room closed, post-only refusal): its lock returns to free. */
 export const cancelOrder = (order: BookOrder, seq: bigint | null): LedgerOperation => {
   order.state = OrderState.Canceled
-  const postings = settleParticipant(order, { given: 0n, gross: 0n }, true, () => ({ fee: 0n, profitWalletId: -2n }))
+  const postings = settleParticipant(order, { given: 0n, gross: 0n }, true, () => ({
+    fee: 0n,
+    profitWalletId: SystemWallet.Fees
+  }))
   return { transition: transitionOf(order), postings, rows: [rowsOf(OrderUpdates, [orderUpdateOf(order, seq)])] }
 }

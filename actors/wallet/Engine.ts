@@ -2,9 +2,7 @@
  * The wallet's pure balance rules: given the known buckets of one currency and a request, either
  * the postings to commit or a rejection. No I/O; the actor feeds it and commits what it returns.
  */
-import { Bucket, type Posting } from "../../sql/Ledger.ts"
-
-export const TREASURY_WALLET_ID = -1n
+import { Bucket, type Posting, SystemWallet } from "../../sql/Ledger.ts"
 
 export interface Buckets {
   free: bigint
@@ -34,7 +32,7 @@ export const treasuryPosting = (
     _tag: "Post",
     postings: [
       { walletId, currency, bucket: Bucket.free, delta: sign * amount },
-      { walletId: TREASURY_WALLET_ID, currency, bucket: Bucket.free, delta: -sign * amount }
+      { walletId: SystemWallet.Treasury, currency, bucket: Bucket.free, delta: -sign * amount }
     ]
   }
 }
@@ -151,10 +149,8 @@ export const settleSwap = (
 ): ReadonlyArray<Posting> =>
   nonZero([
     { walletId, currency: from, bucket: Bucket.lockOut, delta: -amount },
-    { walletId: BROKER_WALLET_ID, currency: from, bucket: Bucket.free, delta: amount },
-    { walletId: BROKER_WALLET_ID, currency: to, bucket: Bucket.free, delta: -(net + fee) },
+    { walletId: SystemWallet.Broker, currency: from, bucket: Bucket.free, delta: amount },
+    { walletId: SystemWallet.Broker, currency: to, bucket: Bucket.free, delta: -(net + fee) },
     { walletId, currency: to, bucket: Bucket.free, delta: net },
     { walletId: profitWalletId, currency: to, bucket: Bucket.free, delta: fee }
   ])
-
-export const BROKER_WALLET_ID = -3n

@@ -6,6 +6,7 @@
 import { BigNumber } from "bignumber.js"
 import { Context, Effect, Layer } from "effect"
 import { ChangeNotices } from "./ChangeNotices.ts"
+import { SystemWallet } from "../../sql/Ledger.ts"
 import { allTariffs, replaceTariffs, type Tariff } from "../../sql/ReferenceRepo.ts"
 
 export type { Tariff }
@@ -13,7 +14,6 @@ import type { TxClass } from "../../schema/Reference.ts"
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { makeDb } from "./db/Sql.ts"
 
-export const FEES_WALLET_ID = -2n
 export const tariffCacheMs = 1_000
 
 export interface FeeQuote {
@@ -53,13 +53,13 @@ export const ruleFor = (rules: ReadonlyArray<Tariff>, query: FeeQuery): Tariff |
 /** The fee of `query`; `withFixed` false leaves feeFixed out (an exchange order pays it on its first fill only, C14). */
 export const quoteFee = (rules: ReadonlyArray<Tariff>, query: FeeQuery, withFixed = true): FeeQuote => {
   const best = ruleFor(rules, query)
-  if (best === undefined) return { fee: 0n, profitWalletId: FEES_WALLET_ID }
+  if (best === undefined) return { fee: 0n, profitWalletId: SystemWallet.Fees }
   const amount = new BigNumber(fromMinorUnits(query.amount, query.decimals))
   // shiftedBy(-2) is the exact "/ 100": BigNumber's div rounds to 20 places, which could turn a tiny
   // positive fee into 0 before the rounding up below.
   const fee = new BigNumber(withFixed ? best.feeFixed : 0).plus(amount.times(best.feePercent).shiftedBy(-2))
   const minor = fee.shiftedBy(query.decimals).integerValue(BigNumber.ROUND_CEIL)
-  return { fee: BigInt(minor.toFixed(0)), profitWalletId: best.profitWalletId ?? FEES_WALLET_ID }
+  return { fee: BigInt(minor.toFixed(0)), profitWalletId: best.profitWalletId ?? SystemWallet.Fees }
 }
 
 export class Tariffs extends Context.Service<

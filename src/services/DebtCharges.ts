@@ -7,6 +7,7 @@
 import { Context, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
 import { WalletEntity } from "../../actors/wallet/Protocol.ts"
+import { SystemWallet } from "../../sql/Ledger.ts"
 import { findTxByExternalId } from "../../sql/LedgerRepo.ts"
 import { walletById } from "../../sql/WalletRepo.ts"
 import { ExternalIdConflict, TooManyDecimals, UnknownCurrency, WalletNotFound } from "../../schema/Errors.ts"
@@ -17,7 +18,6 @@ import { makeDb } from "../platform/db/Sql.ts"
 import { delivered } from "../platform/Delivery.ts"
 import { TimeTicks } from "../platform/TimeTicks.ts"
 import { Currencies } from "../platform/Currencies.ts"
-import { FEES_WALLET_ID } from "../platform/Tariffs.ts"
 
 export interface DebtChargeResult {
   readonly txId: string | null
@@ -75,7 +75,7 @@ export class DebtCharges extends Context.Service<
             requestHash,
             currency: currency.code,
             amount,
-            profitWalletId: asWalletId(FEES_WALLET_ID),
+            profitWalletId: asWalletId(SystemWallet.Fees),
             tag: input.tag ?? null
           })
           .pipe(

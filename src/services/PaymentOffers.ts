@@ -21,6 +21,7 @@
  */
 import { BigNumber } from "bignumber.js"
 import { Effect } from "effect"
+import { SystemWallet } from "../../sql/Ledger.ts"
 import { type OfferData, quotePayAmount } from "../../actors/payment/Protocol.ts"
 import type { PaymentOrderRow } from "../../sql/PaymentOrderRepo.ts"
 import type { Terminal } from "../../sql/ReferenceRepo.ts"
@@ -34,7 +35,7 @@ import { AccountKeys } from "../platform/crypto/AccountKeys.ts"
 import { isDerivedNetwork, isMemoNetwork } from "../platform/crypto/Addresses.ts"
 import { Currencies } from "../platform/Currencies.ts"
 import { makeDb } from "../platform/db/Sql.ts"
-import { FEES_WALLET_ID, quoteFee, ruleFor, type Tariff, Tariffs } from "../platform/Tariffs.ts"
+import { quoteFee, ruleFor, type Tariff, Tariffs } from "../platform/Tariffs.ts"
 import { Rates } from "./Rates.ts"
 import { Terminals } from "./Terminals.ts"
 
@@ -204,7 +205,7 @@ export const makePaymentOffers = Effect.gen(function* () {
         order.kind === "TransferOrder" || price?.locked === true
           ? { fee: order.fee, profitWalletId: order.profitWallet }
           : price === null
-            ? { fee: 0n, profitWalletId: FEES_WALLET_ID }
+            ? { fee: 0n, profitWalletId: SystemWallet.Fees }
             : quoteFee(rules, query)
       const rule =
         price !== null
@@ -320,7 +321,7 @@ export const makePaymentOffers = Effect.gen(function* () {
         payCurrency: terminal.currency ?? order.currency,
         payAmount: 0n,
         fee: 0n,
-        profitWallet: FEES_WALLET_ID,
+        profitWallet: SystemWallet.Fees,
         available: false
       }
       return offer

@@ -6,6 +6,7 @@
  * with their quotes, are PaymentOffers.ts; a merchant may preselect one (and fix its price) at creation.
  */
 import { Context, Effect, Layer } from "effect"
+import { SystemWallet } from "../../sql/Ledger.ts"
 import { createHash, randomBytes } from "node:crypto"
 import { type OfferData, type OrderError, PaymentOrderEntity } from "../../actors/payment/Protocol.ts"
 import { acquiringSessionsOfOrder, latestAcquiringSession } from "../../sql/AcquiringRepo.ts"
@@ -267,7 +268,7 @@ export class PaymentOrders extends Context.Service<
             payCurrency: null,
             payAmount: null,
             fee: 0n,
-            profitWallet: -2n,
+            profitWallet: SystemWallet.Fees,
             rate: null,
             spreadPct: null,
             presetTerminalId: presetTerminal.id,

@@ -5,12 +5,12 @@
  * long-polls (C8) when asked; tx_send_report records the signer's broadcast or failure. The
  * `withdrawals_queued{terminal}` series are ScannerMetrics' (read from SQL at scrape time).
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Result } from "effect"
 import { WalletEntity } from "../../actors/wallet/Protocol.ts"
 import { Stage } from "../../sql/rows/CryptoRows.ts"
 import { findTerminal } from "../../sql/ReferenceRepo.ts"
 import { type QueueItem, txHashInChain, txsToSend, updateIdOf } from "../../sql/SignerRepo.ts"
-import { cryptoTxById } from "../../sql/WithdrawRepo.ts"
+import { type CryptoTx, cryptoTxById } from "../../sql/WithdrawRepo.ts"
 import { SendReportRefused } from "../../schema/CryptoErrors.ts"
 import { WithdrawalBroadcast } from "../../schema/RailErrors.ts"
 import type { TooManyWaiters } from "../../schema/EdgeErrors.ts"
@@ -18,6 +18,7 @@ import { RateLimited, TerminalNotFound, TransactionNotFound } from "../../schema
 import { fromMinorUnits } from "../../schema/Money.ts"
 import { TxType } from "../../schema/Transfer.ts"
 import type { TxSendReportIn, TxSendReportOut, TxToSend } from "../../schema/Withdrawals.ts"
+import { commitDecision, LostRace } from "../platform/CommitDecision.ts"
 import { makeDb } from "../platform/db/Sql.ts"
 import { LedgerWriter } from "../platform/LedgerWriter.ts"
 import { endUnsent, handOff, restage } from "./CryptoTxOps.ts"
@@ -142,95 +143,138 @@ export class SignerQueue extends Context.Service<
         return tx
       })
 
-      /**
-       * One attempt: read, judge, commit; a lost race answers undefined (a settlement's order moved meanwhile).
-       * C19 §9: `failed` is accepted only for a HandedOff item (a Broadcast one may still confirm on chain:
-       * 10413, its money stays out); a `failed` report on an item already Failed answers as the first did
-       * and moves nothing (reports are idempotent per txId, result and txHash).
-       */
-      const reportOnce = Effect.fnUntraced(function* (input: TxSendReportIn, lastAttempt: boolean) {
-        const tx = yield* readTx(input.txId)
-        const broadcast = input.result === "broadcast"
-        if (!broadcast && tx.stage === Stage.Broadcast)
-          return yield* new WithdrawalBroadcast({
-            message: `txId: transaction ${input.txId} was broadcast${tx.txHash === null ? "" : ` (txHash ${tx.txHash})`}; a failed report cannot return its money (an admin key may release_withdrawal once its txHash is in no pushed block)`
-          })
-        if (!broadcast && tx.stage === Stage.Failed)
-          return answerOf(input.txId, Stage.Failed, tx.txState, yield* db(updateIdOf(tx.txId)))
-        const from = broadcast ? ([Stage.HandedOff, Stage.Broadcast] as const) : ([Stage.HandedOff] as const)
-        if (!(from as ReadonlyArray<string>).includes(tx.stage))
-          return yield* new SendReportRefused({
-            message: `txId: transaction ${input.txId} is ${tx.stage}, not ${from.join(" or ")} with no out item bound`
-          })
-        const message = input.message ?? null
-        const operation = broadcast
-          ? restage(tx, from, Stage.Broadcast, {
-              ...(input.txHash === undefined || input.txHash === null ? {} : { txHash: input.txHash }),
-              ...(message === null ? {} : { message })
-            })
-          : yield* withSettlements(settlements, endUnsent(tx, from, Stage.Failed, message === null ? {} : { message }))
-        return yield* commitEnd(input.txId, tx, operation, broadcast ? Stage.Broadcast : Stage.Failed, lastAttempt)
-      })
+      type Judged =
+        | { readonly _tag: "AlreadyFailed" }
+        | { readonly _tag: "Move"; readonly from: ReadonlyArray<Stage>; readonly broadcast: boolean }
 
-      /** Commits a report's or a release's operation; a lost race answers undefined (read and judge again). */
+      /**
+       * Pure: C19 §9: `failed` is accepted only for a HandedOff item (a Broadcast one may still confirm on
+       * chain: 10413, its money stays out); a `failed` report on an item already Failed answers as the first
+       * did and moves nothing (reports are idempotent per txId, result and txHash).
+       */
+      const judgeReport =
+        (input: TxSendReportIn) =>
+        (tx: CryptoTx): Result.Result<Judged, WithdrawalBroadcast | SendReportRefused> => {
+          const broadcast = input.result === "broadcast"
+          if (!broadcast && tx.stage === Stage.Broadcast)
+            return Result.fail(
+              new WithdrawalBroadcast({
+                message: `txId: transaction ${input.txId} was broadcast${tx.txHash === null ? "" : ` (txHash ${tx.txHash})`}; a failed report cannot return its money (an admin key may release_withdrawal once its txHash is in no pushed block)`
+              })
+            )
+          if (!broadcast && tx.stage === Stage.Failed) return Result.succeed({ _tag: "AlreadyFailed" })
+          const from: ReadonlyArray<Stage> = broadcast ? [Stage.HandedOff, Stage.Broadcast] : [Stage.HandedOff]
+          if (!from.includes(tx.stage))
+            return Result.fail(
+              new SendReportRefused({
+                message: `txId: transaction ${input.txId} is ${tx.stage}, not ${from.join(" or ")} with no out item bound`
+              })
+            )
+          return Result.succeed({ _tag: "Move", from, broadcast })
+        }
+
+      /** The answer of an item already Failed, as the first report or release gave it. */
+      const alreadyFailed = (txId: string, tx: CryptoTx) =>
+        Effect.map(db(updateIdOf(tx.txId)), (idUpdate) => answerOf(txId, Stage.Failed, tx.txState, idUpdate))
+
+      const commitReport = (input: TxSendReportIn) => (judged: Judged, tx: CryptoTx) =>
+        Effect.gen(function* () {
+          if (judged._tag === "AlreadyFailed") return yield* alreadyFailed(input.txId, tx)
+          const message = input.message ?? null
+          const operation = judged.broadcast
+            ? restage(tx, judged.from, Stage.Broadcast, {
+                ...(input.txHash === undefined || input.txHash === null ? {} : { txHash: input.txHash }),
+                ...(message === null ? {} : { message })
+              })
+            : yield* withSettlements(
+                settlements,
+                endUnsent(tx, judged.from, Stage.Failed, message === null ? {} : { message })
+              )
+          return yield* commitEnd(input.txId, tx, operation, judged.broadcast ? Stage.Broadcast : Stage.Failed)
+        })
+
+      /**
+       * Commits a report's or a release's operation. A failure that settles a refund also updates its order,
+       * which a concurrent refund of that order may have moved between the read and the commit: that lost
+       * race reads everything again (the withdrawal's own stage is judged again too, so a binding that won
+       * answers as before); a broadcast's failed commit is refused at once.
+       */
       const commitEnd = Effect.fnUntraced(function* (
         txId: string,
         tx: { readonly walletFrom: bigint },
         operation: Parameters<typeof ledger.commit>[0],
-        stage: string,
-        lastAttempt: boolean
+        stage: string
       ) {
         const committed = yield* ledger.commit(operation).pipe(Effect.result)
         if (committed._tag === "Failure") {
-          // A failure that settles a refund also updates its order, which a concurrent refund of that order
-          // may have moved between the read and the commit: read everything again (the withdrawal's own
-          // stage is judged again too, so a binding that won answers as before).
-          if (stage !== Stage.Broadcast && !lastAttempt) return undefined
-          return yield* new SendReportRefused({
+          const refused = new SendReportRefused({
             message: `txId: transaction ${txId} changed meanwhile (bound or ended)`
           })
+          return yield* stage === Stage.Broadcast
+            ? Effect.fail(refused)
+            : Effect.fail(new LostRace({ ifLast: refused }))
         }
         if (stage !== Stage.Broadcast) yield* walletActor(String(tx.walletFrom)).Reload().pipe(Effect.ignore)
         return answerOf(txId, stage, operation.transition!.to, String(committed.success))
       })
 
-      const report = Effect.fn("SignerQueue.report")(function* (input: TxSendReportIn) {
-        for (let attempt = 0; ; attempt++) {
-          const done = yield* reportOnce(input, attempt >= reportRetriesMax)
-          if (done !== undefined) return done
-        }
-      })
+      /** Every attempt lost its race: refused as the last commit was (never reached: each LostRace says so). */
+      const contended = (txId: string) => () =>
+        Effect.fail(new SendReportRefused({ message: `txId: transaction ${txId} changed meanwhile (bound or ended)` }))
+
+      const report = (input: TxSendReportIn) =>
+        commitDecision({
+          subject: `transaction ${input.txId}`,
+          load: readTx(input.txId),
+          decide: judgeReport(input),
+          commit: commitReport(input),
+          retries: reportRetriesMax
+        }).pipe(Effect.catchTag("DecisionContended", contended(input.txId)), Effect.withSpan("SignerQueue.report"))
+
+      /**
+       * Pure: C19 §9 release_withdrawal ends only a Broadcast item; an item already Failed answers as the
+       * first release did.
+       */
+      const judgeRelease =
+        (txId: string) =>
+        (tx: CryptoTx): Result.Result<"AlreadyFailed" | "Release", WithdrawalBroadcast> =>
+          tx.stage === Stage.Failed
+            ? Result.succeed("AlreadyFailed")
+            : tx.stage !== Stage.Broadcast
+              ? Result.fail(
+                  new WithdrawalBroadcast({
+                    message: `txId: transaction ${txId} is ${tx.stage}, not Broadcast: release_withdrawal ends only a Broadcast item`
+                  })
+                )
+              : Result.succeed("Release")
 
       /**
        * C19 §9 release_withdrawal: a Broadcast item whose txHash no scanner has pushed in the terminal's
        * current chain (or that has none) ends as a failed one does — stage Failed, Canceled, A + fee from
-       * lock_out back to free (a refund's to lock_in) — else 10413. An item already Failed answers as the
-       * first release did.
+       * lock_out back to free (a refund's to lock_in) — else 10413.
        */
-      const releaseOnce = Effect.fnUntraced(function* (txId: string, lastAttempt: boolean) {
-        const tx = yield* readTx(txId)
-        if (tx.stage === Stage.Failed) return answerOf(txId, Stage.Failed, tx.txState, yield* db(updateIdOf(tx.txId)))
-        if (tx.stage !== Stage.Broadcast)
-          return yield* new WithdrawalBroadcast({
-            message: `txId: transaction ${txId} is ${tx.stage}, not Broadcast: release_withdrawal ends only a Broadcast item`
-          })
-        if (tx.txHash !== null && (yield* db(txHashInChain(tx.terminalId, tx.txHash))))
-          return yield* new WithdrawalBroadcast({
-            message: `txId: transaction ${txId}'s txHash ${tx.txHash} is in a pushed block: it is on chain, not released`
-          })
-        const operation = yield* withSettlements(
-          settlements,
-          endUnsent(tx, [Stage.Broadcast], Stage.Failed, { message: "released by release_withdrawal" })
-        )
-        return yield* commitEnd(txId, tx, operation, Stage.Failed, lastAttempt)
-      })
+      const commitRelease = (txId: string) => (judged: "AlreadyFailed" | "Release", tx: CryptoTx) =>
+        Effect.gen(function* () {
+          if (judged === "AlreadyFailed") return yield* alreadyFailed(txId, tx)
+          if (tx.txHash !== null && (yield* db(txHashInChain(tx.terminalId, tx.txHash))))
+            return yield* new WithdrawalBroadcast({
+              message: `txId: transaction ${txId}'s txHash ${tx.txHash} is in a pushed block: it is on chain, not released`
+            })
+          const operation = yield* withSettlements(
+            settlements,
+            endUnsent(tx, [Stage.Broadcast], Stage.Failed, { message: "released by release_withdrawal" })
+          )
+          return yield* commitEnd(txId, tx, operation, Stage.Failed)
+        })
 
-      const release = Effect.fn("SignerQueue.release")(function* (txId: string) {
-        for (let attempt = 0; ; attempt++) {
-          const done = yield* releaseOnce(txId, attempt >= reportRetriesMax)
-          if (done !== undefined) return done
-        }
-      })
+      const release = (txId: string) =>
+        commitDecision({
+          subject: `transaction ${txId}`,
+          load: readTx(txId),
+          decide: judgeRelease(txId),
+          commit: commitRelease(txId),
+          retries: reportRetriesMax
+        }).pipe(Effect.catchTag("DecisionContended", contended(txId)), Effect.withSpan("SignerQueue.release"))
 
       return SignerQueue.of({ list, report, release })
     })

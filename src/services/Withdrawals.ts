@@ -6,7 +6,8 @@
  * hands the proof to the same actor, which queues it for the signer. Expiry and exhausted attempts
  * release it through the transfers' sweeper and the actor (stage Canceled).
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Result } from "effect"
+import { SystemWallet } from "../../sql/Ledger.ts"
 import { WalletEntity } from "../../actors/wallet/Protocol.ts"
 import { Stage } from "../../sql/rows/CryptoRows.ts"
 import { findTerminal } from "../../sql/ReferenceRepo.ts"
@@ -40,6 +41,7 @@ import { type CreateTransactOut, TxState, TxType } from "../../schema/Transfer.t
 import { sendBlockingFlags, WalletFlag } from "../../schema/Wallet.ts"
 import type { CreateWithdrawIn, CreateWithdrawOut } from "../../schema/Withdrawals.ts"
 import { addressKey, isCryptoNetwork, isMemoNetwork, isValidAddress, Network } from "../platform/crypto/Addresses.ts"
+import { commitDecision, LostRace } from "../platform/CommitDecision.ts"
 import { AppConfigService } from "../platform/Config.ts"
 import { makeDb } from "../platform/db/Sql.ts"
 import { delivered } from "../platform/Delivery.ts"
@@ -218,7 +220,7 @@ export class Withdrawals extends Context.Service<
           .ReserveTransfer({
             txId: asTxId(txId),
             typeTx: TxType.Outcome,
-            recipientId: asWalletId(-1n),
+            recipientId: asWalletId(SystemWallet.Treasury),
             profitWalletId: asWalletId(quote.profitWalletId),
             currency: terminal.currency,
             amount,
@@ -290,31 +292,44 @@ export class Withdrawals extends Context.Service<
         return tx
       }
 
-      const cancel = Effect.fn("Withdrawals.cancel")(function* (walletId: string, txId: string, outcomesOnly: boolean) {
-        for (let attempt = 0; ; attempt++) {
-          const judged = judge(yield* db(cryptoTxById(txId)), walletId, txId, outcomesOnly)
-          if (!("stage" in judged)) return yield* Effect.fail(judged)
-          const tx = judged
-          const lostRace = attempt < cancelRetriesMax
-          if (tx.stage === Stage.AwaitingConfirmation) {
-            // Step one's reservation is the wallet actor's (it also drops the pending confirmation).
-            const done = yield* walletActor(walletId)
-              .CancelTransfer({ txId: asTxId(txId), reason: "cancelled by the sender" })
-              .pipe(delivered, Effect.result)
-            if (done._tag === "Success") return { txId, idUpdate: done.success.idUpdate }
-            if (lostRace) continue
-            return yield* Effect.fail(done.failure)
-          }
-          const ending = yield* withSettlements(settlements, endUnsent(tx, [Stage.Queued], Stage.Canceled))
-          const committed = yield* ledger.commit(ending).pipe(Effect.result)
-          if (committed._tag === "Success") {
-            yield* walletActor(walletId).Reload().pipe(delivered, Effect.ignore)
-            return { txId, idUpdate: String(committed.success) }
-          }
-          if (!lostRace)
-            return yield* new WithdrawalHandedOff({ message: `id: transaction ${txId} changed; read it again` })
-        }
-      })
+      /**
+       * C15's cancel, judged on the transaction as it is now; a cancel that lost a race (to step two, or to
+       * a hand-off) reads it again, at most `cancelRetriesMax` times, then answers what the last try met.
+       */
+      const cancel = (walletId: string, txId: string, outcomesOnly: boolean) =>
+        commitDecision({
+          subject: `transaction ${txId}`,
+          load: db(cryptoTxById(txId)),
+          decide: (found: CryptoTx | undefined) => {
+            const judged = judge(found, walletId, txId, outcomesOnly)
+            return "stage" in judged ? Result.succeed(judged) : Result.fail(judged)
+          },
+          commit: (tx: CryptoTx) =>
+            Effect.gen(function* () {
+              if (tx.stage === Stage.AwaitingConfirmation) {
+                // Step one's reservation is the wallet actor's (it also drops the pending confirmation).
+                const done = yield* walletActor(walletId)
+                  .CancelTransfer({ txId: asTxId(txId), reason: "cancelled by the sender" })
+                  .pipe(delivered, Effect.result)
+                if (done._tag === "Success") return { txId, idUpdate: done.success.idUpdate }
+                return yield* new LostRace({ ifLast: done.failure })
+              }
+              const ending = yield* withSettlements(settlements, endUnsent(tx, [Stage.Queued], Stage.Canceled))
+              const committed = yield* ledger.commit(ending).pipe(Effect.result)
+              if (committed._tag === "Failure")
+                return yield* new LostRace({
+                  ifLast: new WithdrawalHandedOff({ message: `id: transaction ${txId} changed; read it again` })
+                })
+              yield* walletActor(walletId).Reload().pipe(delivered, Effect.ignore)
+              return { txId, idUpdate: String(committed.success) }
+            }),
+          retries: cancelRetriesMax
+        }).pipe(
+          Effect.catchTag("DecisionContended", () =>
+            Effect.fail(new WithdrawalHandedOff({ message: `id: transaction ${txId} changed; read it again` }))
+          ),
+          Effect.withSpan("Withdrawals.cancel")
+        )
 
       return Withdrawals.of({ begin, confirm, cancel, isCrypto: (txId) => db(isCryptoTx(txId)) })
     })

@@ -1,7 +1,9 @@
 /**
  * The layout's import rules (README "Layout and import rules"), checked by reading every import of
  * every source file: each tier imports only the tiers below it, services reach actors only through
- * their Protocol files, and there are no import circles anywhere.
+ * their Protocol files, and there are no import circles anywhere. Changes go through actors: outside
+ * actors/, only the services on `ledgerCommitters` (each with its reason) import the ledger writer; system
+ * wallet ids are SystemWallet's (sql/Ledger.ts), never a literal.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
@@ -63,6 +65,28 @@ export const ruleBroken = (from: string, to: string): string | undefined => {
     default:
       return undefined
   }
+}
+
+const ledgerWriter = "src/platform/LedgerWriter.ts"
+
+/**
+ * The services that hold the ledger writer themselves instead of sending a message to an actor, and why.
+ * Everything else in src/services/ and src/http/ changes state through an actor's Protocol.ts.
+ */
+export const ledgerCommitters: Readonly<Record<string, string>> = {
+  "src/services/Withdrawals.ts":
+    "cancel of a Queued withdrawal: one conditional stage transition on a crypto_txs row no actor owns",
+  "src/services/SignerQueue.ts":
+    "hand-off and signer reports: conditional stage transitions on crypto_txs rows no actor owns",
+  "src/services/PaymentCrypto.ts":
+    "confirm_crypto stores the payer's claimed txHash: a row only, no money and no order state",
+  "src/services/federation/Settlement.ts":
+    "the one conditional transition that settles a federation link exactly once (C18)",
+  "src/services/federation/FederationOrders.ts":
+    "a FederationCredit and its link in one commit, its reference unique: exactly once across processes",
+  "src/services/federation/PartnerTransfers.ts":
+    "releases a partner transfer the partner refused, through Settlement's conditional transition",
+  "src/services/Feeds.ts": "subscribes to the writer's commit watermark for long polls; commits nothing"
 }
 
 const sourceFiles = (): Array<string> =>
@@ -160,6 +184,30 @@ describe("import rules", () => {
       })
     )
     assert.deepStrictEqual(broken, [])
+  })
+
+  it("outside actors/, only the listed services hold the ledger writer (each with its reason)", () => {
+    const holders = [...graph]
+      .filter(([from, targets]) => ["services", "http"].includes(tierOf(from)) && targets.includes(ledgerWriter))
+      .map(([from]) => from)
+      .sort()
+    assert.deepStrictEqual(holders, Object.keys(ledgerCommitters).sort())
+    for (const [file, reason] of Object.entries(ledgerCommitters)) assert.isAbove(reason.length, 20, file)
+  })
+
+  it("system wallet ids come from one table (SystemWallet in sql/Ledger.ts), never a literal", () => {
+    const literal = /(?<![\w.])-(?:1|2|3|4|16)n\b/
+    const sign = /\?\s*1n\s*:\s*-1n\b/ // a posting's sign, not a wallet
+    const found = files
+      .filter(
+        (f) => ["sql", "platform", "actors", "services", "http", "root"].includes(tierOf(f)) && f !== "sql/Ledger.ts"
+      )
+      .flatMap((f) =>
+        readFileSync(join(root, f), "utf8")
+          .split("\n")
+          .flatMap((line, i) => (literal.test(line.replace(sign, "")) ? [`${f}:${i + 1}: ${line.trim()}`] : []))
+      )
+    assert.deepStrictEqual(found, [])
   })
 
   it("there are no import circles", () => {

@@ -5,14 +5,8 @@
  * plus a seeded random walk that must never drive the free balance below zero. No service is started.
  */
 import { assert, describe, it } from "@effect/vitest"
-import {
-  applyPostings,
-  type Buckets,
-  emptyBuckets,
-  TREASURY_WALLET_ID,
-  treasuryPosting
-} from "../../actors/wallet/Engine.ts"
-import { Bucket, type Posting } from "../../sql/Ledger.ts"
+import { applyPostings, type Buckets, emptyBuckets, treasuryPosting } from "../../actors/wallet/Engine.ts"
+import { Bucket, type Posting, SystemWallet } from "../../sql/Ledger.ts"
 import { seeded } from "./Random.ts"
 
 const WALLET = 1_000_001n
@@ -31,7 +25,7 @@ describe("treasuryPosting", () => {
     if (decision._tag !== "Post") return
     assert.deepStrictEqual(decision.postings, [
       { walletId: WALLET, currency: "USDT", bucket: Bucket.free, delta: 100n },
-      { walletId: TREASURY_WALLET_ID, currency: "USDT", bucket: Bucket.free, delta: -100n }
+      { walletId: SystemWallet.Treasury, currency: "USDT", bucket: Bucket.free, delta: -100n }
     ])
     assert.strictEqual(sumByCurrency(decision.postings).get("USDT"), 0n)
   })
@@ -43,7 +37,7 @@ describe("treasuryPosting", () => {
       if (decision._tag !== "Post") return
       assert.deepStrictEqual(decision.postings, [
         { walletId: WALLET, currency: "EUR", bucket: Bucket.free, delta: -100n },
-        { walletId: TREASURY_WALLET_ID, currency: "EUR", bucket: Bucket.free, delta: 100n }
+        { walletId: SystemWallet.Treasury, currency: "EUR", bucket: Bucket.free, delta: 100n }
       ])
     }
   })
@@ -87,7 +81,7 @@ describe("treasuryPosting", () => {
       for (const sum of sumByCurrency(decision.postings).values()) assert.strictEqual(sum, 0n)
       applyPostings(WALLET, known, decision.postings)
       treasury += decision.postings
-        .filter((p) => p.walletId === TREASURY_WALLET_ID && p.currency === "USDT")
+        .filter((p) => p.walletId === SystemWallet.Treasury && p.currency === "USDT")
         .reduce((s, p) => s + p.delta, 0n)
       const after = known.get(currency)!.free
       assert.isTrue(after >= 0n)
@@ -106,7 +100,7 @@ describe("applyPostings", () => {
       { walletId: WALLET, currency: "EUR", bucket: Bucket.lockOut, delta: 4n },
       { walletId: WALLET, currency: "EUR", bucket: Bucket.lockIn, delta: 2n },
       { walletId: WALLET, currency: "EUR", bucket: Bucket.lockOrders, delta: 3n },
-      { walletId: TREASURY_WALLET_ID, currency: "EUR", bucket: Bucket.free, delta: -5n },
+      { walletId: SystemWallet.Treasury, currency: "EUR", bucket: Bucket.free, delta: -5n },
       { walletId: WALLET, currency: "BTC", bucket: Bucket.free, delta: 7n }
     ])
     assert.deepStrictEqual(known.get("EUR"), { free: 6n, lockOut: 4n, lockIn: 2n, lockOrders: 3n })

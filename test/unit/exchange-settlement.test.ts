@@ -12,7 +12,6 @@ import { baseMinorOf, makePair, priceOfRatio, quoteMinorOfUnits } from "../../ac
 import { cmpRatio, fillQuote, mulDivCeil, mulDivFloor, ratioText } from "../../actors/room/Ratio.ts"
 import {
   type BookOrder,
-  BROKER_WALLET_ID,
   type Ended,
   type Fill,
   OrderState,
@@ -20,7 +19,7 @@ import {
   SIDE_BUY,
   SIDE_SELL
 } from "../../actors/room/Settlement.ts"
-import type { LedgerOperation } from "../../sql/Ledger.ts"
+import { type LedgerOperation, SystemWallet } from "../../sql/Ledger.ts"
 import { Trades } from "../../sql/rows/ExchangeRows.ts"
 import { seeded } from "./Random.ts"
 
@@ -163,7 +162,7 @@ describe("settlement of random matches", () => {
       const broker = new Map<string, bigint>()
       for (const part of [op, ...(op.extra ?? [])]) {
         for (const p of part.postings)
-          if (p.walletId === BROKER_WALLET_ID) broker.set(p.currency, (broker.get(p.currency) ?? 0n) + p.delta)
+          if (p.walletId === SystemWallet.Broker) broker.set(p.currency, (broker.get(p.currency) ?? 0n) + p.delta)
       }
       for (const [, d] of broker) expect(d).toBe(0n)
       // Locks: spent ≤ locked; an order that ends keeps nothing locked.

@@ -6,8 +6,9 @@
  * No service is started.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { SystemWallet } from "../../sql/Ledger.ts"
 import type { Tariff } from "../../sql/ReferenceRepo.ts"
-import { FEES_WALLET_ID, type FeeQuery, quoteFee, txClassOfType } from "../../src/platform/Tariffs.ts"
+import { type FeeQuery, quoteFee, txClassOfType } from "../../src/platform/Tariffs.ts"
 
 const rule = (fields: Partial<Tariff> & Pick<Tariff, "feeFixed" | "feePercent">): Tariff => ({
   txClass: "InnerTransfer",
@@ -33,7 +34,7 @@ describe("quoteFee", () => {
   it("fee = feeFixed + amount × feePercent / 100 (0.5 + 1 % of 100 = 1.5)", () => {
     const quote = quoteFee([rule({ feeFixed: "0.5", feePercent: "1" })], usdt("100"))
     assert.strictEqual(quote.fee, 1_500_000n)
-    assert.strictEqual(quote.profitWalletId, FEES_WALLET_ID)
+    assert.strictEqual(quote.profitWalletId, SystemWallet.Fees)
   })
 
   it("no matching rule: fee 0, profit to the Fees wallet", () => {
