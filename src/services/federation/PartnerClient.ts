@@ -51,11 +51,13 @@ const attemptMinimumMs = 50
 
 const refusedCodes = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"])
 
+/** A network failure's errno code (fetch wraps it: TypeError → cause → the socket's error). */
 const causeCode = (error: unknown): string | undefined => {
-  let current: any = error
-  for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
-    if (typeof current.code === "string") return current.code
-    current = current.cause
+  let current: unknown = error
+  for (let depth = 0; current !== null && typeof current === "object" && depth < 5; depth++) {
+    const link = current as { readonly code?: unknown; readonly cause?: unknown }
+    if (typeof link.code === "string") return link.code
+    current = link.cause
   }
   return undefined
 }
@@ -128,7 +130,7 @@ const once = <A>(
         reached: !refused,
         reason: refused
           ? `connection refused (${code})`
-          : (error as any)?.name === "TimeoutError"
+          : error instanceof Error && error.name === "TimeoutError"
             ? "timeout"
             : "no answer"
       })
