@@ -9,6 +9,7 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { byteaArray, numberArray, textArray } from "./ArrayLiterals.ts"
 import { foldTransitions } from "./Folding.ts"
+import { sqlMessage, sqlState } from "./SqlState.ts"
 import {
   type Columns,
   type ConfirmationInsert,
@@ -66,7 +67,7 @@ export const commitOperations = (requested: ReadonlyArray<LedgerOperation>, nowM
           ${param(eventColumns(events))}::text[], ${param(nonceColumns(operations))}::text[],
           ${kinds === null ? null : textArray(kinds.names)}::text[], ${kinds === null ? null : textArray(kinds.groups)}::text[])::text AS last_tick`.pipe(
         Effect.catchIf(
-          (error) => sqlStateIn(error) === staleRowsState,
+          (error) => sqlState(error) === staleRowsState,
           (error) => Effect.fail(new StateConflict({ txIds: staleIdsOf(error) }))
         )
       )
@@ -78,18 +79,8 @@ export const commitOperations = (requested: ReadonlyArray<LedgerOperation>, nowM
 /** The SQLSTATE `ledger_commit` raises when a conditional update found its row moved on. */
 const staleRowsState = "LC409"
 
-/** The SQLSTATE of a failed statement (sql-pg's SqlError carries the server's error as a cause). */
-const sqlStateIn = (error: unknown): string | undefined => {
-  let current: any = error
-  for (let depth = 0; depth < 6 && current !== undefined && current !== null; depth++) {
-    if (typeof current.code === "string" && /^[0-9A-Z]{5}$/.test(current.code)) return current.code
-    current = current.cause
-  }
-  return undefined
-}
-
 const staleIdsOf = (error: unknown): Array<bigint> => {
-  const match = /stale rows: ([0-9,]+)/.exec(String((error as any)?.cause?.message ?? (error as any)?.message ?? error))
+  const match = /stale rows: ([0-9,]+)/.exec(sqlMessage(error))
   return match === null ? [] : match[1].split(",").map((id) => BigInt(id))
 }
 

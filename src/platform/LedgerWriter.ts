@@ -11,7 +11,7 @@ import { type LedgerOperation, StateConflict, txIdOf } from "../../sql/Ledger.ts
 import { commitOperations } from "../../sql/LedgerCommit.ts"
 import { limits } from "./Config.ts"
 import { LedgerSql } from "./db/Database.ts"
-import { sqlStateOf } from "./db/Sql.ts"
+import { sqlMessage, sqlState } from "../../sql/SqlState.ts"
 import { metricNames, Metrics } from "./monitoring/Metrics.ts"
 import { exportedSpanOf } from "./Tracing.ts"
 
@@ -65,8 +65,8 @@ const invariantSumsToZero = (operation: LedgerOperation): void => {
 /** A failed commit as a CommitFailure (undefined: a defect). */
 export const classify = (error: unknown): CommitFailure | undefined => {
   if (error instanceof StateConflict) return error
-  const text = String((error as any)?.cause?.message ?? (error as any)?.message ?? error)
-  const code = sqlStateOf(error)
+  const text = sqlMessage(error)
+  const code = sqlState(error)
   if (code === "23505") return new Duplicate({ constraint: text })
   if (code === "23514") return new ConstraintViolated({ constraint: text })
   const refusal = code === undefined ? undefined : refusalStates[code]

@@ -138,3 +138,7 @@ const withTimeout = <A>(promise: Promise<A>, ms: number): Promise<A> =>
       }
     )
   })
+
+/** Seconds between attempt n (1-based, within one budget) and attempt n + 1 (C16: base × 2^(n−1), at most the cap). */
+export const retryDelaySeconds = (attempt: number, baseSeconds: number, maxDelaySeconds: number): number =>
+  Math.min(maxDelaySeconds, baseSeconds * 2 ** Math.min(attempt - 1, 40))

@@ -25,7 +25,7 @@ import { appId, type AppId, clientId, walletId, type WalletId } from "../../sche
 import type { ServiceScope } from "../../schema/Security.ts"
 import { AppConfigService } from "../platform/Config.ts"
 import { makeDb } from "../platform/db/Sql.ts"
-import { newWebhookSecret } from "../platform/WebhookSignature.ts"
+import { newWebhookSecret } from "../platform/Signing.ts"
 import { ChangeNotices } from "../platform/ChangeNotices.ts"
 
 export const hashSecret = (secret: string): Uint8Array => createHash("sha256").update(secret, "utf8").digest()

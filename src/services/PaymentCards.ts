@@ -6,7 +6,7 @@
  * Outcomes arrive as the acquirer's signed webhook (`acceptWebhook`) or by reconciliation
  * (AcquiringReconcile.ts); both become the order actor's one CardOutcome message.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Result } from "effect"
 import { randomBytes } from "node:crypto"
 import { type OrderError, PaymentOrderEntity } from "../../actors/payment/Protocol.ts"
 import {
@@ -17,7 +17,12 @@ import {
 } from "../../sql/AcquiringRepo.ts"
 import { paymentOrderByCodeHash } from "../../sql/PaymentOrderRepo.ts"
 import { findTerminal } from "../../sql/ReferenceRepo.ts"
-import type { AcquiringOrderOut, CreateAcquiringOrderIn, PayCardOut } from "../../schema/Acquiring.ts"
+import {
+  type AcquiringOrderOut,
+  AcquirerWebhookIn,
+  type CreateAcquiringOrderIn,
+  type PayCardOut
+} from "../../schema/Acquiring.ts"
 import { InvalidRequest, TerminalNotFound } from "../../schema/Errors.ts"
 import { fromMinorUnits, toMinorUnits } from "../../schema/Money.ts"
 import {
@@ -33,14 +38,18 @@ import { SandboxOff } from "../../schema/RailErrors.ts"
 import { Currencies } from "../platform/Currencies.ts"
 import { refuseDisabledApp } from "./AppGate.ts"
 import { makeDb } from "../platform/db/Sql.ts"
+import { decodeJson } from "../platform/ForeignJson.ts"
 import { delivered } from "../platform/Delivery.ts"
 import { Acquirer } from "./acquiring/Acquirer.ts"
-import { AcquirerSecret, verifyWebhook } from "./acquiring/WebhookSignature.ts"
+import { verify } from "../platform/Signing.ts"
+import { AcquirerSecret } from "./acquiring/AcquirerSecret.ts"
 import { acquiringSessionOut } from "./AcquiringViews.ts"
 import { type GateError, hashOfOrderCode, PaymentOrders, type PutError } from "./PaymentOrders.ts"
 
 /** typeNetwork of a Card terminal (C16: served by the sandbox). */
 export const cardTypeNetwork = 100
+
+const decodeAcquirerWebhook = decodeJson(AcquirerWebhookIn)
 
 const newAcquiringId = () => "acq_" + randomBytes(16).toString("base64url")
 
@@ -169,7 +178,7 @@ export class PaymentCards extends Context.Service<
       const invalidSignature = (why: string) => new WebhookSignatureInvalid({ message: `X-Acquirer-Signature: ${why}` })
 
       const acceptWebhook = Effect.fn("PaymentCards.acceptWebhook")(function* (request: WebhookRequest) {
-        const check = verifyWebhook({
+        const check = verify({
           secret,
           timestamp: request.timestamp,
           signature: request.signature,
@@ -189,32 +198,17 @@ export class PaymentCards extends Context.Service<
           case "badSignature":
             return yield* invalidSignature("does not match the body")
         }
-        let event: any
-        try {
-          event = JSON.parse(request.body)
-        } catch {
-          return yield* new InvalidRequest({ message: "body: not JSON" })
-        }
-        const text = (field: string, max: number) =>
-          typeof event?.[field] === "string" && event[field].length > 0 && event[field].length <= max
-            ? Effect.succeed(event[field] as string)
-            : Effect.fail(new InvalidRequest({ message: `${field}: a string of 1 to ${max} characters` }))
-        const eventId = yield* text("eventId", 200)
-        const acquiringId = yield* text("acquiringId", 200)
-        const status = yield* text("status", 20)
-        if (status !== "Approved" && status !== "Declined")
-          return yield* new InvalidRequest({ message: "status: Approved or Declined" })
-        const amountText = yield* text("amount", 100)
-        const currency = yield* text("currency", 20)
+        // Decoded with its schema/ shape before anything is read or moved: a malformed body is 10001.
+        const decoded = decodeAcquirerWebhook(request.body)
+        if (Result.isFailure(decoded)) return yield* new InvalidRequest({ message: decoded.failure })
+        const { eventId, acquiringId, status, amount: amountText, currency } = decoded.success
         const session = yield* db(acquiringSessionById(acquiringId))
         if (session === undefined)
           return yield* new WebhookMismatch({ message: "acquiringId: no such acquiring session" })
         if (currency !== session.currency)
           return yield* new WebhookMismatch({ message: "currency: differs from the session's currency" })
-        const amount = /^[0-9]{1,40}(\.[0-9]{1,40})?$/.test(amountText)
-          ? toMinorUnits(amountText, decimalsOf(session.currency))
-          : undefined
-        if (amount === undefined || amount !== session.amount)
+        const amount = toMinorUnits(amountText, decimalsOf(session.currency))
+        if (amount !== session.amount)
           return yield* new WebhookMismatch({ message: "amount: differs from the session's amount" })
         const answer = yield* outcome(session, status, { eventId, amount, currency })
         return { accepted: true as const, duplicate: answer.duplicate }

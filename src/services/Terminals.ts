@@ -29,7 +29,8 @@ import {
   type TerminalUpdateIn,
   type WalletTerminalOut
 } from "../../schema/Reference.ts"
-import { isUniqueViolation, makeDb } from "../platform/db/Sql.ts"
+import { isUniqueViolation } from "../../sql/SqlState.ts"
+import { makeDb } from "../platform/db/Sql.ts"
 import { Currencies } from "../platform/Currencies.ts"
 
 export const toAdmin = (row: Terminal): TerminalAdminOut => ({

@@ -24,7 +24,7 @@ import { AppConfigService, limits } from "../../src/platform/Config.ts"
 import { Secrets } from "../../src/platform/Secrets.ts"
 import { insertApp } from "../../sql/CredentialRepo.ts"
 import { setAppWebhook } from "../../sql/WebhookRepo.ts"
-import { webhookSignature } from "../../src/platform/WebhookSignature.ts"
+import { webhookSignature } from "../../src/platform/Signing.ts"
 import { ActorPlatform, auditLedger, newTxId, newWallet } from "../support/Actors.ts"
 import { startReceiver } from "../support/WebhookReceiver.ts"
 

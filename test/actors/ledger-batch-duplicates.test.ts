@@ -58,7 +58,11 @@ layer(ActorPlatform, { excludeTestServices: true, timeout: 60_000 })("ledger bat
       const { wallet, id } = yield* pendingCredit()
       const exit = yield* Effect.exit(commitOperations([finish(id, wallet), finish(id, wallet)], 0n))
       assert.isTrue(Exit.isFailure(exit), "the batch must not book both")
-      assert.include(JSON.stringify(exit), "StateConflict")
+      const failure = Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail") : undefined
+      const error = failure?._tag === "Fail" ? failure.error : undefined
+      assert.strictEqual(error?._tag, "StateConflict", String(exit))
+      // The stale row's id, read from ledger_commit's message by the one SQLSTATE reader (sql/SqlState.ts).
+      assert.deepStrictEqual(error?._tag === "StateConflict" ? error.txIds : undefined, [id])
       assert.strictEqual(yield* freeOf(wallet), 0n)
       yield* auditLedger("after the refused batch")
     })

@@ -12,7 +12,7 @@ import { SqlClient } from "effect/sql"
 import { TxType } from "../../schema/Transfer.ts"
 import { Bucket, type LedgerOperation, SystemWallet } from "../../sql/Ledger.ts"
 import { commitOperations } from "../../sql/LedgerCommit.ts"
-import { sqlStateOf } from "../../src/platform/db/Sql.ts"
+import { sqlState } from "../../sql/SqlState.ts"
 import { classify } from "../../src/platform/LedgerWriter.ts"
 import { ActorPlatform, auditLedger, ledgerOf, newTxId, newWallet } from "../support/Actors.ts"
 
@@ -61,7 +61,7 @@ layer(ActorPlatform, { excludeTestServices: true, timeout: 60_000 })(
         assert.isTrue(Exit.isFailure(exit), "an unbalanced batch must not commit")
         const error = Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail") : undefined
         const failure = (error as any)?.error
-        assert.strictEqual(sqlStateOf(failure), "LC422", JSON.stringify(exit))
+        assert.strictEqual(sqlState(failure), "LC422", JSON.stringify(exit))
         const refused = classify(failure)
         assert.strictEqual(refused?._tag, "LedgerRefused")
         assert.strictEqual(refused?._tag === "LedgerRefused" ? refused.reason : undefined, "Unbalanced")

@@ -4,7 +4,8 @@
  * credited by federation_credit while create_partner_order still waits for B's answer (the order's link
  * and its FederationCredit are one commit: it fails whole); a link left without its transaction; a
  * partner that takes the request and never answers (10177 within one FEDERATION_HTTP_TIMEOUT_SECONDS).
- * A partner that redirects or answers more than 1 MiB did not answer (10177, C19 §6).
+ * A partner that redirects or answers more than 1 MiB did not answer (10177, C19 §6); one whose answer
+ * does not decode did not answer usably (10177); a signed webhook whose body does not decode is 10001.
  * A relay of the test's own stands in front of B. Reconciliation is off. Both audits after each test.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
@@ -67,6 +68,63 @@ describe("the inbound webhook decides before anything moves", () => {
     const replay = await onA.postHook("Bl", truth, lostSecret)
     assert.deepStrictEqual(replay.body.result, { accepted: true, duplicate: true, txId: order.txId })
     assert.strictEqual(await onA.free(user), 0)
+  })
+})
+
+describe("foreign payloads are decoded before anything moves", () => {
+  it("a correctly signed webhook whose body does not decode: 400 10001 naming the field, nothing moves although the order is Paid on the partner; the well-formed event then credits it once", async () => {
+    const user = await A.client.party()
+    const order = (await onA.createOrder(user.sid, { partnerId: "Bl", currency: "USDT", amount: 2 })).body.result
+    await onA.payOnAway(order.code, await B.client.party({ fund: "10" }))
+    const { refunds: _r, ...data } = await onA.mAway.view(aToB.app, order.remoteOrderId)
+    assert.strictEqual(data.state, "Paid")
+    const paid = onA.event("PaymentOrder.Paid", aToB.app.appId, data)
+    const post = (event: Record<string, unknown>, raw?: string) => onA.postHook("Bl", event, lostSecret, { raw })
+    const malformed: ReadonlyArray<readonly [string, Promise<any>, string]> = [
+      ["not JSON", post(paid, "{not json"), "body"],
+      ["an array", post(paid, JSON.stringify([paid])), "body"],
+      ["no eventId", post({ ...paid, eventId: undefined }), "eventId"],
+      ["an eventId over 200 characters", post({ ...paid, eventId: "e".repeat(201) }), "eventId"],
+      ["a numeric type", post({ ...paid, type: 7 }), "type"],
+      ["appId a boolean", post({ ...paid, appId: true }), "appId"],
+      ["data a string", post({ ...paid, data: "Paid" }), "data"],
+      ["data.externalId a number", post({ ...paid, data: { ...data, externalId: 7 } }), "data.externalId"],
+      ["data.id not an id", post({ ...paid, data: { ...data, id: "12; DROP" } }), "data.id"]
+    ]
+    for (const [label, reply, field] of malformed) assertRejected(await reply, 400, 10001, label, field)
+    assert.strictEqual((await onA.txInfo(user.sid, order.txId)).state, "Processing", "still Created 1")
+    assert.strictEqual(await onA.free(user), 0)
+    const first = await post(paid)
+    assert.deepStrictEqual(first.body.result, { accepted: true, duplicate: false, txId: order.txId })
+    assert.strictEqual(await onA.free(user), 2)
+    assert.lengthOf(await onA.historyOf(user.sid, FederationCredit), 1)
+  })
+
+  it("a partner answer that does not decode is a partner that did not answer usably: create_partner_order 10177 naming the field, nothing recorded; a malformed read-back 10177, nothing moves until a good one", async () => {
+    const user = await A.client.party()
+    relay.set("put_payment_order", "malformed")
+    const refused = await onA.createOrder(user.sid, { partnerId: "Bo", currency: "USDT", amount: 3 })
+    relay.clear()
+    assertRejected(refused, 400, 10177)
+    assert.include(refused.body.error?.message, "result.state")
+    assert.lengthOf(await onA.historyOf(user.sid, FederationCredit), 0)
+
+    const order = (await onA.createOrder(user.sid, { partnerId: "Bo", currency: "USDT", amount: 3 })).body.result
+    relay.set("get_app_payment", "malformed")
+    // Paid on B: B's own webhook and ours both need the read-back, which does not decode.
+    await onA.payOnAway(order.code, await B.client.party({ fund: "10" }))
+    const { refunds: _r, ...data } = await onA.mAway.view(aToB.app, order.remoteOrderId)
+    const paid = onA.event("PaymentOrder.Paid", aToB.app.appId, data)
+    const claim = await onA.postHook("Bo", paid, aToB.app.webhookSecret)
+    assertRejected(claim, 400, 10177)
+    assert.include(claim.body.error?.message, "result.state")
+    assert.strictEqual((await onA.txInfo(user.sid, order.txId)).state, "Processing", "still Created 1")
+    assert.strictEqual(await onA.free(user), 0)
+    relay.clear()
+    const settled = await onA.postHook("Bo", paid, aToB.app.webhookSecret)
+    assert.strictEqual(settled.status, 200, JSON.stringify(settled.body))
+    assert.strictEqual(await onA.free(user), 3)
+    assert.lengthOf(await onA.historyOf(user.sid, FederationCredit), 1)
   })
 })
 

@@ -13,7 +13,7 @@ import { join } from "node:path"
 import { CARDS, cardEnv, cardsOf } from "../support/Cards.ts"
 import { assertRejected, serviceForFile } from "../support/Fixtures.ts"
 import { assertState } from "../support/PaymentTour.ts"
-import { makeClient } from "../support/Client.ts"
+import { makeClient, type Reply } from "../support/Client.ts"
 import { startService } from "../support/Service.ts"
 
 const { service, client } = serviceForFile({ env: cardEnv() })
@@ -208,6 +208,31 @@ describe("the acquirer webhook", () => {
     assertRejected(await c.webhook({ ...good, acquiringId: "acq_unknown" }), 400, 10314, "unknown", "acquiringId")
     assert.strictEqual((await c.info(order.code)).acquiring.status, "Pending")
     await tour.step("refused webhooks move nothing")
+    assert.deepStrictEqual(c.m.ok(await c.webhook(good)), { accepted: true, duplicate: false })
+    assertState(await c.info(order.code), "Paid", 8, 8)
+    await tour.step("the good one settles", paid)
+  })
+
+  it("a correctly signed but malformed body is 400 10001 naming the field (decoded before anything is read or moved); then the good one settles once", async () => {
+    const { order, terminal, tour } = await shop()
+    const s = c.m.ok(await c.payCard(order.code, terminal))
+    const good = c.event(s, "10.6")
+    const { occurredAt: _o, ...undated } = good
+    const malformed: ReadonlyArray<readonly [string, Reply, string]> = [
+      ["not JSON", await c.webhook(good, { raw: "{not json" }), "body"],
+      ["an array", await c.webhook(good, { raw: JSON.stringify([good]) }), "body"],
+      ["no occurredAt", await c.webhook(undated), "occurredAt"],
+      ["occurredAt not a date-time", await c.webhook({ ...good, occurredAt: "yesterday" }), "occurredAt"],
+      ["unknown status", await c.webhook({ ...good, status: "Paid" }), "status"],
+      ["a number amount", await c.webhook({ ...good, amount: 10.6 }), "amount"],
+      ["a comma amount", await c.webhook({ ...good, amount: "10,6" }), "amount"],
+      ["an empty eventId", await c.webhook({ ...good, eventId: "" }), "eventId"],
+      ["an eventId object", await c.webhook({ ...good, eventId: { id: 1 } }), "eventId"],
+      ["a null acquiringId", await c.webhook({ ...good, acquiringId: null }), "acquiringId"]
+    ]
+    for (const [label, reply, field] of malformed) assertRejected(reply, 400, 10001, label, field)
+    assert.strictEqual((await c.info(order.code)).acquiring.status, "Pending")
+    await tour.step("malformed webhooks move nothing")
     assert.deepStrictEqual(c.m.ok(await c.webhook(good)), { accepted: true, duplicate: false })
     assertState(await c.info(order.code), "Paid", 8, 8)
     await tour.step("the good one settles", paid)

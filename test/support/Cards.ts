@@ -72,9 +72,9 @@ export const cardsOf = (client: TestClient, service: () => RunningService) => {
   /** A provider webhook for a session, signed with the test secret (overrides for the bad cases). */
   const webhook = (
     event: Record<string, unknown>,
-    options: { timestamp?: string; signature?: string; secret?: string; omit?: boolean } = {}
+    options: { timestamp?: string; signature?: string; secret?: string; omit?: boolean; raw?: string } = {}
   ): Promise<Reply> => {
-    const raw = JSON.stringify(event)
+    const raw = options.raw ?? JSON.stringify(event)
     const timestamp = options.timestamp ?? String(Math.floor(Date.now() / 1000))
     const signature =
       options.signature ??

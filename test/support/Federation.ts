@@ -70,9 +70,9 @@ export const federationOf = (home: TestClient, away: TestClient, awayService: ()
     partnerId: string,
     event: Record<string, unknown>,
     secret: string,
-    options: { timestamp?: number; signature?: string } = {}
+    options: { timestamp?: number; signature?: string; raw?: string } = {}
   ): Promise<Reply> => {
-    const raw = JSON.stringify(event)
+    const raw = options.raw ?? JSON.stringify(event)
     const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000)
     return home.call("POST", `/auth/v1/app/federation_webhook?partner=${encodeURIComponent(partnerId)}`, {
       raw,
@@ -122,8 +122,12 @@ export const federationOf = (home: TestClient, away: TestClient, awayService: ()
  * the request and never answers (the caller's own deadline ends it); "down" refuses the connection (the
  * relay stops listening). `hold` relays one request and keeps its answer back until released.
  */
-/** redirect: a 307 to the same URL on the target, before it is reached; huge: the target's answer padded past 1 MiB. */
-export type RelayMode = "pass" | "lose-answer" | "drop" | "hang" | "redirect" | "huge"
+/**
+ * redirect: a 307 to the same URL on the target, before it is reached; huge: the target's answer padded past
+ * 1 MiB; malformed: the target acted, its answer's `result.state` replaced by a number (a valid envelope
+ * whose order does not decode).
+ */
+export type RelayMode = "pass" | "lose-answer" | "drop" | "hang" | "redirect" | "huge" | "malformed"
 
 export interface Held {
   /** The partner's answer (its body) once it acted; the caller has not received it yet. */
@@ -143,6 +147,13 @@ export interface Relay {
   readonly up: () => Promise<void>
   readonly close: () => Promise<void>
   readonly seen: Array<string>
+}
+
+/** An envelope whose result's `state` is a number (left as it is when it has no result). */
+const malformedOf = (answered: string): string => {
+  const envelope = JSON.parse(answered)
+  if (envelope?.result !== null && typeof envelope?.result === "object") envelope.result.state = 42
+  return JSON.stringify(envelope)
 }
 
 export const startRelay = async (target: () => string): Promise<Relay> => {
@@ -181,7 +192,8 @@ export const startRelay = async (target: () => string): Promise<Relay> => {
         const answered = await answer.text()
         if (mode === "lose-answer") return req.socket.destroy()
         // Trailing whitespace keeps it one valid JSON envelope, 1 MiB + 1 KiB long.
-        const text = mode === "huge" ? answered + " ".repeat(1_049_600) : answered
+        const text =
+          mode === "huge" ? answered + " ".repeat(1_049_600) : mode === "malformed" ? malformedOf(answered) : answered
         if (held !== undefined) {
           held[1].got(text)
           await held[1].released

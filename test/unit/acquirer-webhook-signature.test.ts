@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { createHmac } from "node:crypto"
-import { signWebhook, verifyWebhook } from "../../src/services/acquiring/WebhookSignature.ts"
+import { sign as signWebhook, verify as verifyWebhook } from "../../src/platform/Signing.ts"
 import { seeded } from "./Random.ts"
 
 const secret = "whsec_test"

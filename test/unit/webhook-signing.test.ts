@@ -7,7 +7,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { createHmac } from "node:crypto"
 import { readFileSync } from "node:fs"
-import { newWebhookSecret, retryDelaySeconds, webhookSignature } from "../../src/platform/WebhookSignature.ts"
+import { newWebhookSecret, webhookSignature } from "../../src/platform/Signing.ts"
+import { retryDelaySeconds } from "../../src/platform/WebhookHttp.ts"
 import { verifierFromDocs } from "../support/WebhookReceiver.ts"
 import { seeded } from "./Random.ts"
 

@@ -8,7 +8,7 @@
 import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { AppConfigService } from "../../platform/Config.ts"
-import { SandboxCheckout } from "../../services/acquiring/SandboxAcquirer.ts"
+import { type CheckoutSubmission, SandboxCheckout } from "../../services/acquiring/SandboxAcquirer.ts"
 import { answer, errorResponse } from "./Responses.ts"
 
 const securityHeaders = {
@@ -125,18 +125,19 @@ export const CheckoutRoutes = HttpRouter.use((router) =>
       Effect.gen(function* () {
         const acquiringId = yield* idOf
         const text = yield* request.text
-        let card: any
+        let card: unknown
         try {
           card = JSON.parse(text)
         } catch {
           card = undefined
         }
+        // The fields are checked by the sandbox after the session (C16: a closed session is 10311 first).
         if (card === null || typeof card !== "object")
           return yield* errorResponse({
             _tag: "InvalidRequest",
             message: "body: a JSON object { cardNumber, expiry, cvc }"
           })
-        return yield* answer(checkout.submit(acquiringId, card))
+        return yield* answer(checkout.submit(acquiringId, card as CheckoutSubmission))
       })
     )
   })

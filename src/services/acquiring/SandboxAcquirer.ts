@@ -23,7 +23,8 @@ import { AcquiringSessionClosed, AcquiringSessionNotFound } from "../../../schem
 import { AppConfigService } from "../../platform/Config.ts"
 import { makeDb } from "../../platform/db/Sql.ts"
 import { Acquirer } from "./Acquirer.ts"
-import { AcquirerSecret, signWebhook } from "./WebhookSignature.ts"
+import { sign } from "../../platform/Signing.ts"
+import { AcquirerSecret } from "./AcquirerSecret.ts"
 
 export const TestCards = {
   approve: "4242424242424242",
@@ -116,7 +117,7 @@ export const SandboxAcquirerLayer = Layer.effectContext(
             headers: {
               "content-type": "application/json",
               "x-acquirer-timestamp": timestamp,
-              "x-acquirer-signature": signWebhook(secret, timestamp, body)
+              "x-acquirer-signature": sign(secret, timestamp, body)
             },
             body,
             redirect: "manual",

@@ -30,6 +30,7 @@ import {
   PartnerRefused,
   PartnerUnavailable
 } from "../../../schema/Federation.ts"
+import type { PartnerOrder } from "../../../schema/FederationWire.ts"
 import { fromMinorUnits, toMinorUnits } from "../../../schema/Money.ts"
 import type { CurrentSession } from "../../../schema/Security.ts"
 import { TxState, TxType } from "../../../schema/Transfer.ts"
@@ -86,14 +87,17 @@ export class FederationOrders extends Context.Service<
     readonly fetchOrder: (
       partner: Partner,
       link: LinkRow
-    ) => Effect.Effect<any, PartnerRefused | PartnerUnavailable | PartnerEventMismatch>
+    ) => Effect.Effect<PartnerOrder, PartnerRefused | PartnerUnavailable | PartnerEventMismatch>
     /** The partner's order (as read back) applied to our transaction; PartnerEventMismatch if it is not ours. */
-    readonly applyReadBack: (link: LinkRow, order: any) => Effect.Effect<Applied, PartnerEventMismatch>
+    readonly applyReadBack: (link: LinkRow, order: PartnerOrder) => Effect.Effect<Applied, PartnerEventMismatch>
     /** fetchOrder, then applyReadBack. */
     readonly readBack: (
       partner: Partner,
       link: LinkRow
-    ) => Effect.Effect<Applied & { readonly order: any }, PartnerRefused | PartnerUnavailable | PartnerEventMismatch>
+    ) => Effect.Effect<
+      Applied & { readonly order: PartnerOrder },
+      PartnerRefused | PartnerUnavailable | PartnerEventMismatch
+    >
     readonly credit: (
       input: FederationCreditIn
     ) => Effect.Effect<
@@ -162,7 +166,7 @@ export class FederationOrders extends Context.Service<
         if ((session.flags & (WalletFlag.WalletBlock | WalletFlag.Deleted)) !== 0)
           return yield* new WalletBlocked({ message: "wallet: blocked (WalletBlock or Deleted)" })
         const txId = ticks.next()
-        const order: any = yield* client
+        const order = yield* client
           .putPaymentOrder(partner.endpoint, {
             currency: currency.code,
             orderAmount: fromMinorUnits(amount, currency.decimals),
@@ -176,8 +180,8 @@ export class FederationOrders extends Context.Service<
             webhookUrl: webhookUrlOf(partner.partnerId)
           })
           .pipe(Effect.mapError(partnerFailure(partner.partnerId)))
-        const remoteOrderId = String(order?.id ?? "")
-        const expiresAt = typeof order?.expiresAt === "string" ? order.expiresAt : null
+        const remoteOrderId = order.id
+        const expiresAt = order.expiresAt
         // The link and the FederationCredit are one commit: a failure leaves neither behind.
         yield* ledger
           .commit(
@@ -187,8 +191,8 @@ export class FederationOrders extends Context.Service<
                 partnerId: partner.partnerId,
                 kind: 1,
                 remoteId: remoteOrderId,
-                remoteCode: typeof order?.code === "string" ? order.code : null,
-                payUrl: typeof order?.payUrl === "string" ? order.payUrl : null,
+                remoteCode: order.code,
+                payUrl: order.payUrl,
                 expiresAt: expiresAt === null ? null : new Date(expiresAt),
                 walletId: BigInt(session.walletId),
                 currency: currency.code,
@@ -216,20 +220,17 @@ export class FederationOrders extends Context.Service<
           partnerId: partner.partnerId,
           currency: currency.code,
           amount: fromMinorUnits(amount, currency.decimals),
-          code: typeof order?.code === "string" ? order.code : null,
-          payUrl: typeof order?.payUrl === "string" ? order.payUrl : null,
+          code: order.code,
+          payUrl: order.payUrl,
           remoteOrderId,
           expiresAt
         }
       })
 
-      const matches = (link: LinkRow, order: any) => {
+      const matches = (link: LinkRow, order: PartnerOrder) => {
         const currency = currencies.find(link.currency)
-        return order !== null &&
-          typeof order === "object" &&
-          order.externalId === externalIdOf(link.txId) &&
+        return order.externalId === externalIdOf(link.txId) &&
           order.currency === link.currency &&
-          typeof order.orderAmount === "string" &&
           toMinorUnits(order.orderAmount, currency?.decimals ?? 0) === link.amount
           ? Effect.void
           : Effect.fail(
@@ -243,14 +244,14 @@ export class FederationOrders extends Context.Service<
         Effect.gen(function* () {
           if (link.remoteId === null)
             return yield* new PartnerEventMismatch({ message: `transaction ${link.txId} has no partner order yet` })
-          const order: any = yield* client
+          const order = yield* client
             .getAppPayment(partner.endpoint, link.remoteId)
             .pipe(Effect.mapError(partnerFailure(partner.partnerId)))
           yield* matches(link, order)
           return order
         })
 
-      const applyReadBack = (link: LinkRow, order: any) =>
+      const applyReadBack = (link: LinkRow, order: PartnerOrder) =>
         Effect.gen(function* () {
           yield* matches(link, order)
           const verdict = verdictOf(order.state)

@@ -11,9 +11,18 @@
  *   reached B, so a payout certainly did not happen); a timeout, a 5xx or a non-envelope may have acted.
  * The credentials travel only in headers and are never logged (Redacted until the request is built).
  * C19 §6: no redirect is followed and at most 1 MiB of an answer is read; a 3xx or a longer answer is a
- * partner that did not answer (10177).
+ * partner that did not answer (10177). Every answer is decoded with its schema/ shape
+ * (schema/FederationWire.ts) before a caller sees it: one that does not decode is `PartnerSilent` with
+ * `reached` true and the failing field in `reason` (10177; nothing moves on it, the read-back decides later).
  */
-import { Data, Effect, Redacted } from "effect"
+import { Data, Effect, Redacted, Result, type Schema } from "effect"
+import {
+  PartnerErrorEnvelope,
+  PartnerOrder,
+  PartnerPayAnswer,
+  PartnerResultEnvelope
+} from "../../../schema/FederationWire.ts"
+import { decodeJson, decodeValue } from "../../platform/ForeignJson.ts"
 
 export class PartnerAnswered extends Data.TaggedError("PartnerAnswered")<{
   readonly code: number
@@ -42,11 +51,13 @@ const attemptMinimumMs = 50
 
 const refusedCodes = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"])
 
+/** A network failure's errno code (fetch wraps it: TypeError → cause → the socket's error). */
 const causeCode = (error: unknown): string | undefined => {
-  let current: any = error
-  for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
-    if (typeof current.code === "string") return current.code
-    current = current.cause
+  let current: unknown = error
+  for (let depth = 0; current !== null && typeof current === "object" && depth < 5; depth++) {
+    const link = current as { readonly code?: unknown; readonly cause?: unknown }
+    if (typeof link.code === "string") return link.code
+    current = link.cause
   }
   return undefined
 }
@@ -81,13 +92,17 @@ const boundedText = async (response: Response): Promise<string> => {
   return Buffer.concat(chunks).toString("utf8")
 }
 
-const once = (
+const decodeErrorEnvelope = decodeJson(PartnerErrorEnvelope)
+const decodeResultEnvelope = decodeJson(PartnerResultEnvelope)
+
+const once = <A>(
   method: "GET" | "POST",
   url: string,
   headers: Record<string, string>,
   body: unknown,
-  deadline: number
-): Effect.Effect<unknown, PartnerCallError> =>
+  deadline: number,
+  answer: Schema.ConstraintDecoder<A>
+): Effect.Effect<A, PartnerCallError> =>
   Effect.tryPromise<{ status: number; text: string }, PartnerSilent>({
     try: async () => {
       const response = await fetch(url, {
@@ -115,29 +130,28 @@ const once = (
         reached: !refused,
         reason: refused
           ? `connection refused (${code})`
-          : (error as any)?.name === "TimeoutError"
+          : error instanceof Error && error.name === "TimeoutError"
             ? "timeout"
             : "no answer"
       })
     }
   }).pipe(
-    Effect.flatMap(({ status, text }): Effect.Effect<unknown, PartnerCallError> => {
-      let parsed: any
-      try {
-        parsed = JSON.parse(text)
-      } catch {
-        return Effect.fail(new PartnerSilent({ reached: true, reason: `HTTP ${status}, not an envelope` }))
-      }
-      if (parsed !== null && typeof parsed === "object" && parsed.error !== null && typeof parsed.error === "object") {
+    Effect.flatMap(({ status, text }): Effect.Effect<A, PartnerCallError> => {
+      const notEnvelope = new PartnerSilent({ reached: true, reason: `HTTP ${status}, not an envelope` })
+      const refusal = decodeErrorEnvelope(text)
+      if (Result.isSuccess(refusal)) {
         // A 5xx envelope (B's internal error, overload) says nothing certain about the outcome.
         if (status >= 500) return Effect.fail(new PartnerSilent({ reached: true, reason: `HTTP ${status}` }))
-        return Effect.fail(
-          new PartnerAnswered({ code: Number(parsed.error.code), message: String(parsed.error.message ?? "") })
-        )
+        const { code, message } = refusal.success.error
+        return Effect.fail(new PartnerAnswered({ code, message: message ?? "" }))
       }
-      if (status === 200 && parsed !== null && typeof parsed === "object" && "result" in parsed)
-        return Effect.succeed(parsed.result as unknown)
-      return Effect.fail(new PartnerSilent({ reached: true, reason: `HTTP ${status}, not an envelope` }))
+      if (status !== 200) return Effect.fail(notEnvelope)
+      const envelope = decodeResultEnvelope(text)
+      if (Result.isFailure(envelope)) return Effect.fail(notEnvelope)
+      const result = decodeValue(answer, "result")(envelope.success.result)
+      return Result.isSuccess(result)
+        ? Effect.succeed(result.success)
+        : Effect.fail(new PartnerSilent({ reached: true, reason: `a malformed answer (${result.failure})` }))
     }),
     // One client span per call to a partner (exported with OTEL_EXPORTER_OTLP_ENDPOINT: src/platform/Tracing.ts).
     Effect.withSpan("federation.partner_call", {
@@ -148,7 +162,8 @@ const once = (
 
 export const makePartnerClient = (timeoutSeconds: number) => {
   const timeoutMs = timeoutSeconds * 1000
-  const call = (
+  const call = <A>(
+    answer: Schema.ConstraintDecoder<A>,
     endpoint: PartnerEndpoint,
     method: "GET" | "POST",
     path: string,
@@ -162,9 +177,9 @@ export const makePartnerClient = (timeoutSeconds: number) => {
     const headers: Record<string, string> = options.merchant ? { pkey: Redacted.value(endpoint.pkey) } : {}
     return Effect.suspend(() => {
       const deadline = Date.now() + timeoutMs
-      const attempt = once(method, url, headers, body, deadline)
+      const attempt = once(method, url, headers, body, deadline, answer)
       if (!options.retry) return attempt
-      const loop = (left: number): Effect.Effect<unknown, PartnerCallError> =>
+      const loop = (left: number): Effect.Effect<A, PartnerCallError> =>
         attempt.pipe(
           Effect.catchTag("PartnerSilent", (silent) =>
             left <= 1 || deadline - Date.now() < retryPauseMs + attemptMinimumMs
@@ -178,19 +193,39 @@ export const makePartnerClient = (timeoutSeconds: number) => {
   return {
     /** put_payment_order: idempotent per externalId (B answers the same order on a replay), so retried. */
     putPaymentOrder: (endpoint: PartnerEndpoint, body: Record<string, unknown>) =>
-      call(endpoint, "POST", "/payorders/v1/put_payment_order", {}, body, { merchant: true, retry: true }),
+      call(PartnerOrder, endpoint, "POST", "/payorders/v1/put_payment_order", {}, body, {
+        merchant: true,
+        retry: true
+      }),
     /** put_transfer_order: idempotent per externalId, retried. */
     putTransferOrder: (endpoint: PartnerEndpoint, body: Record<string, unknown>) =>
-      call(endpoint, "POST", "/payorders/v1/put_transfer_order", {}, body, { merchant: true, retry: true }),
+      call(PartnerOrder, endpoint, "POST", "/payorders/v1/put_transfer_order", {}, body, {
+        merchant: true,
+        retry: true
+      }),
     /** The read-back every decision rests on. */
     getAppPayment: (endpoint: PartnerEndpoint, id: string) =>
-      call(endpoint, "GET", "/payorders/v1/get_app_payment", { id }, undefined, { merchant: true, retry: true }),
+      call(PartnerOrder, endpoint, "GET", "/payorders/v1/get_app_payment", { id }, undefined, {
+        merchant: true,
+        retry: true
+      }),
     /** Not retried blindly: its caller reads the order back when no answer came. */
     cancelPaymentOrder: (endpoint: PartnerEndpoint, id: string) =>
-      call(endpoint, "POST", "/payorders/v1/cancel_payment_order", { id }, undefined, { merchant: true, retry: false }),
+      call(PartnerOrder, endpoint, "POST", "/payorders/v1/cancel_payment_order", { id }, undefined, {
+        merchant: true,
+        retry: false
+      }),
     /** The gate's payout: once (a second attempt could only be answered "already paid"; the read-back decides). */
     payTransfer: (endpoint: PartnerEndpoint, code: string, recipient: string) =>
-      call(endpoint, "POST", "/payment/v1/pay_transfer", { code }, { recipient }, { merchant: false, retry: false })
+      call(
+        PartnerPayAnswer,
+        endpoint,
+        "POST",
+        "/payment/v1/pay_transfer",
+        { code },
+        { recipient },
+        { merchant: false, retry: false }
+      )
   }
 }
 

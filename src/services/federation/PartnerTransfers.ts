@@ -232,11 +232,11 @@ export class PartnerTransfers extends Context.Service<
             if (error._tag === "PartnerAnswered" || !error.reached) return yield* refused(partner, link, error)
             return answerOf(link, "Pending")
           }
-          const order: any = put.success
-          const remote = { ...link, remoteId: String(order?.id ?? "") }
+          const order = put.success
+          const remote = { ...link, remoteId: order.id }
           yield* db(setLinkRemote(link.txId, remote.remoteId))
           const paid = yield* client
-            .payTransfer(partner.endpoint, String(order?.code ?? ""), link.recipient ?? "")
+            .payTransfer(partner.endpoint, order.code ?? "", link.recipient ?? "")
             .pipe(Effect.result)
           if (paid._tag === "Failure") {
             const error: PartnerCallError = paid.failure
@@ -287,14 +287,14 @@ export class PartnerTransfers extends Context.Service<
       const learnRemote = (partner: Partner, link: LinkRow) =>
         Effect.gen(function* () {
           if (link.remoteId !== null) return link
-          const order: any = yield* client.putTransferOrder(partner.endpoint, {
+          const order = yield* client.putTransferOrder(partner.endpoint, {
             currency: link.currency,
             orderAmount: fromMinorUnits(link.amount, currencies.find(link.currency)?.decimals ?? 0),
             externalId: externalIdOf(link.txId),
             ...(link.tag === null ? {} : { description: link.tag }),
             webhookUrl: webhookUrlOf(partner.partnerId)
           })
-          const remoteId = String(order?.id ?? "")
+          const remoteId = order.id
           yield* db(setLinkRemote(link.txId, remoteId))
           return { ...link, remoteId }
         })
@@ -339,7 +339,7 @@ export class PartnerTransfers extends Context.Service<
         if (applied.verdict === "finish")
           return yield* new TransactionNotPending({ message: `id: transaction ${txId} was paid on the partner` })
         return yield* new PartnerUnavailable({
-          message: `partner ${link.partnerId}: its order is ${String(applied.order?.state)}, not canceled yet`
+          message: `partner ${link.partnerId}: its order is ${applied.order.state}, not canceled yet`
         })
       })
 
@@ -354,7 +354,7 @@ export class PartnerTransfers extends Context.Service<
           )
           if (known === undefined) return
           const applied = yield* orders.readBack(partner, known)
-          const unpaid = applied.order?.state === "Created" || applied.order?.state === "Started"
+          const unpaid = applied.order.state === "Created" || applied.order.state === "Started"
           if (applied.verdict === "none" && unpaid && Date.now() - link.createdAt.getTime() > graceMs)
             yield* cancelThere(partner, known)
         }).pipe(
