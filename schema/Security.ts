@@ -68,7 +68,7 @@ export class CurrentService extends Context.Service<
 
 /**
  * Who is calling, as the edge limits count it (C19 §8): one key per session, app or service key, set by
- * the credential middleware. Long-poll waiters are counted per this key (src/services/Feeds.ts).
+ * the credential middleware. Long-poll waiters are counted per this key (src/services/ledger/Feeds.ts).
  */
 export const CallerKey = Context.Reference<string>("core/CallerKey", { defaultValue: () => "anonymous" })
 

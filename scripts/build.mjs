@@ -15,7 +15,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..")
 const sources = ["schema", "actors", "sql", "src", "client", "cli"]
 const inputs = ["tsconfig.json", "tsconfig.build.json", "package-lock.json"]
 /** Files the service reads beside its code, copied as they are. */
-const assets = ["sql/migrations", "sql/seed", "src/http/pages/assets"]
+const assets = ["sql/migrations", "sql/seed", "src/http/payments/pages/assets"]
 
 const walk = (dir, out) => {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {

@@ -1,6 +1,6 @@
 /**
  * The sandbox acquirer's own table (sandbox_acquirer_payments), as if it were the provider's database:
- * only src/services/acquiring/SandboxAcquirer.ts reads or writes it.
+ * only src/services/payments/acquiring/SandboxAcquirer.ts reads or writes it.
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"

@@ -8,7 +8,7 @@
  *
  * Expiry happens on action (C16): an action on an order past expiresAt commits Expired first, then
  * answers 10301. Untouched orders get Expire from the sweep (a ClusterCron every
- * PAYMENT_SWEEP_SECONDS, src/services/PaymentExpiry.ts); see docs/PAYMENTS.md.
+ * PAYMENT_SWEEP_SECONDS, src/services/payments/PaymentExpiry.ts); see docs/PAYMENTS.md.
  */
 import { Effect } from "effect"
 import { Entity } from "effect/cluster"

@@ -1,7 +1,7 @@
 /**
  * Federation (CONTRACT C18): the session's partner list and partner orders under `/core/v1/wallet/`,
  * and the private partner records and federation_credit under `/private/v1/`. The inbound webhook is
- * a plain route (src/http/FederationWebhookRoute.ts): its signature covers the raw body.
+ * a plain route (src/http/federation/FederationWebhookRoute.ts): its signature covers the raw body.
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Schema } from "effect"

@@ -2,7 +2,7 @@
  * Card payments (CONTRACT C16 "Built-in card acquiring"): the gate's pay_card, and the private
  * create_acquiring_order and pending_acquiring_txs. The acquirer's webhook (POST
  * /payment/v1/acquiring_webhook) needs the raw body for its signature and is a plain route
- * (src/http/acquirer/AcquiringWebhookRoute.ts), as are the sandbox's checkout pages.
+ * (src/http/payments/acquirer/AcquiringWebhookRoute.ts), as are the sandbox's checkout pages.
  */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"

@@ -53,7 +53,7 @@ CREATE TABLE acquirer_secrets (
   secret text NOT NULL
 );
 
--- The sandbox acquirer's own records (src/services/acquiring/SandboxAcquirer.ts), as if they were the
+-- The sandbox acquirer's own records (src/services/payments/acquiring/SandboxAcquirer.ts), as if they were the
 -- provider's database: nothing of ours reads them. `amount` is the decimal text the provider was asked for.
 CREATE TABLE sandbox_acquirer_payments (
   acquiring_id  text PRIMARY KEY,

@@ -20,7 +20,7 @@ ALTER TABLE investments
 
 -- create_investment's idempotency key (C17: same body → the first timetick; another body 10060).
 CREATE UNIQUE INDEX investments_external_id ON investments (external_id) WHERE external_id IS NOT NULL;
--- The sweep's due rows (src/services/InvestmentSweep.ts): what is not Closed, by when it must act next.
+-- The sweep's due rows (src/services/invest/InvestmentSweep.ts): what is not Closed, by when it must act next.
 CREATE INDEX investments_due ON investments (due_at) WHERE state <> 128;
 -- INVEST_MAX_OPEN_PER_WALLET counts the wallet's open investments.
 CREATE INDEX investments_open ON investments (wallet_id) WHERE state <> 128;

@@ -22,7 +22,7 @@ import {
   SessionAuth
 } from "../../schema/Security.ts"
 import { WalletFlag } from "../../schema/Wallet.ts"
-import { Credentials } from "../services/Credentials.ts"
+import { Credentials } from "../services/wallets/Credentials.ts"
 import { rateLimited } from "./EdgeRules.ts"
 import { RateLimits } from "./RateLimits.ts"
 

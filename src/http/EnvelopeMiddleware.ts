@@ -25,7 +25,7 @@ const envelope = (id: number, status: number, code: number, message: string) =>
 
 const decoder = new TextDecoder()
 
-/** An HTML page (the payment page's 404 and 401: src/http/pages/) is an answer for a browser, never an envelope. */
+/** An HTML page (the payment page's 404 and 401: src/http/payments/pages/) is an answer for a browser, never an envelope. */
 const isPage = (response: HttpServerResponse.HttpServerResponse): boolean =>
   response.body._tag !== "Empty" && (response.body.contentType ?? "").startsWith("text/html")
 

@@ -11,7 +11,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { errorCodes } from "../../schema/Errors.ts"
-import { envelopeJson, publicInfo } from "./handlers/PublicInfo.ts"
+import { envelopeJson, publicInfo } from "./general/PublicInfo.ts"
 import { nextRequestNumber } from "./RequestNumbers.ts"
 
 export interface FastPathLimits {

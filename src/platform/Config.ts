@@ -174,7 +174,7 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
         ).pipe(Config.withDefault("1")),
         paymentSweepSeconds: Number(
           yield* Config.schema(
-            // 1..3600 (the sweep's ClusterCron beat, src/services/PaymentExpiry.ts)
+            // 1..3600 (the sweep's ClusterCron beat, src/services/payments/PaymentExpiry.ts)
             Schema.String.check(Schema.isPattern(/^(?:[1-9][0-9]{0,2}|[1-2][0-9]{3}|3[0-5][0-9]{2}|3600)$/)),
             "PAYMENT_SWEEP_SECONDS"
           ).pipe(Config.withDefault("5"))

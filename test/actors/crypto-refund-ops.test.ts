@@ -1,5 +1,5 @@
 /**
- * A deposit refund's end through the ledger writer on a real database (src/services/CryptoTxOps.ts,
+ * A deposit refund's end through the ledger writer on a real database (src/services/crypto/CryptoTxOps.ts,
  * docs/CRYPTO.md): the Refund's cancel moves the Income's A lock_out → lock_in and puts the Income
  * back to AwaitingPartnerInfo with no refund linked, in one commit; a hand-off and a cancel of the
  * same Queued item sent together end in exactly one outcome (the crypto_tx_update conditions). The
@@ -12,7 +12,7 @@ import { TxType } from "../../schema/Transfer.ts"
 import { Bucket, type LedgerOperation, rowsOf, SystemWallet } from "../../sql/Ledger.ts"
 import { type CryptoTxInsert, CryptoTxInserts, CryptoTxUpdates, Stage } from "../../sql/rows/CryptoRows.ts"
 import { LedgerWriter } from "../../src/platform/LedgerWriter.ts"
-import { endUnsent, handOff, type QueuedTx } from "../../src/services/CryptoTxOps.ts"
+import { endUnsent, handOff, type QueuedTx } from "../../src/services/crypto/CryptoTxOps.ts"
 import { ActorPlatform, auditLedger, newTxId, newWallet } from "../support/Actors.ts"
 
 const A = 10_000_000n

@@ -1,9 +1,9 @@
 /**
  * A durable job's pass driven on the test clock (issue #24 item 4): the payment-expiry sweep's periodic job
- * (src/services/PaymentExpiry.ts, every PAYMENT_SWEEP_SECONDS = 5 here) is built with effect's TestClock over the
+ * (src/services/payments/PaymentExpiry.ts, every PAYMENT_SWEEP_SECONDS = 5 here) is built with effect's TestClock over the
  * real database and the payment order actor (TestRunner). Its start-up pass runs at once; an order that falls due
  * afterwards is expired by the next beat's pass, which runs when the test moves the clock by one period — not
- * after five real seconds — and not before. The webhook dispatcher (src/services/MerchantWebhooks.ts, every 500 ms)
+ * after five real seconds — and not before. The webhook dispatcher (src/services/payments/MerchantWebhooks.ts, every 500 ms)
  * the same way: an order created after its start-up pass has its Created event POSTed, signed, by the next beat's
  * pass. The over-HTTP proofs of the same jobs are test/integration/payments-expiry.test.ts and
  * payments-webhooks*.test.ts; the schedule itself is test/actors/periodic-job.test.ts.
@@ -18,8 +18,8 @@ import { PaymentOrderEntity } from "../../actors/payment/Protocol.ts"
 import { WalletEntityLayer } from "../../actors/wallet/Behaviour.ts"
 import { ChangeNotices } from "../../src/platform/ChangeNotices.ts"
 import { Tariffs } from "../../src/platform/Tariffs.ts"
-import { PaymentExpirySweep } from "../../src/services/PaymentExpiry.ts"
-import { MerchantWebhooks, WebhookDispatcher } from "../../src/services/MerchantWebhooks.ts"
+import { PaymentExpirySweep } from "../../src/services/payments/PaymentExpiry.ts"
+import { MerchantWebhooks, WebhookDispatcher } from "../../src/services/payments/MerchantWebhooks.ts"
 import { AppConfigService, limits } from "../../src/platform/Config.ts"
 import { Secrets } from "../../src/platform/Secrets.ts"
 import { insertApp } from "../../sql/CredentialRepo.ts"

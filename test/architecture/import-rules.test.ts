@@ -74,11 +74,11 @@ const ledgerWriter = "src/platform/LedgerWriter.ts"
  * Everything else in src/services/ and src/http/ changes state through an actor's Protocol.ts.
  */
 export const ledgerCommitters: Readonly<Record<string, string>> = {
-  "src/services/Withdrawals.ts":
+  "src/services/crypto/Withdrawals.ts":
     "cancel of a Queued withdrawal: one conditional stage transition on a crypto_txs row no actor owns",
-  "src/services/SignerQueue.ts":
+  "src/services/crypto/SignerQueue.ts":
     "hand-off and signer reports: conditional stage transitions on crypto_txs rows no actor owns",
-  "src/services/PaymentCrypto.ts":
+  "src/services/payments/PaymentCrypto.ts":
     "confirm_crypto stores the payer's claimed txHash: a row only, no money and no order state",
   "src/services/federation/Settlement.ts":
     "the one conditional transition that settles a federation link exactly once (C18)",
@@ -86,7 +86,7 @@ export const ledgerCommitters: Readonly<Record<string, string>> = {
     "a FederationCredit and its link in one commit, its reference unique: exactly once across processes",
   "src/services/federation/PartnerTransfers.ts":
     "releases a partner transfer the partner refused, through Settlement's conditional transition",
-  "src/services/Feeds.ts": "subscribes to the writer's commit watermark for long polls; commits nothing"
+  "src/services/ledger/Feeds.ts": "subscribes to the writer's commit watermark for long polls; commits nothing"
 }
 
 const sourceFiles = (): Array<string> =>
@@ -162,11 +162,11 @@ describe("import rules", () => {
       ["src/platform/LedgerWriter.ts", "actors/wallet/Protocol.ts", false],
       ["actors/code/Behaviour.ts", "actors/wallet/Protocol.ts", true],
       ["actors/code/Behaviour.ts", "actors/wallet/Engine.ts", false],
-      ["actors/room/Engine.ts", "src/services/Rates.ts", false],
-      ["src/services/Codes.ts", "actors/code/Protocol.ts", true],
-      ["src/services/Codes.ts", "actors/code/Engine.ts", false],
-      ["src/http/handlers/WalletHandlers.ts", "src/services/Wallets.ts", true],
-      ["src/http/handlers/WalletHandlers.ts", "sql/WalletRepo.ts", false],
+      ["actors/room/Engine.ts", "src/services/exchange/Rates.ts", false],
+      ["src/services/codes/Codes.ts", "actors/code/Protocol.ts", true],
+      ["src/services/codes/Codes.ts", "actors/code/Engine.ts", false],
+      ["src/http/wallets/WalletHandlers.ts", "src/services/wallets/Wallets.ts", true],
+      ["src/http/wallets/WalletHandlers.ts", "sql/WalletRepo.ts", false],
       ["src/Server.ts", "actors/wallet/Behaviour.ts", true],
       ["src/main.ts", "test/support/Service.ts", false],
       ["bench/run.ts", "test/support/Client.ts", false],

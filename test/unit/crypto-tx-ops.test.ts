@@ -1,6 +1,6 @@
 /**
  * The operations that change a queued or handed-off withdrawal or deposit refund
- * (src/services/CryptoTxOps.ts, docs/CRYPTO.md "The one rule for changes"): each carries a
+ * (src/services/crypto/CryptoTxOps.ts, docs/CRYPTO.md "The one rule for changes"): each carries a
  * transition and a crypto_tx_update naming the stages it may leave; an Outcome's end returns
  * amount + fee to free, a Refund's to lock_in with its Income back to AwaitingPartnerInfo in the
  * same operation. The Refund rows here are the only proof of that path until init_refund exists on
@@ -12,7 +12,7 @@ import { ReserveTransfer } from "../../actors/wallet/Protocol.ts"
 import { Bucket } from "../../sql/Ledger.ts"
 import { CryptoTxInserts, CryptoTxUpdates, Stage } from "../../sql/rows/CryptoRows.ts"
 import { TxState, TxType } from "../../schema/Transfer.ts"
-import { endUnsent, handOff, type QueuedTx, restage } from "../../src/services/CryptoTxOps.ts"
+import { endUnsent, handOff, type QueuedTx, restage } from "../../src/services/crypto/CryptoTxOps.ts"
 
 const outcome: QueuedTx = {
   txId: 100n,

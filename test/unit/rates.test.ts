@@ -1,11 +1,11 @@
 /**
- * crossRate of src/services/Rates.ts (SPEC market rule 7, CONTRACT C14) on hand-built rate tables:
+ * crossRate of src/services/exchange/Rates.ts (SPEC market rule 7, CONTRACT C14) on hand-built rate tables:
  * a direct rate or its inverse, else via USDT, else via BTC (each leg direct or via USDT), else none;
  * each route tried only when the earlier ones fail. No service is started.
  */
 import { BigNumber } from "bignumber.js"
 import { assert, describe, it } from "@effect/vitest"
-import { crossRate } from "../../src/services/Rates.ts"
+import { crossRate } from "../../src/services/exchange/Rates.ts"
 
 const table = (rates: Record<string, string>) =>
   new Map(Object.entries(rates).map(([pair, rate]) => [pair, new BigNumber(rate)]))
