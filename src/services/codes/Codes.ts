@@ -10,7 +10,13 @@ import { createHash, randomBytes } from "node:crypto"
 import { CodeEntity } from "../../../actors/code/Protocol.ts"
 import { type Code, findCodeByHash, findCodeByTx } from "../../../sql/CodeRepo.ts"
 import { walletById } from "../../../sql/WalletRepo.ts"
-import { type ApplyCodeOut, type CreateTxCodeIn, stateCodeOf, stateNameOf, type TxCodesOut } from "../../../schema/Code.ts"
+import {
+  type ApplyCodeOut,
+  type CreateTxCodeIn,
+  stateCodeOf,
+  stateNameOf,
+  type TxCodesOut
+} from "../../../schema/Code.ts"
 import {
   BalanceNotEnough,
   InvalidAmount,

@@ -12,7 +12,13 @@ import { bookLevels, type BookLevel, candles, lastTradeOf, tradesOfOrders } from
 import { findRoom, isMember } from "../../../sql/RoomRepo.ts"
 import { walletById } from "../../../sql/WalletRepo.ts"
 import { type CandleOut, type OrderOut, type TradeInfoOut } from "../../../schema/Exchange.ts"
-import { CurrencyNotEnabled, InvalidRequest, RoomNotFound, TooManyItems, UnknownCurrency } from "../../../schema/Errors.ts"
+import {
+  CurrencyNotEnabled,
+  InvalidRequest,
+  RoomNotFound,
+  TooManyItems,
+  UnknownCurrency
+} from "../../../schema/Errors.ts"
 import { fromMinorUnits } from "../../../schema/Money.ts"
 import { limits } from "../../platform/Config.ts"
 import { makeDb } from "../../platform/db/Sql.ts"

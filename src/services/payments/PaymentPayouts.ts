@@ -11,7 +11,11 @@
 import { Context, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
 import { PaymentOrderEntity } from "../../../actors/payment/Protocol.ts"
-import { paymentOrderByCodeHash, paymentOrderByExternalId, type PaymentOrderRow } from "../../../sql/PaymentOrderRepo.ts"
+import {
+  paymentOrderByCodeHash,
+  paymentOrderByExternalId,
+  type PaymentOrderRow
+} from "../../../sql/PaymentOrderRepo.ts"
 import { walletById } from "../../../sql/WalletRepo.ts"
 import {
   BalanceNotEnough,

@@ -10,7 +10,12 @@ import { Context, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
 import { PaymentOrderEntity } from "../../../actors/payment/Protocol.ts"
 import { paymentOrderByCodeHash, paymentOrderByTx, type PaymentOrderRow } from "../../../sql/PaymentOrderRepo.ts"
-import { refundByExternalId, refundByTx, refundsOfOrder, type PaymentRefundRow } from "../../../sql/PaymentRefundRepo.ts"
+import {
+  refundByExternalId,
+  refundByTx,
+  refundsOfOrder,
+  type PaymentRefundRow
+} from "../../../sql/PaymentRefundRepo.ts"
 import { findTerminal } from "../../../sql/ReferenceRepo.ts"
 import { walletById } from "../../../sql/WalletRepo.ts"
 import {

@@ -1,0 +1,5 @@
+/** The wallet user's area (session). */
+import { Layer } from "effect"
+import { WalletHandlers } from "./WalletHandlers.ts"
+
+export const WalletsRoutes = Layer.mergeAll(WalletHandlers)
