@@ -76,16 +76,18 @@ const Platform = Layer.mergeAll(
   ActorRuntime
 ).pipe(Layer.provideMerge(Foundation))
 
-/** Every actor kind (actors/<kind>/Behaviour.ts); crypto payouts settle with their withdrawals. */
+/**
+ * Every actor kind (actors/<kind>/Behaviour.ts). Crypto payouts settle with their withdrawals: the chain actor and
+ * the signer queue read that hook with `Effect.serviceOption`, so it must be below them (the types cannot say so).
+ */
 const Actors = Layer.mergeAll(
   WalletEntityLayer,
   CodeEntityLayer,
   PaymentOrderEntityLayer,
   InvestmentEntityLayer,
   RoomEntityLayer,
-  ChainEntityLayer,
-  PayoutSettlementLayer
-)
+  ChainEntityLayer
+).pipe(Layer.provideMerge(PayoutSettlementLayer))
 
 /** The features, each over the ones below it (its Feature.ts names what it holds). */
 const Features = FederationFeature.pipe(
