@@ -7,7 +7,7 @@
  * (`CommitWithDebit`), which alone debits free. The actor serialises one order's messages.
  *
  * Expiry happens on action (C16): an action on an order past expiresAt commits Expired first, then
- * answers 10301. Untouched orders get Expire from the sweep (a ClusterCron every
+ * answers 10301. Untouched orders get Expire from the sweep (a periodic job every
  * PAYMENT_SWEEP_SECONDS, src/services/payments/PaymentExpiry.ts); see docs/PAYMENTS.md.
  */
 import { Effect } from "effect"

@@ -8,7 +8,7 @@ import { CountedSharding } from "./monitoring/ActorMetrics.ts"
 
 /**
  * Single runner (the default): every entity in this process. Ordinary messages are volatile and never
- * touch storage; persisted ones (ClusterCron runs: the payment-order expiry sweep) are kept in
+ * touch storage; persisted ones (the investment maturity `Timer`, actors/invest/Protocol.ts) are kept in
  * effect/cluster's SQL message storage (cluster_messages / cluster_replies, created by the layer itself)
  * and read when due every `limits.clusterPollMs` (docs/DURABLE-TIMERS.md). Runner storage stays in
  * memory: SqlRunnerStorage hangs on the embedded database (a reserved connection, a pool of one).

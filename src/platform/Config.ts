@@ -40,7 +40,7 @@ export interface AppConfig {
   readonly acquirerWebhookToleranceSeconds: number
   /** C16: an acquiring session nobody completed expires after this. */
   readonly acquiringSessionTtlSeconds: number
-  /** C16: how often reconciliation asks the acquirer about Pending sessions (a ClusterCron beat, 1..3600). */
+  /** C16: how often reconciliation asks the acquirer about Pending sessions (a periodic job's beat, 1..3600). */
   readonly acquiringReconcileSeconds: number
   /** C16: reconciliation asks about a session once it has been Pending this long. */
   readonly acquiringReconcileAfterSeconds: number
@@ -174,7 +174,7 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
         ).pipe(Config.withDefault("1")),
         paymentSweepSeconds: Number(
           yield* Config.schema(
-            // 1..3600 (the sweep's ClusterCron beat, src/services/payments/PaymentExpiry.ts)
+            // 1..3600 (the sweep's beat as a periodic job, src/services/payments/PaymentExpiry.ts)
             Schema.String.check(Schema.isPattern(/^(?:[1-9][0-9]{0,2}|[1-2][0-9]{3}|3[0-5][0-9]{2}|3600)$/)),
             "PAYMENT_SWEEP_SECONDS"
           ).pipe(Config.withDefault("5"))

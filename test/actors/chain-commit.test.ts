@@ -4,8 +4,8 @@
  * commits were asked for, and the ledger after. A push that meets a state conflict (a cancel won, a
  * process moved the tip) is planned again from fresh reads, at most 5 times; beyond that, or on any
  * other commit failure, it is a defect: the cluster restarts the actor, which takes the message again. Link, seal and refund are decided once: a conflict answers the
- * rule's refusal and leaves the Income as it was. The chain and wallet actors run on the cluster
- * runtime the service uses, against a real database; the ledger audit after every row.
+ * rule's refusal and leaves the Income as it was. The chain and wallet actors run on effect's
+ * TestRunner (one runner, every message serialised), against a real database; the ledger audit after every row.
  */
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Exit, Layer } from "effect"

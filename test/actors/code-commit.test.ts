@@ -4,8 +4,8 @@
  * commits were asked for, and the ledger after. An outcome that takes free money (creating a held
  * code, paying an invoice, binding a type-14 payer) goes through the paying wallet's actor, which
  * retries a CHECK refusal on fresh figures; an outcome the code commits itself (settling or
- * releasing what it holds, a join) is never retried. The code and wallet actors run on the same
- * single-runner cluster runtime the service uses, against a real database; after every row the
+ * releasing what it holds, a join) is never retried. The code and wallet actors run on effect's
+ * TestRunner (one runner, every message serialised), against a real database; after every row the
  * ledger audit must be sound.
  */
 import { assert, layer } from "@effect/vitest"

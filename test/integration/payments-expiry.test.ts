@@ -7,8 +7,8 @@
  * - a pay_internal racing the expiry, 20 times with the pay landing around expiresAt: each order ends
  *   Paid or Expired, the pay's answer agrees, and payer, merchant and fee wallet hold exactly the money
  *   of the Paid ones;
- * - on a PostgreSQL server: cluster_messages holds only cron runs (the sweep's among them) — nothing per order, nothing
- *   for a pay_internal flow (ordinary actor messages are never stored); with WORKERS=2 each order
+ * - on a PostgreSQL server: cluster_messages holds nothing per order, nothing for a pay_internal flow (ordinary
+ *   actor messages are never stored) and nothing for the sweep (its lease is in job_leases); with WORKERS=2 each order
  *   expires once.
  * The ledger audit runs after each test of the file's service.
  */

@@ -1,8 +1,8 @@
 /**
  * Spike (docs/DURABLE-TIMERS.md): timers that survive a restart with effect's own machinery, on
  * the database the service uses (embedded PGlite behind the unix socket, or a fresh database on
- * DATABASE_URL) and the single-runner Sharding of src/Server.ts: SqlMessageStorage (what the
- * payment-order expiry timers now run on), runner storage in memory (one runner).
+ * DATABASE_URL) and the single-runner Sharding of src/platform/ActorRuntime.ts: SqlMessageStorage (what the
+ * investment maturity timers run on), runner storage in memory (one runner).
  *
  * Each case runs a first runtime that schedules work, shuts it down before the work is due, then a
  * second runtime on the same database (PGlite closed and reopened on the same data directory)
@@ -70,7 +70,7 @@ const newPlace = Effect.acquireRelease(
 const configFor = (place: Place) => Layer.succeed(AppConfigService)(testConfig(place.databaseUrl, place.dataDir))
 
 /**
- * The runtime under test: Server.ts's single runner with SQL message storage (the only change),
+ * The runtime under test: the service's single runner (src/platform/ActorRuntime.ts) with SQL message storage,
  * on the migrated database of `place`. Building it opens the database; releasing it closes both.
  */
 const clusterOn = (place: Place) =>

@@ -1,5 +1,5 @@
 /**
- * Retention of effect/cluster's message storage: persisted messages (the payment-order expiry
+ * Retention of effect/cluster's message storage: persisted messages (the investment maturity
  * timers) stay in cluster_messages / cluster_replies once processed. Every hour (and once at start)
  * this deletes processed ones older than CLUSTER_MESSAGE_RETENTION_DAYS, in batches. Unprocessed
  * messages (timers not yet due) are never touched. Running in every WORKERS process is harmless: the
