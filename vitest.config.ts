@@ -8,8 +8,9 @@ const reportFile = `test-results/${process.env.DATABASE_URL ? "server" : "embedd
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // `npm start` runs the compiled service: built once here, before any test boots one.
-    globalSetup: ["test/support/BuildOnce.ts"],
+    // `npm start` runs the compiled service: built once here, before any test boots one; then the migrated
+    // template each test database copies (test/support/Template.ts).
+    globalSetup: ["test/support/BuildOnce.ts", "test/support/MigrateOnce.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // test/unit, test/actors (each file its own database and actors) and test/integration (each file its own
