@@ -10,8 +10,9 @@ export default defineConfig({
     // Spikes and library experiments (test/spikes/) leave the default run: `npm run test:spikes` runs them.
     include: process.env.VITEST_SPIKES === "1" ? ["test/spikes/**/*.test.ts"] : ["test/**/*.test.ts"],
     exclude: process.env.VITEST_SPIKES === "1" ? [] : ["test/spikes/**", "**/node_modules/**"],
-    // `npm start` runs the compiled service: built once here, before any test boots one.
-    globalSetup: ["test/support/BuildOnce.ts"],
+    // `npm start` runs the compiled service: built once here, before any test boots one; then the migrated
+    // template each test database copies (test/support/Template.ts).
+    globalSetup: ["test/support/BuildOnce.ts", "test/support/MigrateOnce.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // test/unit, test/actors (each file its own database and actors) and test/integration (each file its own

@@ -42,8 +42,9 @@ import { join } from "node:path"
 import { AppConfigService } from "../../src/platform/Config.ts"
 import { MigratedDatabase } from "../../src/platform/db/Database.ts"
 import { testConfig } from "../support/Actors.ts"
-import { createDatabase, dropDatabase } from "../support/Postgres.ts"
+import { dropDatabase } from "../support/Postgres.ts"
 import { usingRealPostgres } from "../support/Service.ts"
+import { fillDataDir, newServerDatabase } from "../support/Template.ts"
 import { deleteProcessedMessages } from "../../sql/ClusterMessageRepo.ts"
 
 // ---------------------------------------------------------------------------------------------
@@ -56,10 +57,12 @@ interface Place {
 }
 
 const newPlace = Effect.acquireRelease(
-  Effect.promise(async (): Promise<Place> => ({
-    dataDir: mkdtempSync(join(tmpdir(), "core-timers-")),
-    databaseUrl: usingRealPostgres() ? await createDatabase(process.env.DATABASE_URL!) : undefined
-  })),
+  Effect.promise(async (): Promise<Place> => {
+    const dataDir = mkdtempSync(join(tmpdir(), "core-timers-"))
+    const databaseUrl = usingRealPostgres() ? await newServerDatabase(process.env.DATABASE_URL!) : undefined
+    if (databaseUrl === undefined) fillDataDir(dataDir) // the run's migrated template
+    return { dataDir, databaseUrl }
+  }),
   (place) =>
     Effect.promise(async () => {
       rmSync(place.dataDir, { recursive: true, force: true })

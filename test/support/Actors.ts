@@ -20,8 +20,9 @@ import { type CommitFailure, LedgerWriter } from "../../src/platform/LedgerWrite
 import { Metrics } from "../../src/platform/monitoring/Metrics.ts"
 import { LedgerAudit } from "../../src/services/ledger/LedgerAudit.ts"
 import { assertAuditSound } from "./Audit.ts"
-import { createDatabase, dropDatabase } from "./Postgres.ts"
+import { dropDatabase } from "./Postgres.ts"
 import { usingRealPostgres } from "./Service.ts"
+import { fillDataDir, newServerDatabase } from "./Template.ts"
 
 /** The service's configuration for a test on this database (a server URL, or embedded in `dataDir`). */
 export const testConfig = (databaseUrl: string | undefined, dataDir: string) =>
@@ -76,13 +77,14 @@ export const testConfig = (databaseUrl: string | undefined, dataDir: string) =>
     paymentMaxAddressesPerOrder: 5
   })
 
-/** Configuration for one test database: a fresh one on the server, or embedded in a temp directory. */
+/** Configuration for one test database (a copy of the run's migrated template): on the server, or embedded in a temp directory. */
 const TestConfig = Layer.effect(
   AppConfigService,
   Effect.acquireRelease(
     Effect.promise(async () => {
-      const databaseUrl = usingRealPostgres() ? await createDatabase(process.env.DATABASE_URL!) : undefined
+      const databaseUrl = usingRealPostgres() ? await newServerDatabase(process.env.DATABASE_URL!) : undefined
       const dataDir = mkdtempSync(join(tmpdir(), "core-actors-"))
+      if (databaseUrl === undefined) fillDataDir(dataDir)
       return testConfig(databaseUrl, dataDir)
     }),
     (config) =>

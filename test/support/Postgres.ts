@@ -4,13 +4,15 @@ import { Effect, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 
-export const createDatabase = async (serverUrl: string): Promise<string> => {
+/** A new empty database, or a copy of `template` (a database URL on the same server, with no one connected). */
+export const createDatabase = async (serverUrl: string, template?: string): Promise<string> => {
   const name = "core_test_" + randomBytes(6).toString("hex")
+  const from = template === undefined ? "" : ` TEMPLATE ${new URL(template).pathname.slice(1)}`
   await Effect.runPromise(
     Effect.scoped(
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
-        yield* sql.unsafe(`CREATE DATABASE ${name}`)
+        yield* sql.unsafe(`CREATE DATABASE ${name}${from}`)
       }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(serverUrl), maxConnections: 1 })))
     )
   )

@@ -1,7 +1,8 @@
 /**
  * Boots the real service as a child process (`node scripts/start.mjs`: the compiled build, built once
  * per test run by test/support/BuildOnce.ts), exactly as `npm start` does, on free ports. With DATABASE_URL set it first creates a fresh database on that
- * server for this service; without it the service uses its embedded PGlite in a temp DATA_DIR.
+ * server for this service; without it the service uses its embedded PGlite in a temp DATA_DIR. Either starts as
+ * a copy of the run's migrated template (test/support/Template.ts) unless `fromScratch`.
  */
 import { it } from "@effect/vitest"
 import { spawn, type ChildProcess } from "node:child_process"
@@ -10,7 +11,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import net from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { createDatabase, dropDatabase } from "./Postgres.ts"
+import { dropDatabase } from "./Postgres.ts"
+import { fillDataDir, newServerDatabase } from "./Template.ts"
 
 export const root = resolve(import.meta.dirname, "../..")
 
@@ -65,6 +67,8 @@ export interface StartOptions {
   readonly monitoringPorts?: number
   /** Reuse this embedded data directory (a restart of the same embedded database). */
   readonly dataDir?: string
+  /** A new database starts empty, not from the run's migrated template: the service migrates it from scratch. */
+  readonly fromScratch?: boolean
 }
 
 export const usingRealPostgres = (): boolean => (process.env.DATABASE_URL ?? "").length > 0
@@ -82,7 +86,10 @@ export const startService = async (options: StartOptions = {}): Promise<RunningS
   const key = "test-key-" + randomBytes(16).toString("hex")
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "core-test-"))
   const databaseUrl =
-    options.databaseUrl ?? (usingRealPostgres() ? await createDatabase(process.env.DATABASE_URL!) : undefined)
+    options.databaseUrl ??
+    (usingRealPostgres() ? await newServerDatabase(process.env.DATABASE_URL!, options.fromScratch) : undefined)
+  // A new embedded database: the run's migrated template copied into its DATA_DIR.
+  if (options.dataDir === undefined && databaseUrl === undefined) fillDataDir(dataDir, options.fromScratch)
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     PORT: String(port),
