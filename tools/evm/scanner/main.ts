@@ -14,7 +14,7 @@ import { makeWatchList } from "./WatchList.ts"
 
 export const scannerSettings: ReadonlyArray<Setting> = [
   { name: "SCANNER_RPC_URL", meaning: "the EVM node's JSON-RPC URL (http)" },
-  { name: "SCANNER_SERVICE_URL", meaning: "the service's base URL, e.g. http://127.0.0.1:3000" },
+  { name: "SCANNER_SERVICE_URL", meaning: "the service's base URL, e.g. http://127.0.0.1:8080" },
   { name: "SCANNER_KEY", meaning: "a C19 `scanner` service key (SERVICE_KEYS item scanner:<secret>)", secret: true },
   { name: "SCANNER_TERMINAL_ID", meaning: "the terminal (tokenNetwork id) this scanner feeds" },
   {

@@ -12,7 +12,7 @@ import { makeSignedStore } from "./SignedStore.ts"
 
 export const signerSettings: ReadonlyArray<Setting> = [
   { name: "SIGNER_RPC_URL", meaning: "the EVM node's JSON-RPC URL (http)" },
-  { name: "SIGNER_SERVICE_URL", meaning: "the service's base URL, e.g. http://127.0.0.1:3000" },
+  { name: "SIGNER_SERVICE_URL", meaning: "the service's base URL, e.g. http://127.0.0.1:8080" },
   { name: "SIGNER_KEY", meaning: "a C19 `signer` service key (SERVICE_KEYS item signer:<secret>)", secret: true },
   { name: "SIGNER_MNEMONIC", meaning: "the BIP-39 mnemonic whose account xpub the service holds", secret: true },
   { name: "SIGNER_TOKEN_NETWORK", meaning: "the terminal (tokenNetwork id) whose queue this signer sends" },
