@@ -111,5 +111,5 @@ describe("the reference EVM scanner against Hardhat's node", () => {
       assert.strictEqual(String(eth.free), formatEther(await file.evm().chain.getBalance({ address: who.evm })))
       assert.strictEqual(String(usdt.free), formatUnits(await file.tokenBalance(rails, who.evm), 6))
     }
-  }, 60_000)
+  }, 120_000)
 })

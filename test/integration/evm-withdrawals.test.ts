@@ -157,5 +157,5 @@ describe("the reference EVM signer against Hardhat's node", () => {
       parseUnits("400", 6)
     )
     assert.strictEqual(await file.tokenBalance(rails, hot.address), parseUnits("900", 6))
-  }, 60_000)
+  }, 120_000)
 })
