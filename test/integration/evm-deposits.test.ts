@@ -4,13 +4,14 @@
  * and of an ERC-20 to derived addresses are credited after the terminal's confirmations. A forced
  * reorg (evm_snapshot, a deposit the scanner pushed, evm_revert, another branch) cancels the orphaned
  * Income and credits the new branch's (C15 "Orphaned block"); the scanner's metrics count it; a
- * scanner killed and started again resumes from the service's tip. Every balance is checked
+ * scanner killed and started again resumes from the service's tip, and one whose node and service go
+ * down backs off and catches up when they are back. Every balance is checked
  * against the chain at the end.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { formatEther, formatUnits } from "viem"
 import { bucketsAre, CONFIRMATIONS, evmFile } from "../support/EvmRails.ts"
-import { eventually, startTool } from "../support/EvmTools.ts"
+import { eventually, startRelay, startTool } from "../support/EvmTools.ts"
 
 const file = evmFile()
 const { client } = file
@@ -21,7 +22,7 @@ const metricValue = (text: string, name: string): number => {
 }
 
 describe("the reference EVM scanner against Hardhat's node", () => {
-  it("credits ETH and ERC-20 deposits after confirmations, follows a forced reorg, resumes after a kill", async () => {
+  it("credits ETH and ERC-20 deposits after confirmations, follows a forced reorg, resumes after a kill, backs off while node and service are down", async () => {
     const rails = await file.setUpRails()
     const alice = await file.walletWithAddress(rails)
     const bob = await file.walletWithAddress(rails)
@@ -95,11 +96,35 @@ describe("the reference EVM scanner against Hardhat's node", () => {
     await ethScanner.stop("SIGKILL")
     await file.sendEth(alice.evm, "0.25")
     await file.evm().mine(CONFIRMATIONS)
-    ethScanner = startTool("scanner", { ...ethEnv, SCANNER_METRICS_PORT: "0" })
+    // This one reaches the node and the service through relays the test takes down and back.
+    const nodeRelay = await startRelay(file.evm().url)
+    const serviceRelay = await startRelay(file.service().base)
+    const relayed = { SCANNER_RPC_URL: nodeRelay.url, SCANNER_SERVICE_URL: serviceRelay.url }
+    ethScanner = startTool("scanner", { ...ethEnv, ...relayed, SCANNER_METRICS_PORT: "0" })
     file.tools.push(ethScanner)
     await eventually(
       "the deposit made while the scanner was down credited",
       () => bucketsAre(client, alice, "ETH", { free: 1.75, lockIn: 0 }),
+      30_000,
+      logs
+    )
+
+    // The node and the service down: the scanner backs off, then catches up once they are back.
+    await nodeRelay.down()
+    await serviceRelay.down()
+    await file.sendEth(alice.evm, "0.05")
+    await file.evm().mine(CONFIRMATIONS)
+    await eventually(
+      "the scanner backing off",
+      async () => (ethScanner.log().split("retrying in").length > 3 ? true : undefined),
+      20_000,
+      logs
+    )
+    await nodeRelay.up()
+    await serviceRelay.up()
+    await eventually(
+      "the deposit made while both were down credited",
+      () => bucketsAre(client, alice, "ETH", { free: 1.8, lockIn: 0 }),
       30_000,
       logs
     )
