@@ -58,7 +58,13 @@ const main = async () => {
   log("scanner", `metrics on http://0.0.0.0:${port}/metrics`)
 
   const stop = new AbortController()
-  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => stop.abort())
+  // Pushes are idempotent (a block pushed again is a replay), so a stop does not wait for the round.
+  for (const signal of ["SIGINT", "SIGTERM"] as const)
+    process.once(signal, () => {
+      stop.abort()
+      log("scanner", "stopped")
+      process.exit(0)
+    })
   const backoff = makeBackoff(pollMs)
 
   // The terminal: retried while the service is down; a refusal (unknown terminal, wrong key) stops.

@@ -53,7 +53,17 @@ const main = async () => {
   log("signer", `terminal ${tokenNetwork}: hot address ${keys.hot.address}; account xpub ${keys.xpub}`)
 
   const stop = new AbortController()
-  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => stop.abort())
+  // A stop waits for the item being sent, never for a long poll (an abandoned poll hands off nothing
+  // it has not answered, and an answered item shows again after a restart).
+  let sending = false
+  for (const signal of ["SIGINT", "SIGTERM"] as const)
+    process.once(signal, () => {
+      stop.abort()
+      if (!sending) {
+        log("signer", "stopped")
+        process.exit(0)
+      }
+    })
   const backoff = makeBackoff(pollMs)
   // From the start of the queue after every start: an item handed off before a crash shows again,
   // and what was signed for it is re-reported from the state folder, never sent again.
@@ -66,10 +76,13 @@ const main = async () => {
         limit: 100,
         timeout: pollSeconds
       })
-      for (const item of page.result) await sender.handle(item)
+      sending = true
+      for (const item of page.result) if (!stop.signal.aborted) await sender.handle(item)
+      sending = false
       cursor = page.cursor ?? cursor
       backoff.succeed()
     } catch (error) {
+      sending = false
       const wait = backoff.fail()
       log("signer", `${(error as Error).message.split("\n")[0]} — retrying in ${wait} ms`)
       await sleep(wait, stop.signal)
