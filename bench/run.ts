@@ -3,6 +3,7 @@
  * (bench/support/Harness.ts) and prints its table; without a known name, lists the benchmarks.
  * Settings: bench/README.md.
  */
+import { evmScanner } from "./benchmarks/evm_scanner.ts"
 import { getBalance } from "./benchmarks/get_balance.ts"
 import { getInfo } from "./benchmarks/get_info.ts"
 import { ledgerEngine } from "./benchmarks/ledger_engine.ts"
@@ -23,7 +24,8 @@ const benchmarks: ReadonlyArray<Benchmark> = [
   paymentsE2e,
   orderbookEngine,
   metricCost,
-  startup
+  startup,
+  evmScanner
 ]
 
 const usage = () => {
@@ -52,6 +54,9 @@ const usage = () => {
     "             payments_e2e: BENCH_WALLETS (200 payers), BENCH_MERCHANTS (8 apps), BENCH_CONNECTIONS clients and pgbench -c"
   )
   console.log("             orderbook_engine: BENCH_ORDERS (1000000)")
+  console.log(
+    "             evm_scanner: BENCH_EVM_BLOCKS (20), BENCH_EVM_TRANSFERS (200 a block), BENCH_WALLETS (200 watched)"
+  )
 }
 
 const name = process.argv[2]

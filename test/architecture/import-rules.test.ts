@@ -25,6 +25,7 @@ export const tierOf = (path: string): string => {
   if (path.startsWith("actors/")) return "actors"
   if (path.startsWith("test/")) return "test"
   if (path.startsWith("bench/")) return "bench"
+  if (path.startsWith("tools/")) return "tools"
   return "other"
 }
 
@@ -37,6 +38,7 @@ export const ruleBroken = (from: string, to: string): string | undefined => {
     target = tierOf(to)
   if (target === "test" && source !== "test") return "only tests import test/"
   if (target === "bench" && source !== "bench") return "nothing imports bench/"
+  if (target === "tools" && source !== "tools") return "nothing imports tools/ (tests run them as processes)"
   switch (source) {
     case "schema":
       return target === "schema" ? undefined : "schema/ imports only schema/"
@@ -44,6 +46,10 @@ export const ruleBroken = (from: string, to: string): string | undefined => {
       return ["schema", "client"].includes(target) ? undefined : "client/ imports only schema/ and client/"
     case "cli":
       return ["schema", "client", "cli"].includes(target) ? undefined : "cli/ imports only schema/, client/ and cli/"
+    case "tools":
+      return ["schema", "client", "tools"].includes(target)
+        ? undefined
+        : "tools/ (the reference scanner and signer) talks to the service over HTTP: schema/, client/ and tools/ only"
     case "sql":
       return ["schema", "sql"].includes(target) ? undefined : "sql/ imports only schema/ and sql/"
     case "platform":
@@ -170,6 +176,11 @@ describe("import rules", () => {
       ["src/Server.ts", "actors/wallet/Behaviour.ts", true],
       ["src/main.ts", "test/support/Service.ts", false],
       ["bench/run.ts", "test/support/Client.ts", false],
+      ["tools/evm/scanner/main.ts", "tools/evm/shared/ServiceClient.ts", true],
+      ["tools/evm/scanner/main.ts", "src/platform/Config.ts", false],
+      ["tools/evm/signer/main.ts", "sql/SignerRepo.ts", false],
+      ["tools/evm/signer/main.ts", "actors/chain/Protocol.ts", false],
+      ["test/support/EvmTools.ts", "tools/evm/scanner/main.ts", false],
       ["test/unit/engine.test.ts", "actors/wallet/Engine.ts", true]
     ]
     for (const [from, to, allowed] of cases)
