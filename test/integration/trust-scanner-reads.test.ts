@@ -83,6 +83,48 @@ const stageOf = async (who: Awaited<ReturnType<typeof party>>, txId: string) => 
   return (reply.body.result as Array<any>)[0].stage as string
 }
 
+describe("scanner_terminal", () => {
+  it("answers the terminal's settings and its tip: null before the first push, then the last block", async () => {
+    const t = await usdtTerminal()
+    const expected = {
+      tokenNetwork: t.id,
+      typeNetwork: 2,
+      typeContract: 1,
+      currency: "USDT",
+      decimals: 6,
+      addressContract: t.addressContract,
+      confirmations: 4,
+      defaultHotAddress: hot
+    }
+    const first = await read(t.id, keys.scanner)
+    assert.strictEqual(first.status, 200, JSON.stringify(first.body))
+    assert.deepStrictEqual(first.body.result, { ...expected, tip: null })
+    await push(t.id)
+    await push(t.id)
+    for (const key of [keys.scanner, keys.signer, service().key]) {
+      const reply = await read(t.id, key)
+      assert.strictEqual(reply.status, 200, JSON.stringify(reply.body))
+      assert.deepStrictEqual(reply.body.result, { ...expected, tip: { height: 2, hash: "s2" } })
+    }
+    // A reorg's block is the tip after it.
+    const fork = await pushBlock(client, t.id, { height: 2, hash: "r2", parentHash: "s1" })
+    assert.strictEqual(fork.status, 200, JSON.stringify(fork.body))
+    assert.deepStrictEqual((await read(t.id, keys.signer)).body.result.tip, { height: 2, hash: "r2" })
+  })
+
+  it("unknown 404 10040, not crypto 400 10200; an invest key 403 10405, a wallet session 401", async () => {
+    assertRejected(await read("999999", keys.scanner), 404, errorCode.TerminalNotFound, "unknown", "tokenNetwork")
+    assertRejected(await read(terminals.card, keys.signer), 400, errorCode.NotACryptoTerminal, "card", "tokenNetwork")
+    assertRejected(await read(terminals.usdt, keys.invest), 403, errorCode.KeyScope, "invest key")
+    const who = await party()
+    const session = await client.call("GET", `/private/v1/scanner_terminal?tokenNetwork=${terminals.usdt}`, {
+      sid: who.sid
+    })
+    assert.strictEqual(session.status, 401, JSON.stringify(session.body))
+    assert.strictEqual(session.body.error?.code, errorCode.Unauthorized)
+  })
+})
+
 describe("a withdrawal without a client asset source is sent from the hot address", () => {
   it("its queue item names the terminal's defaultHotAddress, index null; none set: null", async () => {
     const t = await usdtTerminal()
