@@ -125,6 +125,84 @@ describe("scanner_terminal", () => {
   })
 })
 
+describe("an out item without a txId binds by its txHash", () => {
+  it("to and amount matching: bound, final after the confirmations, settled as with the txId", async () => {
+    const t = await usdtTerminal()
+    const who = await party()
+    const one = await broadcast(who, t.id, 10, "hashA")
+    const pushed = await push(t.id, [out("hashA", "10")])
+    assert.strictEqual(pushed.items[0].txId, one.txId)
+    assert.strictEqual(await stageOf(who, one.txId), "OnChain")
+    for (let i = 0; i < 3; i++) await push(t.id)
+    assert.strictEqual((await txOf(who, one.txId)).txState, TxState.Finished)
+    await assertBuckets(who, 100 - 10 - usdtFee(10), 0, "USDT", "settled once")
+    // The signer may no longer report it.
+    assertRejected(await report({ txId: one.txId, result: "failed" }), 400, errorCode.SendReportRefused, "bound")
+  })
+
+  it("a mismatched amount or `to` binds nothing; the matching item binds later; never two items to one", async () => {
+    const t = await usdtTerminal()
+    const who = await party()
+    const one = await broadcast(who, t.id, 7, "hashB")
+    const reserved = { free: 100 - 7 - usdtFee(7), lockOut: 7 + usdtFee(7) }
+    const wrong = await push(t.id, [out("hashB", "7.000001"), out("hashB", "7", otherEthAddress, 1)])
+    assert.deepStrictEqual(
+      wrong.items.map((i) => i.txId),
+      [null, null]
+    )
+    assert.strictEqual(await stageOf(who, one.txId), "Broadcast")
+    // Another terminal's block with the same hash, `to` and amount binds nothing either.
+    const other = await usdtTerminal()
+    const elsewhere = await push(other.id, [out("hashB", "7", ethAddress, 2)])
+    assert.strictEqual(elsewhere.items[0].txId, null)
+    await assertBuckets(who, reserved.free, reserved.lockOut, "USDT", "nothing moved")
+    // Two items that both match: the first binds, the second stays unbound.
+    const twice = await push(t.id, [out("hashB", "7", ethAddress, 3), out("hashB", "7", ethAddress, 4)])
+    assert.deepStrictEqual(
+      twice.items.map((i) => i.txId),
+      [one.txId, null]
+    )
+    for (let i = 0; i < 3; i++) await push(t.id)
+    assert.strictEqual((await txOf(who, one.txId)).txState, TxState.Finished)
+    await assertBuckets(who, reserved.free, 0, "USDT", "settled once")
+  })
+
+  it("two withdrawals reported with one txHash bind one item each", async () => {
+    const t = await usdtTerminal()
+    const who = await party()
+    const a = await broadcast(who, t.id, 2, "hashC")
+    const b = await broadcast(who, t.id, 2, "hashC")
+    const pushed = await push(t.id, [out("hashC", "2", ethAddress, 0), out("hashC", "2", ethAddress, 1)])
+    assert.sameMembers(
+      pushed.items.map((i) => i.txId),
+      [a.txId, b.txId]
+    )
+    for (let i = 0; i < 3; i++) await push(t.id)
+    await assertBuckets(who, 100 - 2 * (2 + usdtFee(2)), 0, "USDT", "both settled")
+  })
+
+  it("a reorg that mines it again (another index) binds it again; the money leaves once", async () => {
+    const t = await usdtTerminal()
+    const who = await party()
+    const one = await broadcast(who, t.id, 5, "hashD")
+    await push(t.id) // s1
+    assert.strictEqual((await push(t.id, [out("hashD", "5", ethAddress, 3)])).items[0].txId, one.txId) // s2
+    const fork = await pushBlock(client, t.id, {
+      height: 2,
+      hash: "d2",
+      parentHash: "s1",
+      items: [out("hashD", "5", ethAddress, 9)]
+    })
+    assert.strictEqual(fork.status, 200, JSON.stringify(fork.body))
+    assert.deepStrictEqual(fork.body.result.orphaned, [2])
+    assert.strictEqual(fork.body.result.items[0].txId, one.txId)
+    for (let h = 3; h <= 5; h++)
+      await pushOk(client, t.id, { height: h, hash: `d${h}`, parentHash: h === 3 ? "d2" : `d${h - 1}` })
+    assert.strictEqual((await txOf(who, one.txId)).txState, TxState.Finished)
+    await assertBuckets(who, 100 - 5 - usdtFee(5), 0, "USDT", "settled once")
+  })
+})
+
 describe("a withdrawal without a client asset source is sent from the hot address", () => {
   it("its queue item names the terminal's defaultHotAddress, index null; none set: null", async () => {
     const t = await usdtTerminal()
