@@ -65,6 +65,22 @@ export const AddressTxBatchOut = Schema.Struct({
 }).annotate({ identifier: "AddressTxBatchOut" })
 export type AddressTxBatchOut = typeof AddressTxBatchOut.Type
 
+/** scanner_terminal (C19 §10): what a scanner or a signer needs to serve one terminal, and where to resume. */
+export const ScannerTerminalOut = Schema.Struct({
+  tokenNetwork: Schema.String,
+  typeNetwork: Schema.Int,
+  typeContract: Schema.Int,
+  currency: Schema.String,
+  decimals: Schema.Int,
+  addressContract: Schema.NullOr(Schema.String),
+  confirmations: Schema.Int,
+  defaultHotAddress: Schema.NullOr(Schema.String),
+  tip: Schema.NullOr(Schema.Struct({ height: Schema.Number, hash: Schema.String })).annotate({
+    description: "The terminal's current chain tip (null before the first push): a scanner resumes from it"
+  })
+}).annotate({ identifier: "ScannerTerminalOut" })
+export type ScannerTerminalOut = typeof ScannerTerminalOut.Type
+
 export const LinkItemIn = Schema.Struct({ txId: TxId, walletId: WalletId })
 export const LinkItemOut = Schema.Struct({
   txId: Schema.String,

@@ -32,8 +32,7 @@ export class CurrentApp extends Context.Service<
 
 /**
  * Scopes of service keys (CONTRACT C19 §2): the `/private/v1/` actions each may call. `admin` calls every
- * one. scanner_terminal (C19 §10) is listed before it exists, so the scanner and signer keys issued today
- * keep working when it arrives. Admin-only actions are every action no other scope lists: among them
+ * one. scanner_terminal (C19 §10) is both a scanner's and a signer's read. Admin-only actions are every action no other scope lists: among them
  * release_withdrawal (C19 §9), which a signer key may not call.
  */
 export const serviceScopes = {

@@ -113,6 +113,24 @@ export const cryptoTxById = (id: string | bigint) =>
   Effect.map(cryptoTxsById([BigInt(id)]), (rows) => rows[0] as CryptoTx | undefined)
 
 /**
+ * The terminal's withdrawals and refunds waiting for their out item (HandedOff or Broadcast), or bound and
+ * not final (OnChain: a reorg may unbind them), whose recorded txHash is one of these: what an out item
+ * without a txId may bind (C19 §10).
+ */
+export const outsByTxHash = (terminalId: bigint, txHashes: ReadonlyArray<string>) =>
+  SqlClient.SqlClient.use((sql) =>
+    txHashes.length === 0
+      ? Effect.succeed([] as ReadonlyArray<CryptoTx>)
+      : Effect.map(
+          sql`SELECT ${sql.literal(cryptoTxColumns)} FROM crypto_txs c JOIN transactions t ON t.id = c.tx_id
+            WHERE c.terminal_id = ${terminalId} AND c.type_tx IN (2, 19) AND c.stage IN ('HandedOff', 'Broadcast', 'OnChain')
+              AND c.tx_hash = ANY(${textArray(txHashes)}::text[])
+            ORDER BY c.tx_id`,
+          cryptoTxs
+        )
+  )
+
+/**
  * What may become final at this height: Incomes still Confirming or Unattributed at txState 1, and
  * withdrawals or refunds bound on chain, in blocks at or below it and not orphaned.
  */

@@ -27,13 +27,17 @@ export const QueueItem = record({
 export type QueueItem = typeof QueueItem.Type
 const queueItems = decodeAll(QueueItem)
 
-/** Items to send after `cursor` (exclusive) in queue-tick order, of one terminal or all. */
+/**
+ * Items to send after `cursor` (exclusive) in queue-tick order, of one terminal or all. An item without a
+ * client asset source is sent from its terminal's defaultHotAddress (C19 §10): that address, index null.
+ */
 export const txsToSend = (terminalId: string | null, cursor: string, limit: number) =>
   SqlClient.SqlClient.use((sql) =>
     Effect.map(
       sql`SELECT c.tx_id, t.type_tx, t.tx_state, c.stage, c.terminal_id, r.type_network, r.type_contract, t.currency,
-          r.decimals, r.address_contract, c.to_address, c.memo, t.amount::text AS amount, c.source_address,
-          c.source_index, c.queue_tick
+          r.decimals, r.address_contract, c.to_address, c.memo, t.amount::text AS amount,
+          CASE WHEN c.source_address IS NULL THEN r.default_hot_address ELSE c.source_address END AS source_address,
+          CASE WHEN c.source_address IS NULL THEN NULL ELSE c.source_index END AS source_index, c.queue_tick
         FROM crypto_txs c
           JOIN transactions t ON t.id = c.tx_id
           JOIN terminals r ON r.id = c.terminal_id

@@ -116,14 +116,15 @@ export const ChainEntityLayer = ChainEntity.toLayer(
     /** Pure: the push's plan on what was read. */
     const planOf = (
       payload: PushPayload,
-      { terminal, before, placement, recorded, orphanedItems, txs, ownerOf, depositFee, orderIncomes }: ReadPush
+      { terminal, before, placement, items, recorded, orphanedItems, txs, ownerOf, depositFee, orderIncomes }: ReadPush
     ) =>
       Result.succeed(
         planPush({
           terminal,
           view: before,
           placement,
-          block: payload,
+          // The pushed block, its out items' txIds resolved by txHash (OutItemTxIds.ts).
+          block: { ...payload, items },
           recorded,
           orphanedItems,
           txs,

@@ -2,15 +2,24 @@
  * What the chain actor plans a pushed block on (Behaviour.ts PushBlock), read fresh on every attempt of
  * its commitDecision: the kept headers and where the block goes (a block that does not place is refused
  * here), the items already recorded, the transactions a plan may touch, the deposit owners, the orders'
- * Incomes and the Deposit tariffs.
+ * Incomes and the Deposit tariffs; out items without a txId get the one they bind (OutItemTxIds.ts).
  */
 import { Effect } from "effect"
 import { depositAddresses, depositOwnerAmong } from "../../sql/AddressRepo.ts"
-import { type CryptoTx, cryptoTxsById, finalCandidates, itemsByKeys, itemsFrom } from "../../sql/ChainRepo.ts"
+import {
+  type CryptoTx,
+  cryptoTxsById,
+  finalCandidates,
+  itemsByKeys,
+  itemsFrom,
+  outsByTxHash
+} from "../../sql/ChainRepo.ts"
 import { BlockHeightGap, BlockNotConnected, BlockTooOld } from "../../schema/CryptoErrors.ts"
+import { addressKey } from "../../src/platform/crypto/Addresses.ts"
 import type { Db } from "../../src/platform/db/Sql.ts"
 import { type ChainView, finalHeight, place } from "./Engine.ts"
 import { readOrderIncomeFacts } from "./OrderIncomeReads.ts"
+import { resolveOutTxIds } from "./OutItemTxIds.ts"
 import type { PushBlock } from "./Protocol.ts"
 import { itemKey, type PushContext, type TerminalFacts, TxKind } from "./Push.ts"
 import { makeWorkingSet } from "./WorkingSet.ts"
@@ -51,7 +60,14 @@ export const readPush = (
       }
     }
     const tipAfter = placement._tag === "Replay" ? before.tip! : payload.height
-    const items = payload.items
+    // C19 §10: an out item without a txId names the withdrawal or refund reported with its txHash, if it matches.
+    const unnamedOuts = payload.items.filter((i) => i.direction === "out" && i.txId === null)
+    const unbound = yield* db(outsByTxHash(terminalId, [...new Set(unnamedOuts.map((i) => i.txHash))]))
+    const items = resolveOutTxIds(payload.items, unbound, {
+      terminalId,
+      reorgFrom: placement._tag === "Reorg" ? placement.from : null,
+      addressKey: (a) => addressKey(terminal.typeNetwork, a)
+    })
     const recordedRows = yield* db(
       itemsByKeys(
         terminalId,
@@ -89,7 +105,7 @@ export const readPush = (
       ...new Set([...owners.map((o) => o.walletId), ...[...orderIncomes.orders.values()].map((o) => o.merchantWallet)])
     ])
     const txs = makeWorkingSet(loaded.values())
-    return { terminal, before, placement, recorded, orphanedItems, txs, ownerOf, depositFee, orderIncomes }
+    return { terminal, before, placement, items, recorded, orphanedItems, txs, ownerOf, depositFee, orderIncomes }
   })
 
 export type ReadPush = Effect.Success<ReturnType<typeof readPush>>

@@ -1,7 +1,7 @@
 /** Scanner `/private/v1/` (service keys): blocks pushed by scanners and links of unattributed deposits (C15). */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { AddressTxBatch, AddressTxBatchOut, LinkItemIn, LinkItemOut } from "../Chain.ts"
+import { AddressTxBatch, AddressTxBatchOut, LinkItemIn, LinkItemOut, ScannerTerminalOut } from "../Chain.ts"
 import {
   BlockHeightGap,
   BlockNotConnected,
@@ -12,6 +12,7 @@ import {
 } from "../CryptoErrors.ts"
 import { Envelope } from "../Envelope.ts"
 import { InvalidRequest, RateLimited, TerminalNotFound, TooManyDecimals, TooManyItems } from "../Errors.ts"
+import { TerminalId } from "../Ids.ts"
 import { ServiceAuth } from "../Security.ts"
 
 export class ScannerApi extends HttpApiGroup.make("scanner")
@@ -36,6 +37,16 @@ export class ScannerApi extends HttpApiGroup.make("scanner")
       OpenApi.annotations({
         description:
           "One block of one terminal, validated whole before anything moves: appended, replayed, or a reorg (orphan then append). Everything it decides is one ledger commit."
+      })
+    ),
+    HttpApiEndpoint.get("scanner_terminal", "/scanner_terminal", {
+      query: { tokenNetwork: TerminalId },
+      success: Envelope(ScannerTerminalOut),
+      error: [TerminalNotFound, NotACryptoTerminal, RateLimited]
+    }).annotateMerge(
+      OpenApi.annotations({
+        description:
+          "C19 §10 (scopes scanner, signer, admin): a crypto terminal's settings a scanner or signer needs, and its chain tip (null before the first push) to resume from."
       })
     ),
     HttpApiEndpoint.post("link_address_transactions", "/link_address_transactions", {

@@ -13,6 +13,7 @@ export const ScannerHandlers = HttpApiBuilder.group(
     const chains = yield* Chains
     return handlers
       .handle("tx_list_push", ({ payload }) => Effect.flatMap(chains.push(payload), ok))
+      .handle("scanner_terminal", ({ query }) => Effect.flatMap(chains.scannerTerminal(String(query.tokenNetwork)), ok))
       .handle("link_address_transactions", ({ payload }) =>
         Effect.flatMap(
           chains.link(payload.map((item) => ({ txId: String(item.txId), walletId: String(item.walletId) }))),

@@ -6,10 +6,10 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { ChainEntity, type PushItem } from "../../../actors/chain/Protocol.ts"
-import { terminalOfTx } from "../../../sql/ChainRepo.ts"
+import { storedTipOf, terminalOfTx } from "../../../sql/ChainRepo.ts"
 import { findTerminal, type Terminal } from "../../../sql/ReferenceRepo.ts"
 import { walletById } from "../../../sql/WalletRepo.ts"
-import type { AddressTxBatch, AddressTxBatchOut, LinkItemOut } from "../../../schema/Chain.ts"
+import type { AddressTxBatch, AddressTxBatchOut, LinkItemOut, ScannerTerminalOut } from "../../../schema/Chain.ts"
 import {
   BlockHeightGap,
   BlockNotConnected,
@@ -71,6 +71,10 @@ export class Chains extends Context.Service<
   Chains,
   {
     readonly push: (batch: AddressTxBatch) => Effect.Effect<AddressTxBatchOut, PushError>
+    /** C19 §10 scanner_terminal: a crypto terminal's settings and its stored tip. */
+    readonly scannerTerminal: (
+      tokenNetwork: string
+    ) => Effect.Effect<ScannerTerminalOut, TerminalNotFound | NotACryptoTerminal>
     readonly link: (
       items: ReadonlyArray<{ readonly txId: string; readonly walletId: string }>
     ) => Effect.Effect<ReadonlyArray<LinkItemOut>, TooManyItems | InvalidRequest>
@@ -180,6 +184,23 @@ export class Chains extends Context.Service<
         }
       })
 
+      const scannerTerminal = Effect.fn("Chains.scannerTerminal")(function* (tokenNetwork: string) {
+        const terminal = yield* cryptoTerminal(tokenNetwork, "tokenNetwork")
+        // The tip the chain actor last committed (chain_heads), whichever process holds the actor.
+        const tip = yield* db(storedTipOf(terminal.id))
+        return {
+          tokenNetwork: String(terminal.id),
+          typeNetwork: terminal.typeNetwork,
+          typeContract: terminal.typeContract,
+          currency: terminal.currency,
+          decimals: decimalsOf(terminal),
+          addressContract: terminal.addressContract,
+          confirmations: terminal.confirmations,
+          defaultHotAddress: terminal.defaultHotAddress,
+          tip: tip === undefined ? null : { height: Number(tip.tipHeight), hash: tip.tipHash }
+        }
+      })
+
       const linkOne = (item: { readonly txId: string; readonly walletId: string }) =>
         Effect.gen(function* () {
           const owner = yield* db(terminalOfTx(item.txId))
@@ -251,7 +272,7 @@ export class Chains extends Context.Service<
         }
       })
 
-      return Chains.of({ push, link, sealPartnerInfo, initRefund })
+      return Chains.of({ push, scannerTerminal, link, sealPartnerInfo, initRefund })
     })
   )
 }
