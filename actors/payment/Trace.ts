@@ -13,7 +13,8 @@ import { exportedSpan, inStoredTrace, traceparentOf, tracingOn } from "../../src
 
 export const makeOrderTrace = (txId: bigint, db: Db) => {
   const attributes = { "payment.order_tx_id": String(txId) }
-  let stored: string | undefined
+  /** The order's traceparent; null once read and absent (an order created while tracing was off): read once. */
+  let stored: string | null | undefined
 
   /** The creation commit's body, given the rows that keep its trace (none when tracing is off). */
   const create = <A, E, R>(body: (rows: ReadonlyArray<KindRows>) => Effect.Effect<A, E, R>) =>
@@ -39,8 +40,8 @@ export const makeOrderTrace = (txId: bigint, db: Db) => {
         if (!on) return effect
         const known = stored !== undefined ? Effect.succeed(stored) : db(paymentTraceOf(txId))
         return Effect.flatMap(known, (traceParent) => {
-          stored = traceParent
-          return inStoredTrace(`payment.${name}`, traceParent, attributes)(effect)
+          stored = traceParent ?? null
+          return inStoredTrace(`payment.${name}`, stored ?? undefined, attributes)(effect)
         })
       })
 
