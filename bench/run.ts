@@ -13,7 +13,8 @@ import { ordersE2e } from "./benchmarks/orders_e2e.ts"
 import { paymentsE2e } from "./benchmarks/payments_e2e.ts"
 import { transfersE2e } from "./benchmarks/transfers_e2e.ts"
 import { startup } from "./benchmarks/startup.ts"
-import { runBenchmark, type Benchmark } from "./support/Harness.ts"
+import { printSummary } from "./Summary.ts"
+import { runBenchmark, type Benchmark, type Outcome } from "./support/Harness.ts"
 
 const benchmarks: ReadonlyArray<Benchmark> = [
   getInfo,
@@ -34,7 +35,7 @@ const usage = () => {
     const target = b.target === undefined ? "" : ` (target: ${b.target.what} ≥ ${b.target.ratio}×)`
     console.log(`  ${b.name.padEnd(16)} ${b.summary}${target}`)
   }
-  console.log(`  ${"all".padEnd(16)} every benchmark above, one after another`)
+  console.log(`  ${"all".padEnd(16)} every benchmark above, one after another, then one summary table`)
   console.log("\nenvironment: BENCH_SECONDS (5), BENCH_WARMUP_SECONDS (1), BENCH_CONNECTIONS (32), BENCH_ROUNDS (3),")
   console.log("             BENCH_PROFILE=1 (our service under --cpu-prof; summarise with bench/profile/top.ts),")
   console.log(
@@ -66,6 +67,20 @@ if (chosen.length === 0) {
   if (name !== undefined) console.log(`unknown benchmark "${name}"\n`)
   usage()
   process.exitCode = name === undefined ? 0 : 2
-} else {
+} else if (name !== "all") {
   for (const benchmark of chosen) await runBenchmark(benchmark)
+} else {
+  // Every benchmark, one failing not stopping the rest; then the summary table (bench/Summary.ts).
+  const outcomes: Array<Outcome> = []
+  for (const benchmark of chosen) {
+    try {
+      outcomes.push(await runBenchmark(benchmark))
+    } catch (error) {
+      console.error(`${benchmark.name} FAILED: ${String(error)}`)
+      process.exitCode = 1
+      const failed = { anchor: "-", ours: "-", ratio: 0, target: "", budget: "", resultFile: "" }
+      outcomes.push({ name: benchmark.name, ...failed, verdict: "FAILED" })
+    }
+  }
+  printSummary(outcomes)
 }

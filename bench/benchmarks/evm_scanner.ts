@@ -172,6 +172,7 @@ export const evmScanner: Benchmark<Ingest, Ingest> = {
         const anchor = median(rounds.map((r) => r.anchor.transfers / r.anchor.seconds))
         return {
           ratio: ours / anchor,
+          headline: { anchor: `tx_list_push ${fmt(anchor)} transfers/s`, ours: `${fmt(ours)} transfers/s` },
           lines: [
             `   medians: scanner ${fmt(ours)} transfers/s (${fmt(ours / perBlock, 1)} blocks/s), direct tx_list_push ${fmt(anchor)} transfers/s (${fmt(anchor / perBlock, 1)} blocks/s)`
           ],

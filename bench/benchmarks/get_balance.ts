@@ -15,6 +15,7 @@ const funding: ReadonlyArray<readonly [currency: string, amount: string]> = [
 export const getBalance = getBenchmark({
   name: "get_balance",
   summary: "session GET /core/v1/wallet/get_balance (4 funded currencies) vs a bare node:http server",
+  targetRatio: 0.3,
   route: async (_service, client) => {
     const wallet = await client.createWallet("900001", { name: "Bench" })
     for (const [currency, amount] of funding) await client.fund(wallet.id, currency, amount)

@@ -80,6 +80,10 @@ export const ledgerEngine: Benchmark<number, RunResult> = {
         const failures = rounds.reduce((n, r) => n + r.ours.failures, 0)
         return {
           ratio: ratios.postingsPerTps,
+          headline: {
+            anchor: `pgbench -N ${fmt(medians.pgbenchTps)} TPS`,
+            ours: `${fmt(medians.postingsPerSec)} postings/s`
+          },
           lines: [
             "   medians",
             `   pgbench -N TPS      ${fmt(medians.pgbenchTps).padStart(9)}`,

@@ -59,6 +59,7 @@ export const metricCost: Benchmark<number, number> = {
         anchor = median(rounds.map((r) => r.anchor))
       return {
         ratio: anchor / ours,
+        headline: { anchor: `${fmt(anchor)} ns/observation`, ours: `${fmt(ours)} ns/observation` },
         lines: [
           `   medians: hand-kept ${fmt(ours)} ns, Effect Metric.histogram ${fmt(anchor)} ns (${(anchor / ours).toFixed(1)}× cheaper, ` +
             `${((anchor - ours) / 1000).toFixed(2)} µs saved per request)`

@@ -187,6 +187,7 @@ export const orderbookEngine: Benchmark<number, Ours> = {
         const list = (xs: ReadonlyArray<number>) => xs.map((x) => Math.round(x)).join(", ")
         return {
           ratio: oursRaw / theirs,
+          headline: { anchor: `${perSecond(theirs).trim()} orders/s`, ours: `${perSecond(oursRaw).trim()} orders/s` },
           lines: [
             `  ours (submitRaw)        ${perSecond(oursRaw)} orders/s   rounds: ${list(rounds.map((r) => r.ours.raw))}`,
             `  ours (submit, events)   ${perSecond(oursEvents)} orders/s   rounds: ${list(rounds.map((r) => r.ours.events))}`,

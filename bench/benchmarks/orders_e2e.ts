@@ -55,6 +55,7 @@ export const ordersE2e: Benchmark<number, OursRound> = {
   summary:
     "accepted create_order/s over HTTP (p50/p99, trades/s, ledger audit) vs pgbench -N TPS, same PostgreSQL server",
   target: { ratio: 3, what: "create_order/s vs pgbench -N TPS" },
+  budget: { key: "serviceCpuMicrosPerOrder", micros: 500, per: "order", ratio: 0.5 },
   prepare: async (run) => {
     const { settings } = run
     // This benchmark's default is 64 clients (BENCH_CONNECTIONS overrides; pgbench gets the same -c).
@@ -170,6 +171,10 @@ export const ordersE2e: Benchmark<number, OursRound> = {
               ]
         return {
           ratio: medians.ordersPerSec / medians.pgbenchTps,
+          headline: {
+            anchor: `pgbench -N ${fmt(medians.pgbenchTps)} TPS`,
+            ours: `${fmt(medians.ordersPerSec)} orders/s, ${fmt(medians.serviceCpuMicrosPerOrder)} µs CPU each`
+          },
           lines: [
             ...rateMedianLines(rounds, medians, "accepted create_order/s", "ordersPerSec"),
             labelled("order latency", `p50 ${fmt(medians.latencyP50Ms, 1)} ms, p99 ${fmt(medians.latencyP99Ms, 1)} ms`),

@@ -27,6 +27,7 @@ type OursRound = PaymentLoadSummary & {
 
 export const paymentsE2e: Benchmark<number, OursRound> = {
   name: "payments_e2e",
+  budget: { key: "serviceCpuMicrosPerPayment", micros: 1000, per: "payment", ratio: 0.2 },
   summary: "completed payments/s (put_payment_order, order_start, pay_internal) over HTTP vs pgbench -N TPS",
   prepare: async (run) => {
     const { settings } = run
@@ -103,6 +104,10 @@ export const paymentsE2e: Benchmark<number, OursRound> = {
         const failures = rounds.reduce((n, r) => n + r.ours.failed, 0)
         return {
           ratio: medians.paymentsPerSec / medians.pgbenchTps,
+          headline: {
+            anchor: `pgbench -N ${fmt(medians.pgbenchTps)} TPS`,
+            ours: `${fmt(medians.paymentsPerSec)} payments/s, ${fmt(medians.serviceCpuMicrosPerPayment)} µs CPU each`
+          },
           lines: [
             ...rateMedianLines(rounds, medians, "completed payments/s", "paymentsPerSec"),
             labelled(

@@ -76,6 +76,7 @@ export const startup: Benchmark<number, number> = {
         rmSync(seeded, { recursive: true, force: true })
         return {
           ratio: anchor / ours,
+          headline: { anchor: `tsx source ${fmt(anchor, 2)} s`, ours: `compiled ${fmt(ours, 2)} s` },
           lines: [
             `   medians: compiled ${fmt(ours, 2)} s, tsx source ${fmt(anchor, 2)} s (${(anchor / ours).toFixed(2)}× faster)`
           ],

@@ -27,6 +27,7 @@ export const transfersE2e: Benchmark<number, OursRound> = {
   name: "transfers_e2e",
   summary: "completed two-step internal transfers/s over HTTP (p50/p99) vs pgbench -N TPS, same PostgreSQL server",
   target: { ratio: 2, what: "transfers/s vs pgbench -N TPS" },
+  budget: { key: "serviceCpuMicrosPerTransfer", micros: 400, per: "transfer", ratio: 0.5 },
   prepare: async (run) => {
     const { settings } = run
     const clients = settings.connections
@@ -86,6 +87,10 @@ export const transfersE2e: Benchmark<number, OursRound> = {
         const failures = rounds.reduce((n, r) => n + r.ours.failed, 0)
         return {
           ratio: medians.transfersPerSec / medians.pgbenchTps,
+          headline: {
+            anchor: `pgbench -N ${fmt(medians.pgbenchTps)} TPS`,
+            ours: `${fmt(medians.transfersPerSec)} transfers/s, ${fmt(medians.serviceCpuMicrosPerTransfer)} µs CPU each`
+          },
           lines: [
             ...rateMedianLines(rounds, medians, "completed transfers/s", "transfersPerSec"),
             labelled(

@@ -47,6 +47,8 @@ export interface Round<A, O> {
 export interface Conclusion {
   /** ours / anchor in the headline figure, the one the target is about. */
   readonly ratio: number
+  /** The headline figure of each side, as printed in `npm run bench -- all`'s summary table. */
+  readonly headline: { readonly ours: string; readonly anchor: string }
   /** What is printed after the rounds: the medians, the table. */
   readonly lines: ReadonlyArray<string>
   /** The benchmark's own fields of the JSON record (its settings, medians, counts). */
@@ -71,8 +73,22 @@ export interface Benchmark<A = any, O = any> {
   readonly summary: string
   /** The ratio ours/anchor the issue asks for, and what it compares, e.g. "postings/s vs pgbench -N TPS". */
   readonly target?: { readonly ratio: number; readonly what: string }
+  /** Issue #25's budget: service CPU µs per operation (the record's `median[key]`) and a ratio to the anchor. */
+  readonly budget?: { readonly key: string; readonly micros: number; readonly per: string; readonly ratio: number }
   /** Starts the anchor and ours, says what they run on, and returns the two sides. */
   readonly prepare: (run: Run) => Promise<Prepared<A, O>>
+}
+
+/** `1350 µs/transfer (≤ 400: OVER), 0.11× (≥ 0.5×: BELOW)` — the budget's line, or "" without one. */
+const budgetText = (benchmark: Benchmark, conclusion: Conclusion): string => {
+  const budget = benchmark.budget
+  if (budget === undefined) return ""
+  const figure = (conclusion.record as { median?: Record<string, number> }).median?.[budget.key]
+  const cpu =
+    figure === undefined
+      ? `no ${budget.key} in the record`
+      : `${fmt(figure)} µs/${budget.per} (≤ ${budget.micros}: ${figure <= budget.micros ? "within" : "OVER"})`
+  return `${cpu}, ${fmt(conclusion.ratio, 2)}× (≥ ${budget.ratio}×: ${conclusion.ratio >= budget.ratio ? "meets" : "BELOW"})`
 }
 
 const alternate = async <A, O>(rounds: number, anchor: Side<A>, ours: Side<O>): Promise<Array<Round<A, O>>> => {
@@ -104,7 +120,19 @@ const writeResult = (name: string, record: object): string => {
   return path
 }
 
-export const runBenchmark = async (benchmark: Benchmark): Promise<void> => {
+/** One row of the summary `npm run bench -- all` prints (bench/Summary.ts). */
+export interface Outcome {
+  readonly name: string
+  readonly anchor: string
+  readonly ours: string
+  readonly ratio: number
+  readonly target: string
+  readonly verdict: "meets" | "BELOW" | "-" | "FAILED"
+  readonly budget: string
+  readonly resultFile: string
+}
+
+export const runBenchmark = async (benchmark: Benchmark): Promise<Outcome> => {
   const settings = readSettings()
   log(`\n== ${benchmark.name}: ${benchmark.summary}`)
   log(
@@ -125,6 +153,8 @@ export const runBenchmark = async (benchmark: Benchmark): Promise<void> => {
         ? null
         : `${conclusion.ratio >= target.ratio ? "meets" : "BELOW"} the target of ${target.what} ≥ ${target.ratio}×`
     if (verdict !== null) log(`   ${verdict}`)
+    const budget = budgetText(benchmark, conclusion)
+    if (budget !== "") log(`   budget: ${budget}`)
     const path = writeResult(benchmark.name, {
       benchmark: benchmark.name,
       summary: benchmark.summary,
@@ -140,6 +170,16 @@ export const runBenchmark = async (benchmark: Benchmark): Promise<void> => {
       rounds
     })
     log(`   results: ${relative(root, path)}`)
+    return {
+      name: benchmark.name,
+      anchor: conclusion.headline.anchor,
+      ours: conclusion.headline.ours,
+      ratio: conclusion.ratio,
+      target: target === undefined ? "" : `≥ ${target.ratio}×`,
+      verdict: target === undefined ? "-" : conclusion.ratio >= target.ratio ? "meets" : "BELOW",
+      budget,
+      resultFile: relative(root, path)
+    }
   } finally {
     for (const cleanup of cleanups.reverse()) {
       try {

@@ -9,7 +9,7 @@ import { startAnchor } from "../anchor/startAnchor.ts"
 import type { GetLoadSpec, GetLoadSummary } from "../load/get.ts"
 import { makeClient, type Client } from "./Client.ts"
 import { cpuMicros } from "./Cpu.ts"
-import { log, measureWindow, median, type Benchmark, type Round } from "./Harness.ts"
+import { fmt, log, measureWindow, median, type Benchmark, type Round } from "./Harness.ts"
 import { freshDatabase } from "./Postgres.ts"
 import { describeDatabase, profileDirectory, root, startService, type RunningService } from "./Service.ts"
 import type { Settings } from "./Settings.ts"
@@ -164,6 +164,10 @@ export const getBenchmark = (options: {
         }
         return {
           ratio: ratios.reqPerSec,
+          headline: {
+            anchor: `${fmt(medians.anchor.reqPerSec)} req/s, ${fmt(medians.anchor.cpuMicrosPerRequest)} µs CPU/req`,
+            ours: `${fmt(medians.ours.reqPerSec)} req/s, ${fmt(medians.ours.cpuMicrosPerRequest)} µs CPU/req`
+          },
           lines: [
             row(columns),
             row(widths.map((w) => "-".repeat(w))),
