@@ -42,7 +42,7 @@ const table = (rows: ReadonlyArray<ReadonlyArray<string>>): Array<string> => {
 
 export const printSummary = (outcomes: ReadonlyArray<Outcome>): void => {
   const before = previousSummary()
-  const earlier = new Map(before?.outcomes.map((o) => [o.name, o.ratio]))
+  const earlier = new Map(before?.outcomes.filter((o) => o.verdict !== "FAILED").map((o) => [o.name, o.ratio]))
   const header = [
     "benchmark",
     "anchor",
