@@ -6,43 +6,21 @@
  * `--skip-last T` first drops the final T seconds (e.g. the idle time between that window and the
  * service's exit). Usage: npx tsx bench/profile/top.ts <file> [rows] [--last S] [--skip-last T]
  */
-import { readFileSync } from "node:fs"
-
-interface ProfileNode {
-  readonly id: number
-  readonly callFrame: { functionName: string; url: string; lineNumber: number }
-  readonly hitCount?: number
-}
-interface Profile {
-  readonly nodes: ReadonlyArray<ProfileNode>
-  readonly samples: ReadonlyArray<number>
-  readonly timeDeltas: ReadonlyArray<number>
-}
+import { loadProfile, shortUrl, windowOptions } from "./Profile.ts"
 
 const args = process.argv.slice(2)
-const lastAt = args.indexOf("--last")
-const lastSeconds = lastAt >= 0 ? Number(args.splice(lastAt, 2)[1]) : Infinity
-const skipAt = args.indexOf("--skip-last")
-const skipSeconds = skipAt >= 0 ? Number(args.splice(skipAt, 2)[1]) : 0
+const { lastSeconds, skipSeconds } = windowOptions(args)
 const [file, rowsArg] = args
 if (file === undefined) {
   console.log("usage: npx tsx bench/profile/top.ts <file.cpuprofile> [rows] [--last S] [--skip-last T]")
   process.exit(2)
 }
 const rows = Number(rowsArg ?? 30)
-const profile = JSON.parse(readFileSync(file, "utf8")) as Profile
-const byId = new Map(profile.nodes.map((node) => [node.id, node]))
+const { byId, samples } = loadProfile(file, lastSeconds, skipSeconds)
 
 // Self time per node: each sample's time delta belongs to the node that was on top.
 const selfMicros = new Map<number, number>()
-const span = profile.timeDeltas.reduce((a, b) => a + b, 0)
-let at = 0
-profile.samples.forEach((id, i) => {
-  at += profile.timeDeltas[i] ?? 0
-  const fromEnd = span - at - skipSeconds * 1e6
-  if (fromEnd >= 0 && fromEnd <= lastSeconds * 1e6)
-    selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0))
-})
+for (const { id, micros } of samples) selfMicros.set(id, (selfMicros.get(id) ?? 0) + micros)
 const total = [...selfMicros.values()].reduce((a, b) => a + b, 0)
 
 const where = (url: string): string => {
@@ -54,9 +32,6 @@ const where = (url: string): string => {
     ? "our source"
     : url
 }
-const shortUrl = (url: string) =>
-  url.replace(/^.*node_modules\//, "").replace(/^file:\/\/.*\/(src|schema|actors|sql)\//, "$1/")
-
 const add = (map: Map<string, number>, key: string, micros: number) => map.set(key, (map.get(key) ?? 0) + micros)
 const byFunction = new Map<string, number>()
 const byPackage = new Map<string, number>()
