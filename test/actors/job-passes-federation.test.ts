@@ -35,7 +35,7 @@ const USDT = "USDT"
 /** The partner: a real service of its own. */
 const B = serviceForFile({ env: federationEnv() })
 
-const TestLayer = Layer.mergeAll(PartnerTransfers.layer).pipe(
+const TestLayer = PartnerTransfers.layer.pipe(
   Layer.provideMerge(FederationOrders.layer),
   Layer.provideMerge(Partners.layer),
   Layer.provideMerge(WalletEntityLayer),

@@ -29,8 +29,9 @@ const USDT = "USDT"
 const hundred = 100_000_000n
 
 /**
- * The runner, built in the test on its TestClock: an actor reads its runner's clock. The message storage
- * (durable timers: DeliverAt) stays on the wall clock, as in the service, where SQL's now() decides it.
+ * TestRunner's parts, the runner built in the test on its TestClock (an actor reads its runner's clock). The
+ * message storage is built here, on the wall clock: the investment's durable timer (DeliverAt, two real hours
+ * away) stays out of the way, so only the sweep can bring `Due`.
  */
 const Runner = Sharding.layer.pipe(
   Layer.provideMerge(Runners.layerNoop),
