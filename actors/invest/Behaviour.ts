@@ -5,7 +5,7 @@
  * releases what the investment itself locked, so it is committed here. A commit that loses a race
  * (LC409: another process's actor, or the sweep and a request) is decided again on the fresh row.
  */
-import { DateTime, Effect, Result } from "effect"
+import { Clock, DateTime, Effect, Result } from "effect"
 import { Entity } from "effect/cluster"
 import { investmentRow, type InvestmentRow, setInvestmentDue } from "../../sql/InvestmentRepo.ts"
 import {
@@ -80,6 +80,9 @@ export const InvestmentEntityLayer = InvestmentEntity.toLayer(
     const ledger = yield* LedgerWriter
     const ticks = yield* TimeTicks
     const config = yield* AppConfigService
+    // Every "is it due" here reads effect's Clock (the wall clock in the service; TestClock in
+    // test/actors/job-passes-invest.test.ts), so the time the sweep selects by is the time the actor decides by.
+    const clock = yield* Clock.Clock
     const walletActor = yield* WalletEntity.client
     const self = (yield* InvestmentEntity.client)(id)
     const settings: Settings = {
@@ -108,7 +111,7 @@ export const InvestmentEntityLayer = InvestmentEntity.toLayer(
             yield* self
               .Timer(new InvestTimer({ timetick: id, dueAt: DateTime.makeUnsafe(due) }), { discard: true })
               .pipe(Effect.ignoreCause({ log: "Warn" }))
-            const wait = due - Date.now()
+            const wait = due - clock.currentTimeMillisUnsafe()
             if (wait <= inProcessWaitMaxMs)
               yield* Effect.forkDetach(
                 Effect.sleep(Math.max(0, wait)).pipe(Effect.andThen(self.Due({})), Effect.ignoreCause)
@@ -124,7 +127,7 @@ export const InvestmentEntityLayer = InvestmentEntity.toLayer(
         subject: `investment ${id}`,
         load,
         decide: (inv): Result.Result<Decision, StepError> => {
-          const decision = decide(inv, Date.now())
+          const decision = decide(inv, clock.currentTimeMillisUnsafe())
           return decision._tag === "Reject" ? Result.fail(rejection(decision.rule, id)) : Result.succeed(decision)
         },
         commit: (decision): Effect.Effect<Decision, LostRace> =>
@@ -134,8 +137,8 @@ export const InvestmentEntityLayer = InvestmentEntity.toLayer(
                 Effect.catchTag("StateConflict", () => Effect.fail(new LostRace({}))),
                 Effect.catchTag(["Duplicate", "ConstraintViolated", "LedgerRefused"], Effect.die),
                 Effect.tap(() => {
-                  const due = dueAtOf(decision.after, settings, Date.now())
-                  return due !== null && due > Date.now() ? arm(due) : Effect.void
+                  const due = dueAtOf(decision.after, settings, clock.currentTimeMillisUnsafe())
+                  return due !== null && due > clock.currentTimeMillisUnsafe() ? arm(due) : Effect.void
                 }),
                 Effect.as(decision)
               ),
@@ -146,7 +149,7 @@ export const InvestmentEntityLayer = InvestmentEntity.toLayer(
     const advanceDue = Effect.gen(function* () {
       const row = yield* db(investmentRow(id))
       if (row === undefined) return
-      const now = Date.now()
+      const now = clock.currentTimeMillisUnsafe()
       const due = dueAtOf(investmentOfRow(row), settings, now)
       if (due === (row.dueAt?.getTime() ?? null)) return
       yield* db(setInvestmentDue(id, row.version, due === null ? null : new Date(due)))
@@ -163,7 +166,7 @@ export const InvestmentEntityLayer = InvestmentEntity.toLayer(
 
     return InvestmentEntity.of({
       CreateInvestment: Effect.fnUntraced(function* ({ payload }) {
-        const now = Date.now()
+        const now = clock.currentTimeMillisUnsafe()
         const timetick = BigInt(id)
         const state = payload.state
         const base: Investment = {

@@ -11,7 +11,8 @@
  * is logged; the next beat tries again. Each process publishes `job_passes_total{job}` (passes it ran)
  * and `job_last_pass_seconds{job}` (the duration of its last one).
  * Beats follow effect's Clock (the live clock in the service; TestClock in test/actors/periodic-job.test.ts and
- * job-passes.test.ts, which drive the schedule and each job's pass without waiting).
+ * job-passes*.test.ts, which drive the schedule and each job's pass without waiting); a pass that decides
+ * what is due reads the same Clock, not Date.now().
  */
 import { Clock, Effect, Layer, Metric } from "effect"
 import { claimBeat, claimStartBeat } from "../../sql/JobLeaseRepo.ts"

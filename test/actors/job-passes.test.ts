@@ -6,7 +6,10 @@
  * after five real seconds — and not before. The webhook dispatcher (src/services/payments/MerchantWebhooks.ts, every 500 ms)
  * the same way: an order created after its start-up pass has its Created event POSTed, signed, by the next beat's
  * pass. The over-HTTP proofs of the same jobs are test/integration/payments-expiry.test.ts and
- * payments-webhooks*.test.ts; the schedule itself is test/actors/periodic-job.test.ts.
+ * payments-webhooks*.test.ts; the schedule itself is test/actors/periodic-job.test.ts. The other durable jobs'
+ * passes, on TestClock the same way: job-passes-invest.test.ts (investment sweep and actor, both reading the
+ * clock), job-passes-reconcile.test.ts (card reconciliation, session ages on the clock) and
+ * job-passes-federation.test.ts (federation reconciliation against a real partner service).
  */
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"

@@ -9,7 +9,7 @@
  * released, 10177; outcome unknown → stays 3, answered Pending, settled by webhook or reconciliation. All
  * settlements are the conditional transitions of Settlement.ts (exactly once).
  */
-import { Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { WalletEntity } from "../../../actors/wallet/Protocol.ts"
 import { insertLink, linkByTx, type LinkRow, setLinkRemote } from "../../../sql/FederationRepo.ts"
 import { SystemWallet } from "../../../sql/Ledger.ts"
@@ -355,7 +355,9 @@ export class PartnerTransfers extends Context.Service<
           if (known === undefined) return
           const applied = yield* orders.readBack(partner, known)
           const unpaid = applied.order.state === "Created" || applied.order.state === "Started"
-          if (applied.verdict === "none" && unpaid && Date.now() - link.createdAt.getTime() > graceMs)
+          // The grace is measured on effect's Clock, the time the reconciliation's beats follow.
+          const now = yield* Clock.currentTimeMillis
+          if (applied.verdict === "none" && unpaid && now - link.createdAt.getTime() > graceMs)
             yield* cancelThere(partner, known)
         }).pipe(
           // The partner silent: the pass leaves it (PartnerUnavailable); any other failure skips this link.

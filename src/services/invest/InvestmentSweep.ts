@@ -8,7 +8,7 @@
  * Each actor decides from the state it reads and commits conditionally on it, so overlapping passes (two
  * processes, a restart) close nothing twice.
  */
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { InvestmentEntity } from "../../../actors/invest/Protocol.ts"
 import { dueInvestmentIds } from "../../../sql/InvestmentRepo.ts"
 import { limits } from "../../platform/Config.ts"
@@ -19,7 +19,7 @@ import { periodicJob } from "../../platform/PeriodicJob.ts"
 export const investmentSweep = Effect.gen(function* () {
   const db = yield* makeDb
   const investments = yield* InvestmentEntity.client
-  const due = yield* db(dueInvestmentIds(new Date(), limits.expirySweepBatchMax))
+  const due = yield* db(dueInvestmentIds(new Date(yield* Clock.currentTimeMillis), limits.expirySweepBatchMax))
   yield* Effect.forEach(due, (timetick) => Effect.ignoreCause(investments(String(timetick)).Due({})), {
     concurrency: 8,
     discard: true

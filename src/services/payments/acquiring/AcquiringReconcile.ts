@@ -9,7 +9,7 @@
  * overlap (two processes, a restart) and a webhook arriving meanwhile meet at the one conditional
  * transition, so nothing settles twice.
  */
-import { Effect, Layer } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import { markSessionsChecked, pendingAcquiringSessions } from "../../../../sql/AcquiringRepo.ts"
 import { AppConfigService } from "../../../platform/Config.ts"
 import { makeDb } from "../../../platform/db/Sql.ts"
@@ -25,7 +25,9 @@ const reconcile = Effect.gen(function* () {
   const config = yield* AppConfigService
   const acquirer = yield* Acquirer
   const cards = yield* PaymentCards
-  const now = Date.now()
+  // The ages are measured on effect's Clock (the wall clock in the service; TestClock in
+  // test/actors/job-passes-reconcile.test.ts), the time the job's beats follow.
+  const now = yield* Clock.currentTimeMillis
   const due = yield* db(
     pendingAcquiringSessions(new Date(now - config.acquiringReconcileAfterSeconds * 1000), reconcileBatchMax)
   )
