@@ -41,8 +41,13 @@ export interface ListAnswer {
   readonly found: boolean
 }
 
-/** A failure report whose commit lost a race (a settled refund's order moved) is read and judged again this many times. */
-const reportRetriesMax = 3
+/**
+ * A failure report whose commit lost a race (a settled refund's order moved) is read and judged again this many
+ * times. Each lost race means another writer of that order committed; a signer failing three refunds while three
+ * more are requested is six writers of one order row, so three retries could run out under load (seen in CI):
+ * eight covers such a burst, and a steady stream of new refunds still ends in a clear 10213.
+ */
+const reportRetriesMax = 8
 
 const toItem = (row: QueueItem): TxToSend => ({
   txId: String(row.txId) as TxToSend["txId"],
