@@ -28,6 +28,7 @@ import { ActorPlatform, auditLedger, ledgerOf, newWallet } from "../support/Acto
 import { federationEnv } from "../support/Federation.ts"
 import { serviceForFile } from "../support/Fixtures.ts"
 import { merchantOf } from "../support/Merchant.ts"
+import { lastBeatOf, until } from "../support/JobPasses.ts"
 
 const period = 60_000
 const USDT = "USDT"
@@ -60,27 +61,10 @@ const txStateOf = (txId: string) =>
     return row?.tx_state
   })
 
-/** The last beat the job claimed (and ran its pass for). */
-const lastBeat = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const [row] = yield* sql<{
-    beat: string
-  }>`SELECT beat::text AS beat FROM job_leases WHERE job = 'FederationReconcile'`.pipe(Effect.orDie)
-  return row === undefined ? undefined : Number(row.beat)
-})
+const lastBeat = lastBeatOf("FederationReconcile")
+/** The partner's answers take longer: 15 s. */
+const untilWithin = <E, R>(what: string, done: Effect.Effect<boolean, E, R>) => until(what, done, 15_000)
 const beatAt = (ms: number) => Math.floor(ms / period)
-
-/** Waits (real time: database round trips, the partner's answers) until `done`, at most 15 s. */
-const until = <E, R>(what: string, done: Effect.Effect<boolean, E, R>) =>
-  TestClock.withLive(
-    Effect.gen(function* () {
-      for (let waited = 0; waited < 15_000; waited += 100) {
-        if (yield* done) return
-        yield* Effect.sleep("100 millis")
-      }
-      assert.fail(`not within 15 s: ${what}`)
-    })
-  )
 
 layer(TestLayer, { excludeTestServices: true, timeout: 90_000 })(
   "the federation reconciliation's pass on the test clock",
@@ -105,7 +89,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: 90_000 })(
         const beat0 = Math.floor(Date.now() / period) * period
         yield* TestClock.setTime(beat0 + 1)
         yield* Layer.build(FederationReconcileCron)
-        yield* until(
+        yield* untilWithin(
           "the start-up pass",
           Effect.map(lastBeat, (beat) => beat === beatAt(beat0))
         )
@@ -130,7 +114,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: 90_000 })(
         assert.strictEqual((yield* ledgerOf(user, USDT)).free, 0n, "not credited before the beat")
         assert.notStrictEqual(yield* txStateOf(order.txId), 8, "not Finished before the beat")
         yield* TestClock.adjust(1)
-        yield* until(
+        yield* untilWithin(
           "the order credited by the beat's pass",
           Effect.map(ledgerOf(user, USDT), (l) => l.free === 7_250_000n)
         )
@@ -138,7 +122,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: 90_000 })(
         assert.strictEqual(yield* txStateOf(order.txId), 8, "Finished")
         // A later beat reads nothing back (the link is settled) and credits nothing again.
         yield* TestClock.adjust(period)
-        yield* until(
+        yield* untilWithin(
           "the following beat's pass",
           Effect.map(lastBeat, (beat) => beat === beatAt(beat0) + 2)
         )

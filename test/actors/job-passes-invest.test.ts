@@ -23,6 +23,7 @@ import { Tariffs } from "../../src/platform/Tariffs.ts"
 import { TimeTicks } from "../../src/platform/TimeTicks.ts"
 import { InvestmentSweep } from "../../src/services/invest/InvestmentSweep.ts"
 import { ActorPlatform, auditLedger, ledgerOf, newTxId, newWallet } from "../support/Actors.ts"
+import { lastBeatOf, until } from "../support/JobPasses.ts"
 
 const period = 1_000
 const USDT = "USDT"
@@ -54,27 +55,8 @@ const stateOf = (timetick: bigint) =>
     return row?.state
   })
 
-/** The last beat the sweep claimed (and ran its pass for). */
-const lastBeat = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const [row] = yield* sql<{
-    beat: string
-  }>`SELECT beat::text AS beat FROM job_leases WHERE job = 'InvestmentSweep'`.pipe(Effect.orDie)
-  return row === undefined ? undefined : Number(row.beat)
-})
+const lastBeat = lastBeatOf("InvestmentSweep")
 const beatAt = (ms: number) => Math.floor(ms / period)
-
-/** Waits (real time: database round trips) until `done`, at most 10 s. */
-const until = <E, R>(what: string, done: Effect.Effect<boolean, E, R>) =>
-  TestClock.withLive(
-    Effect.gen(function* () {
-      for (let waited = 0; waited < 10_000; waited += 100) {
-        if (yield* done) return
-        yield* Effect.sleep("100 millis")
-      }
-      assert.fail(`not within 10 s: ${what}`)
-    })
-  )
 
 layer(TestLayer, { excludeTestServices: true, timeout: 60_000 })(
   "the investment sweep's pass on the test clock",

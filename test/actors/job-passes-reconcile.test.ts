@@ -35,6 +35,7 @@ import {
 } from "../../src/services/payments/acquiring/SandboxAcquirer.ts"
 import { PaymentOrders } from "../../src/services/payments/PaymentOrders.ts"
 import { ActorPlatform, auditLedger, ledgerOf, newTxId, newWallet } from "../support/Actors.ts"
+import { lastBeatOf, until } from "../support/JobPasses.ts"
 
 const period = 30_000
 const after = 60_000
@@ -82,27 +83,8 @@ const session = (acquiringId: string) =>
     return { status: row!.status, checked: row!.checked, createdMs: Number(row!.created_ms) }
   })
 
-/** The last beat the job claimed (and ran its pass for). */
-const lastBeat = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const [row] = yield* sql<{
-    beat: string
-  }>`SELECT beat::text AS beat FROM job_leases WHERE job = 'AcquiringReconcile'`.pipe(Effect.orDie)
-  return row === undefined ? undefined : Number(row.beat)
-})
+const lastBeat = lastBeatOf("AcquiringReconcile")
 const beatAt = (ms: number) => Math.floor(ms / period)
-
-/** Waits (real time: database round trips) until `done`, at most 10 s. */
-const until = <E, R>(what: string, done: Effect.Effect<boolean, E, R>) =>
-  TestClock.withLive(
-    Effect.gen(function* () {
-      for (let waited = 0; waited < 10_000; waited += 100) {
-        if (yield* done) return
-        yield* Effect.sleep("100 millis")
-      }
-      assert.fail(`not within 10 s: ${what}`)
-    })
-  )
 
 /** Moves the clock to `at`, a beat: to just before it, real time for any pass in flight, then onto it. */
 const toBeat = (at: number) =>

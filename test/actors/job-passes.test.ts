@@ -30,6 +30,7 @@ import { setAppWebhook } from "../../sql/WebhookRepo.ts"
 import { webhookSignature } from "../../src/platform/Signing.ts"
 import { ActorPlatform, auditLedger, newTxId, newWallet } from "../support/Actors.ts"
 import { startReceiver } from "../support/WebhookReceiver.ts"
+import { passesOf, until } from "../support/JobPasses.ts"
 
 class Orders extends Context.Service<Orders, Effect.Success<typeof PaymentOrderEntity.client>>()("test/JobOrders") {}
 
@@ -48,27 +49,6 @@ const stateOf = (txId: bigint) =>
     )}`.pipe(Effect.orDie)
     return row?.state_code
   })
-
-const passesOf = (job: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<{ passes: string }>`SELECT passes::text AS passes FROM job_leases WHERE job = ${job}`.pipe(
-      Effect.orDie
-    )
-    return Number(row?.passes ?? 0)
-  })
-
-/** Waits (real time: database round trips) until `done`, at most 10 s. */
-const until = <E, R>(what: string, done: Effect.Effect<boolean, E, R>) =>
-  TestClock.withLive(
-    Effect.gen(function* () {
-      for (let waited = 0; waited < 10_000; waited += 100) {
-        if (yield* done) return
-        yield* Effect.sleep("100 millis")
-      }
-      assert.fail(`not within 10 s: ${what}`)
-    })
-  )
 
 /** A Created order of 1 USDT of `appId`, due `dueInMs` from now (Create takes any expiresAt; put_payment_order checks it). */
 const newOrder = (appId: bigint, dueInMs: number) =>
