@@ -148,10 +148,8 @@ export const runBenchmark = async (benchmark: Benchmark): Promise<Outcome> => {
     log("")
     for (const line of conclusion.lines) log(line)
     const target = benchmark.target
-    const verdict =
-      target === undefined
-        ? null
-        : `${conclusion.ratio >= target.ratio ? "meets" : "BELOW"} the target of ${target.what} ≥ ${target.ratio}×`
+    const met = target === undefined ? "-" : conclusion.ratio >= target.ratio ? "meets" : "BELOW"
+    const verdict = target === undefined ? null : `${met} the target of ${target.what} ≥ ${target.ratio}×`
     if (verdict !== null) log(`   ${verdict}`)
     const budget = budgetText(benchmark, conclusion)
     if (budget !== "") log(`   budget: ${budget}`)
@@ -176,7 +174,7 @@ export const runBenchmark = async (benchmark: Benchmark): Promise<Outcome> => {
       ours: conclusion.headline.ours,
       ratio: conclusion.ratio,
       target: target === undefined ? "" : `≥ ${target.ratio}×`,
-      verdict: target === undefined ? "-" : conclusion.ratio >= target.ratio ? "meets" : "BELOW",
+      verdict: met,
       budget,
       resultFile: relative(root, path)
     }
