@@ -1,8 +1,9 @@
 /**
- * `WORKERS=n` (n > 1, a PostgreSQL server only): the service as n processes sharing the HTTP port
- * (node:cluster; the primary hands out connections round-robin), so a machine's cores all serve.
- * Every process is the whole service: its own actors, ledger writer and caches, all safe side by
- * side on one database (docs/DESIGN.md "Actors"). Worker 1 starts first (it applies migrations and, on a
+ * `WORKERS=n` (n > 1, a PostgreSQL server only): the service as n runners of one cluster sharing the HTTP
+ * port (node:cluster; the primary hands out connections round-robin), so a machine's cores all serve.
+ * Worker i is the runner on RUNNER_HOST (default 127.0.0.1) port RUNNER_PORT_BASE + i - 1 (default 34431):
+ * every actor lives in exactly one worker, and a request reaching another one is routed to it
+ * (docs/CLUSTER.md). Each process has its own ledger writer and caches. Worker 1 starts first (it applies migrations and, on a
  * fresh database, generates the service key), the others once it listens. Worker i serves
  * monitoring on MONITORING_PORT + i - 1 (its own figures). A worker that dies after it served is
  * replaced; one that dies before it ever listened stops the whole service (a start-up error would
@@ -22,7 +23,22 @@ export const workerCount = (env: NodeJS.ProcessEnv): number => {
   if (count > 1 && (env.DATABASE_URL ?? "").trim().length === 0) {
     throw new Error("WORKERS: more than one process needs DATABASE_URL (the embedded database serves one process)")
   }
+  // (A worker is given its RUNNER_ADDRESS by the primary: WORKER_INDEX set.)
+  if (count > 1 && env.WORKER_INDEX === undefined && (env.RUNNER_ADDRESS ?? "").trim().length > 0)
+    throw new Error(
+      "RUNNER_ADDRESS: with WORKERS each worker is a runner on RUNNER_PORT_BASE + i - 1; set that instead"
+    )
+  runnerPortBase(env, count)
   return count
+}
+
+/** RUNNER_PORT_BASE: worker i's runner port is this + i - 1, all of them ports. */
+export const runnerPortBase = (env: NodeJS.ProcessEnv, count: number): number => {
+  const text = (env.RUNNER_PORT_BASE ?? "34431").trim()
+  const base = /^[0-9]{1,5}$/.test(text) ? Number(text) : NaN
+  if (!(base >= 1 && base + count - 1 <= 65_535))
+    throw new Error(`RUNNER_PORT_BASE: must be a port with ${count} ports from it (got "${text}")`)
+  return base
 }
 
 /**
@@ -34,11 +50,17 @@ export const serviceStartedAtVariable = "SERVICE_STARTED_AT"
 
 export const supervise = (count: number, port: number): void => {
   const startedAt = String(Date.now())
+  const runnerHost = (process.env.RUNNER_HOST ?? "").trim() || "127.0.0.1"
+  const runnerPort = (index: number) => runnerPortBase(process.env, count) + index - 1
   let stopping = false
   let failed = false
   const fork = (index: number): Worker => {
     let served = false
-    const worker = cluster.fork({ WORKER_INDEX: String(index), [serviceStartedAtVariable]: startedAt })
+    const worker = cluster.fork({
+      WORKER_INDEX: String(index),
+      [serviceStartedAtVariable]: startedAt,
+      RUNNER_ADDRESS: `${runnerHost.includes(":") ? `[${runnerHost}]` : runnerHost}:${runnerPort(index)}`
+    })
     worker.on("listening", (address) => {
       if (address.port !== port || served) return
       served = true

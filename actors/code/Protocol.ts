@@ -1,6 +1,6 @@
 /** The code actor's typed mailbox: one actor per transfer code (keyed by its transaction id). */
 import { Schema } from "effect"
-import { Entity } from "effect/cluster"
+import { ClusterSchema, Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
 import {
   BalanceNotEnough,
@@ -63,4 +63,8 @@ export const CancelCode = Rpc.make("CancelCode", {
   error: CodeErrors
 })
 
-export const CodeEntity = Entity.make("Code", [CreateCode, ApplyCode, CancelCode])
+export const CodeEntity = Entity.make("Code", [CreateCode, ApplyCode, CancelCode]).annotateRpcs(
+  // A caller that gives up (its deadline, a dropped connection) must not cut a commit from its in-memory update.
+  ClusterSchema.Uninterruptible,
+  "server"
+)

@@ -93,7 +93,11 @@ export const InvestmentEntity = Entity.make("Investment", [
   PushProfit,
   ReturnInvestment,
   Due
-])
+]).annotateRpcs(
+  // A caller that gives up (its deadline, a dropped connection) must not cut a commit from its in-memory update.
+  ClusterSchema.Uninterruptible,
+  "server"
+)
 
 /** The engine's names and rate check, for services (which reach actors only through their Protocol). */
 export { investStateName, scaledRate } from "./Engine.ts"

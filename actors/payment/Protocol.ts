@@ -1,6 +1,6 @@
 /** The payment order actor's typed mailbox: one actor per order, keyed by the order's transaction id. */
 import { Schema } from "effect"
-import { Entity } from "effect/cluster"
+import { ClusterSchema, Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
 import {
   BalanceNotEnough,
@@ -250,7 +250,11 @@ export const PaymentOrderEntity = Entity.make("PaymentOrder", [
   CancelCrypto,
   PayCard,
   CardOutcome
-])
+]).annotateRpcs(
+  // A caller that gives up (its deadline, a dropped connection) must not cut a commit from its in-memory update.
+  ClusterSchema.Uninterruptible,
+  "server"
+)
 
 /** The chain actor applies crypto incomes to orders inside its push commit (C16 crypto). */
 export { applyCryptoIncomes, type CryptoExpiryFacts, type CryptoIncomeEvent } from "./CryptoIncomes.ts"

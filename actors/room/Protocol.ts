@@ -3,7 +3,7 @@
  * the public room of a pair). It alone matches, consumes and releases its orders' locks.
  */
 import { Schema } from "effect"
-import { Entity } from "effect/cluster"
+import { ClusterSchema, Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
 import { OrderNotActive, OrderNotFound, OrderWouldMatch } from "../../schema/Errors.ts"
 import { TxIdOut, WalletIdOut } from "../../schema/Ids.ts"
@@ -41,7 +41,11 @@ export const Close = Rpc.make("Close", {
   success: Schema.Struct({ cancelled: Schema.Int })
 })
 
-export const RoomEntity = Entity.make("Room", [Match, Cancel, Close])
+export const RoomEntity = Entity.make("Room", [Match, Cancel, Close]).annotateRpcs(
+  // A caller that gives up (its deadline, a dropped connection) must not cut a commit from its in-memory update.
+  ClusterSchema.Uninterruptible,
+  "server"
+)
 
 export const roomEntityId = (roomKey: string, base: string, quote: string): string => `${roomKey}:${base}:${quote}`
 

@@ -6,7 +6,7 @@
  * (PostTreasury, ChargeDebt) are not the wallet's own debits and are not.
  */
 import { Schema } from "effect"
-import { Entity } from "effect/cluster"
+import { ClusterSchema, Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
 import {
   BalanceNotEnough,
@@ -179,4 +179,8 @@ export const WalletEntity = Entity.make("Wallet", [
   CommitInvestmentCreation,
   LockForOrder,
   Reload
-])
+]).annotateRpcs(
+  // A caller that gives up (its deadline, a dropped connection) must not cut a commit from its in-memory update.
+  ClusterSchema.Uninterruptible,
+  "server"
+)

@@ -17,6 +17,10 @@ export interface AppConfig {
   readonly logLevel: string
   readonly poolSize: number
   readonly maxResidentEntities: number
+  /** Issue #26: the address other runners reach this one on (it listens there); none: a single runner. */
+  readonly runnerAddress: Option.Option<RunnerHostPort>
+  /** Issue #26: shards entities are spread over, fixed for the life of a database (sql/ClusterSettingsRepo.ts). */
+  readonly shardCount: number
   readonly confirmationTtlSeconds: number
   readonly codeTtlSeconds: number
   /** CONTRACT C14 exchange settings. */
@@ -75,6 +79,20 @@ export interface AppConfig {
   readonly federationAllowHttp: boolean
   /** C19 §9: distinct deposit addresses an order is given over its life (then 10412). */
   readonly paymentMaxAddressesPerOrder: number
+}
+
+export interface RunnerHostPort {
+  readonly host: string
+  readonly port: number
+}
+
+/** RUNNER_ADDRESS: `host:port` (an IPv6 host in brackets), the port 1..65535. */
+export const parseRunnerAddress = (text: string): RunnerHostPort | string => {
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9.-]{0,252}):([0-9]{1,5})$/.exec(text.trim())
+  const port = match === null ? NaN : Number(match[2])
+  if (match === null || !(port >= 1 && port <= 65_535))
+    return `RUNNER_ADDRESS: must be host:port, the address other runners reach this one on (got "${text}")`
+  return { host: match[1].replace(/^\[(.*)\]$/, "$1"), port }
 }
 
 /** A setting the start cannot go on with: one line on stderr naming the variable, then the start fails. */
@@ -145,8 +163,14 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
       const host = yield* Config.String("HOST").pipe(Config.withDefault("127.0.0.1"))
       const port = yield* Config.Port("PORT").pipe(Config.withDefault(8080))
       const publicBaseUrl = yield* Config.String("PUBLIC_BASE_URL").pipe(Config.withDefault(""))
+      const database = Option.filter(databaseUrl, (url) => Redacted.value(url).trim().length > 0)
+      const runnerText = (yield* Config.String("RUNNER_ADDRESS").pipe(Config.withDefault(""))).trim()
+      const runnerAddress = runnerText.length === 0 ? undefined : parseRunnerAddress(runnerText)
+      if (typeof runnerAddress === "string") return yield* stopStart(runnerAddress)
+      if (runnerAddress !== undefined && Option.isNone(database))
+        return yield* stopStart("RUNNER_ADDRESS: runners of one cluster share a PostgreSQL server: set DATABASE_URL")
       return AppConfigService.of({
-        databaseUrl: Option.filter(databaseUrl, (url) => Redacted.value(url).trim().length > 0),
+        databaseUrl: database,
         dataDir: yield* Config.String("DATA_DIR").pipe(Config.withDefault("./data")),
         host,
         port,
@@ -160,6 +184,8 @@ export class AppConfigService extends Context.Service<AppConfigService, AppConfi
         logLevel: yield* Config.String("LOG_LEVEL").pipe(Config.withDefault("info")),
         poolSize: yield* Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),
         maxResidentEntities: yield* Config.Int("MAX_RESIDENT_ENTITIES").pipe(Config.withDefault(100_000)),
+        runnerAddress: Option.fromNullishOr(runnerAddress),
+        shardCount: yield* intIn("SHARD_COUNT", 300, 1, 10_000),
         confirmationTtlSeconds: yield* Config.Int("CONFIRMATION_TTL_SECONDS").pipe(Config.withDefault(600)),
         codeTtlSeconds: yield* Config.Int("CODE_TTL_SECONDS").pipe(Config.withDefault(86_400)),
         maxActiveOrdersPerWallet: yield* Config.Int("MAX_ACTIVE_ORDERS_PER_WALLET").pipe(Config.withDefault(50)),

@@ -1,13 +1,17 @@
 /**
  * WORKERS (src/Supervisor.ts): the service as several processes sharing one HTTP port on one
- * PostgreSQL. With two workers, requests reach both (each worker's own monitoring port counts its
+ * PostgreSQL, the runners of one cluster (each owns some shards). With two workers, requests reach both (each worker's own monitoring port counts its
  * requests and its ledger commits), two-step transfers through the shared port settle exactly
  * once with the ledger sound, and SIGTERM stops both cleanly (exit 0). WORKERS is checked before
  * anything starts: out of range, or above 1 without DATABASE_URL, the service exits 1 and says why.
  */
 import { spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { makeClient } from "../support/Client.ts"
+import { metricSum } from "../support/ClusterRunners.ts"
 import { itWithServer, root, type RunningService, startArgs, startService } from "../support/Service.ts"
 
 let service: RunningService | undefined
@@ -93,6 +97,10 @@ describe("WORKERS=2 on one PostgreSQL", () => {
           `${monitor}: this worker committed nothing`
         )
       }
+      // The two workers are the runners of one cluster: each owns some of the 300 shards, together all.
+      const shards = await Promise.all(monitors.map((monitor) => metricSum(monitor, "effect_cluster_shards")))
+      for (const n of shards) assert.isAbove(n, 0, `shards per worker: ${shards}`)
+      assert.strictEqual(shards[0] + shards[1], 300, `shards per worker: ${shards}`)
       const code = await service.stop()
       service = undefined
       assert.strictEqual(code, 0)
@@ -123,6 +131,17 @@ describe("WORKERS is checked at start", () => {
     const { code, output } = await startWith({ WORKERS: "2", DATABASE_URL: "" })
     assert.strictEqual(code, 1)
     assert.include(output, "WORKERS: more than one process needs DATABASE_URL")
+  }, 40_000)
+
+  it("RUNNER_ADDRESS malformed, or without DATABASE_URL (runners share a server): exit 1, says why", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "core-runner-"))
+    const malformed = await startWith({ RUNNER_ADDRESS: "localhost", DATA_DIR: dataDir, PORT: "1" })
+    assert.strictEqual(malformed.code, 1)
+    assert.include(malformed.output, "RUNNER_ADDRESS: must be host:port")
+    const alone = await startWith({ RUNNER_ADDRESS: "127.0.0.1:34431", DATABASE_URL: "", DATA_DIR: dataDir, PORT: "1" })
+    assert.strictEqual(alone.code, 1)
+    assert.include(alone.output, "RUNNER_ADDRESS: runners of one cluster share a PostgreSQL server")
+    rmSync(dataDir, { recursive: true, force: true })
   }, 40_000)
 
   it("not an integer from 1 to 16: exit 1, says why", async () => {

@@ -37,6 +37,8 @@ export const testConfig = (databaseUrl: string | undefined, dataDir: string) =>
     logLevel: "warn",
     poolSize: 4,
     maxResidentEntities: 100_000,
+    runnerAddress: Option.none(),
+    shardCount: 300,
     confirmationTtlSeconds: 600,
     codeTtlSeconds: 86_400,
     maxActiveOrdersPerWallet: 50,

@@ -99,6 +99,10 @@ export const startService = async (options: StartOptions = {}): Promise<RunningS
     LOG_LEVEL: "warn",
     ...options.env
   }
+  // WORKERS: worker i is the cluster runner on RUNNER_PORT_BASE + i - 1; free ones, as other tests' services run beside.
+  const workers = Number(options.env?.WORKERS ?? "1")
+  if (workers > 1 && options.env?.RUNNER_PORT_BASE === undefined)
+    env.RUNNER_PORT_BASE = String(await freePorts(workers))
   // PUBLIC_BASE_URL defaults to the service's own http://HOST:PORT (C16); a caller's shell does not override it.
   if (options.env?.PUBLIC_BASE_URL === undefined) delete env.PUBLIC_BASE_URL
   // "{key}" in SERVICE_KEYS: the test's admin key among other (scoped) items.
