@@ -31,9 +31,16 @@ const valueOf = (snapshot: Snapshot): SeriesValue["value"] => {
     case "Gauge":
       return finite(snapshot.state.value)
     case "Histogram":
-      return { count: snapshot.state.count, sum: finite(snapshot.state.sum), buckets: snapshot.state.buckets }
+      // A bucket bounded by +Infinity (effect/cluster's shard-release timer has one) is `count`: dropped, JSON has no Infinity.
+      return {
+        count: finite(snapshot.state.count),
+        sum: finite(snapshot.state.sum),
+        buckets: snapshot.state.buckets
+          .filter(([bound]) => Number.isFinite(bound))
+          .map(([b, n]) => [b, finite(n)] as const)
+      }
     case "Summary":
-      return { count: snapshot.state.count, sum: finite(snapshot.state.sum), buckets: [] }
+      return { count: finite(snapshot.state.count), sum: finite(snapshot.state.sum), buckets: [] }
     case "Frequency":
       return [...snapshot.state.occurrences.values()].reduce((a, b) => a + b, 0)
   }
