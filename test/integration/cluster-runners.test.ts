@@ -81,7 +81,7 @@ describe("runners of one cluster on one PostgreSQL", () => {
   })
 
   itWithServer(
-    "the bank test: kill -9 of a runner every few seconds under transfers, codes and orders; nothing acknowledged lost or doubled",
+    "the bank test: kill -9 of a runner every few seconds under transfers, codes, orders and payments; nothing acknowledged lost or doubled",
     async () => {
       const first = await runner()
       const databaseUrl = first.databaseUrl!
@@ -94,8 +94,20 @@ describe("runners of one cluster on one PostgreSQL", () => {
       const parties: Array<Party> = []
       for (let i = 0; i < 6; i++) parties.push(await admin.party({ fund: { USDT: "5000", BTC: "1" } }))
 
-      const acked: Acknowledged = { reserved: [], transfers: [], codes: [], orders: [], failures: new Map() }
-      const operation = bankOperation(parties, acked)
+      const merchant = await admin.party()
+      const app = (await admin.priv("POST", "create_app", { walletId: merchant.id, name: "Bank shop" })).body.result
+      const networks = await admin.priv("GET", "tokens_networks")
+      const terminal = String((networks.body.result as Array<any>).find((t) => t.typeNetwork === 240).id)
+      const shop = { appId: app.appId, pkey: app.pkey, terminal }
+      const acked: Acknowledged = {
+        reserved: [],
+        transfers: [],
+        codes: [],
+        orders: [],
+        payments: [],
+        failures: new Map()
+      }
+      const operation = bankOperation(parties, shop, acked)
       const follower = journalFollower(liveClients)
       let running = true
       const load = Array.from({ length: 4 }, async () => {
@@ -126,7 +138,12 @@ describe("runners of one cluster on one PostgreSQL", () => {
       running = false
       await Promise.all([...load, following])
       await follower.drain()
-      const counts = { transfers: acked.transfers.length, codes: acked.codes.length, orders: acked.orders.length }
+      const counts = {
+        transfers: acked.transfers.length,
+        codes: acked.codes.length,
+        orders: acked.orders.length,
+        payments: acked.payments.length
+      }
       console.log(
         `cluster bank test: moves ${JSON.stringify(moves)}; acknowledged ${JSON.stringify(counts)};`,
         acked.failures
@@ -137,6 +154,7 @@ describe("runners of one cluster on one PostgreSQL", () => {
       assert.isAbove(counts.transfers, 30)
       assert.isAbove(counts.codes, 10)
       assert.isAbove(counts.orders, 10)
+      assert.isAbove(counts.payments, 10)
       await admin.assertLedgerSound("after the kills")
       await assertBankSound(databaseUrl, acked, follower.versions)
     },

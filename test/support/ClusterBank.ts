@@ -18,14 +18,23 @@ export interface Acknowledged {
   readonly codes: Array<string>
   /** Exchange orders accepted (their id). */
   readonly orders: Array<string>
+  /** Payment orders paid from a wallet (pay_internal answered Paid; the order's id). */
+  readonly payments: Array<string>
   readonly failures: Map<string, number>
 }
 
 const pick = <A>(items: ReadonlyArray<A>): A => items[Math.floor(Math.random() * items.length)]
 const small = () => String(1 + Math.floor(Math.random() * 5))
 
+/** A merchant's app and the internal terminal its payers pay through (C16). */
+export interface Shop {
+  readonly appId: string
+  readonly pkey: string
+  readonly terminal: string
+}
+
 /** One operation, on a client of a live runner, recording what was acknowledged. */
-export const bankOperation = (parties: ReadonlyArray<Party>, acked: Acknowledged) => {
+export const bankOperation = (parties: ReadonlyArray<Party>, shop: Shop, acked: Acknowledged) => {
   let nonce = 1
   const expect = (what: string, reply: { status: number; body: any }) => {
     if (reply.status !== 200) throw new Error(`${what} ${reply.status} ${reply.body.error?.code}`)
@@ -41,7 +50,22 @@ export const bankOperation = (parties: ReadonlyArray<Party>, acked: Acknowledged
       acked.reserved.push(one.txId)
       expect("step two", await client.confirmTransfer(parties[from].sid, body, one.txId, one.confirmationCode))
       acked.transfers.push(one.txId)
-    } else if (roll < 0.7) {
+    } else if (roll < 0.6) {
+      // A payment order of the shop, started on the internal terminal and paid from a wallet.
+      const order = expect(
+        "put_payment_order",
+        await client.call("POST", `/payorders/v1/put_payment_order?app_id=${shop.appId}`, {
+          pkey: shop.pkey,
+          body: { currency: "USDT", orderAmount: small(), externalId: `bank-${process.pid}-${nonce++}` }
+        })
+      )
+      const gate = (action: string, sid?: string, body: unknown = {}) =>
+        client.call("POST", `/payment/v1/${action}?code=${encodeURIComponent(order.code)}`, { sid, body })
+      expect("order_start", await gate("order_start", undefined, { tokenNetworkId: shop.terminal }))
+      const paid = expect("pay_internal", await gate("pay_internal", parties[from].sid))
+      if (paid.state !== "Paid") throw new Error(`pay_internal ${paid.state}`)
+      acked.payments.push(order.id)
+    } else if (roll < 0.75) {
       const code = expect(
         "create code",
         await client.call("POST", "/core/v1/create_tx_code", {
