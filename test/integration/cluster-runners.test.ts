@@ -7,7 +7,13 @@
 import { assert, describe } from "@effect/vitest"
 import { afterAll } from "vitest"
 import { makeClient, type Party, type TestClient } from "../support/Client.ts"
-import { type Acknowledged, assertBankSound, bankOperation, journalFollower } from "../support/ClusterBank.ts"
+import {
+  type Acknowledged,
+  assertBankSound,
+  assertJobsOncePerBeat,
+  bankOperation,
+  journalFollower
+} from "../support/ClusterBank.ts"
 import { metricSum, shardsSettled, startRunner, testShardCount } from "../support/ClusterRunners.ts"
 import { assertCoverage, runAll } from "../support/LedgerProperty.ts"
 import { seed } from "../support/LedgerPropertyModel.ts"
@@ -83,6 +89,7 @@ describe("runners of one cluster on one PostgreSQL", () => {
   itWithServer(
     "the bank test: kill -9 of a runner every few seconds under transfers, codes, orders and payments; nothing acknowledged lost or doubled",
     async () => {
+      const since = Date.now()
       const first = await runner()
       const databaseUrl = first.databaseUrl!
       const runners = [first, await runner({ databaseUrl }), await runner({ databaseUrl })]
@@ -157,6 +164,8 @@ describe("runners of one cluster on one PostgreSQL", () => {
       assert.isAbove(counts.payments, 10)
       await admin.assertLedgerSound("after the kills")
       await assertBankSound(databaseUrl, acked, follower.versions)
+      // Three runners started, three restarted: six start-up passes at most beside the beats.
+      await assertJobsOncePerBeat(databaseUrl, Date.now() - since, 6)
     },
     180_000
   )

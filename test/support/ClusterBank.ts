@@ -175,3 +175,25 @@ export const assertBankSound = (databaseUrl: string, acked: Acknowledged, follow
       )
     })
   )
+
+/**
+ * Each periodic job ran once per beat across the runners, not once per runner: the passes claimed in
+ * `job_leases` over `elapsedMs` are at most its beats, plus one start-up pass per service start
+ * (a restarted runner catches up on the current beat).
+ */
+export const assertJobsOncePerBeat = (databaseUrl: string, elapsedMs: number, starts: number) =>
+  withDatabase(databaseUrl, (sql) =>
+    Effect.gen(function* () {
+      const leases = yield* sql<{ job: string; passes: string }>`SELECT job, passes::text AS passes FROM job_leases`
+      const passesOf = (job: string) => Number(leases.find((row) => row.job === job)?.passes ?? 0)
+      for (const [job, periodMs] of [
+        ["InvestmentSweep", 1_000],
+        ["MerchantWebhookDispatcher", 500]
+      ] as const) {
+        const beats = Math.ceil(elapsedMs / periodMs) + 1
+        const passes = passesOf(job)
+        assert.isAtMost(passes, beats + starts, `${job}: ${passes} passes in ${beats} beats and ${starts} starts`)
+        assert.isAtLeast(passes, Math.floor(beats / 2), `${job}: ${passes} passes in ${beats} beats`)
+      }
+    })
+  )
