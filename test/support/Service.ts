@@ -19,7 +19,7 @@ export const root = resolve(import.meta.dirname, "../..")
 /** `npm start`'s command after `node`: the compiled service (scripts/start.mjs). */
 export const startArgs: ReadonlyArray<string> = [join(root, "scripts/start.mjs")]
 
-export const freePort = () =>
+const probePort = () =>
   new Promise<number>((done) => {
     const server = net.createServer()
     server.listen(0, "127.0.0.1", () => {
@@ -27,6 +27,19 @@ export const freePort = () =>
       server.close(() => done(port))
     })
   })
+
+/** Ports this test process has handed out: the OS may offer a closed probe's port again (a service's PORT once
+ * came back as its MONITORING_PORT, and the start failed with EADDRINUSE). */
+const handedOut = new Set<number>()
+
+export const freePort = async (): Promise<number> => {
+  for (;;) {
+    const port = await probePort()
+    if (handedOut.has(port)) continue
+    handedOut.add(port)
+    return port
+  }
+}
 
 const canBind = (port: number) =>
   new Promise<boolean>((done) => {
@@ -43,8 +56,12 @@ export const freePorts = async (count: number): Promise<number> => {
   for (;;) {
     const first = await freePort()
     let free = first + count - 1 <= 65_535
-    for (let next = first + 1; free && next < first + count; next++) free = await canBind(next)
-    if (free) return first
+    for (let next = first + 1; free && next < first + count; next++)
+      free = !handedOut.has(next) && (await canBind(next))
+    if (free) {
+      for (let next = first + 1; next < first + count; next++) handedOut.add(next)
+      return first
+    }
   }
 }
 
