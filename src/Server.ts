@@ -72,15 +72,16 @@ const Platform = Layer.mergeAll(
   LedgerWriter.layer,
   WalletFlags.layer,
   ScannerMetrics.layer,
-  ClusterRetention,
   ActorRuntime
 ).pipe(Layer.provideMerge(Foundation))
 
 /**
  * Every actor kind (actors/<kind>/Behaviour.ts). Crypto payouts settle with their withdrawals: the chain actor and
  * the signer queue read that hook with `Effect.serviceOption`, so it must be below them (the types cannot say so).
+ * The retention of the runtime's message storage starts here, over the platform: the runtime has created its tables.
  */
 const Actors = Layer.mergeAll(
+  ClusterRetention,
   WalletEntityLayer,
   CodeEntityLayer,
   PaymentOrderEntityLayer,

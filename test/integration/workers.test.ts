@@ -11,7 +11,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { makeClient } from "../support/Client.ts"
-import { metricSum } from "../support/ClusterRunners.ts"
+import { shardsSettledAt } from "../support/ClusterRunners.ts"
 import { itWithServer, root, type RunningService, startArgs, startService } from "../support/Service.ts"
 
 let service: RunningService | undefined
@@ -97,10 +97,8 @@ describe("WORKERS=2 on one PostgreSQL", () => {
           `${monitor}: this worker committed nothing`
         )
       }
-      // The two workers are the runners of one cluster: each owns some of the 300 shards, together all.
-      const shards = await Promise.all(monitors.map((monitor) => metricSum(monitor, "effect_cluster_shards")))
-      for (const n of shards) assert.isAbove(n, 0, `shards per worker: ${shards}`)
-      assert.strictEqual(shards[0] + shards[1], 300, `shards per worker: ${shards}`)
+      // The two workers are the runners of one cluster: each comes to own some of the 300 shards, together all.
+      await shardsSettledAt(monitors, 300)
       const code = await service.stop()
       service = undefined
       assert.strictEqual(code, 0)

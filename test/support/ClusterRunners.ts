@@ -35,16 +35,24 @@ export const metricSum = async (monitoring: string, name: string, labels = ""): 
 }
 
 /**
- * Waits until the live runners own every shard between them, each some; the milliseconds it took.
- * Throws after `timeoutMs`.
+ * Waits until the runners at these monitoring addresses own all `total` shards between them, each some;
+ * the milliseconds it took. Throws after `timeoutMs`.
  */
-export const shardsSettled = async (runners: ReadonlyArray<RunningService>, timeoutMs = 30_000) => {
+export const shardsSettledAt = async (monitors: ReadonlyArray<string>, total: number, timeoutMs = 30_000) => {
   const started = Date.now()
   for (;;) {
-    const owned = await Promise.all(runners.map((runner) => metricSum(runner.monitoring, "effect_cluster_shards")))
-    if (owned.every((n) => n > 0) && owned.reduce((a, b) => a + b, 0) === testShardCount) return Date.now() - started
+    const owned = await Promise.all(monitors.map((monitor) => metricSum(monitor, "effect_cluster_shards")))
+    if (owned.every((n) => n > 0) && owned.reduce((a, b) => a + b, 0) === total) return Date.now() - started
     if (Date.now() - started > timeoutMs)
-      throw new Error(`shards not settled in ${timeoutMs} ms: ${owned.join(" + ")} of ${testShardCount}`)
+      throw new Error(`shards not settled in ${timeoutMs} ms: ${owned.join(" + ")} of ${total}`)
     await new Promise((r) => setTimeout(r, 100))
   }
 }
+
+/** The same for the test's runners (each a service process) and their shard count. */
+export const shardsSettled = (runners: ReadonlyArray<RunningService>, timeoutMs = 30_000) =>
+  shardsSettledAt(
+    runners.map((runner) => runner.monitoring),
+    testShardCount,
+    timeoutMs
+  )
