@@ -4,8 +4,8 @@
  * sealed partner info, refunds started (C15). The service validates a push whole before sending it.
  */
 import { Schema } from "effect"
-import { ClusterSchema, Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
+import { actorEntity } from "../../src/platform/ActorEntity.ts"
 import {
   BlockHeightGap,
   BlockNotConnected,
@@ -77,8 +77,4 @@ export const InitRefund = Rpc.make("InitRefund", {
   error: Schema.Union([TransactionNotFound, IncomeNotRefundable, RefundBelowNetworkFee])
 })
 
-export const ChainEntity = Entity.make("Chain", [PushBlock, Link, SealPartnerInfo, InitRefund]).annotateRpcs(
-  // A caller that gives up (its deadline, a dropped connection) must not cut a commit from its in-memory update.
-  ClusterSchema.Uninterruptible,
-  "server"
-)
+export const ChainEntity = actorEntity("Chain", [PushBlock, Link, SealPartnerInfo, InitRefund])

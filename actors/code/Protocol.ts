@@ -1,7 +1,7 @@
 /** The code actor's typed mailbox: one actor per transfer code (keyed by its transaction id). */
 import { Schema } from "effect"
-import { ClusterSchema, Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
+import { actorEntity } from "../../src/platform/ActorEntity.ts"
 import {
   BalanceNotEnough,
   InvalidAmount,
@@ -63,8 +63,4 @@ export const CancelCode = Rpc.make("CancelCode", {
   error: CodeErrors
 })
 
-export const CodeEntity = Entity.make("Code", [CreateCode, ApplyCode, CancelCode]).annotateRpcs(
-  // A caller that gives up (its deadline, a dropped connection) must not cut a commit from its in-memory update.
-  ClusterSchema.Uninterruptible,
-  "server"
-)
+export const CodeEntity = actorEntity("Code", [CreateCode, ApplyCode, CancelCode])

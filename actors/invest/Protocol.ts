@@ -1,7 +1,8 @@
 /** The investment actor's typed mailbox: one actor per investment, keyed by its timetick (CONTRACT C17). */
 import { DateTime, PrimaryKey, Schema } from "effect"
-import { ClusterSchema, DeliverAt, Entity } from "effect/cluster"
+import { ClusterSchema, DeliverAt } from "effect/cluster"
 import { Rpc } from "effect/rpc"
+import { actorEntity } from "../../src/platform/ActorEntity.ts"
 import { BalanceNotEnough, RateLimited, WalletBlocked } from "../../schema/Errors.ts"
 import {
   EarlyCloseNotAllowed,
@@ -86,18 +87,14 @@ export class InvestTimer extends Schema.Class<InvestTimer>("invest/InvestTimer")
 
 export const Timer = Rpc.make("Timer", { payload: InvestTimer }).annotate(ClusterSchema.Persisted, true)
 
-export const InvestmentEntity = Entity.make("Investment", [
+export const InvestmentEntity = actorEntity("Investment", [
   Timer,
   CreateInvestment,
   ActivateInvestment,
   PushProfit,
   ReturnInvestment,
   Due
-]).annotateRpcs(
-  // A caller that gives up (its deadline, a dropped connection) must not cut a commit from its in-memory update.
-  ClusterSchema.Uninterruptible,
-  "server"
-)
+])
 
 /** The engine's names and rate check, for services (which reach actors only through their Protocol). */
 export { investStateName, scaledRate } from "./Engine.ts"

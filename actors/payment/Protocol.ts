@@ -1,7 +1,7 @@
 /** The payment order actor's typed mailbox: one actor per order, keyed by the order's transaction id. */
 import { Schema } from "effect"
-import { ClusterSchema, Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
+import { actorEntity } from "../../src/platform/ActorEntity.ts"
 import {
   BalanceNotEnough,
   InvalidRequest,
@@ -237,7 +237,7 @@ export const CardOutcome = Rpc.make("CardOutcome", {
   error: Schema.Union([WebhookMismatch, PaymentOrderNotFound, PaymentOrderNotPayable])
 })
 
-export const PaymentOrderEntity = Entity.make("PaymentOrder", [
+export const PaymentOrderEntity = actorEntity("PaymentOrder", [
   Create,
   Start,
   PayInternal,
@@ -250,11 +250,7 @@ export const PaymentOrderEntity = Entity.make("PaymentOrder", [
   CancelCrypto,
   PayCard,
   CardOutcome
-]).annotateRpcs(
-  // A caller that gives up (its deadline, a dropped connection) must not cut a commit from its in-memory update.
-  ClusterSchema.Uninterruptible,
-  "server"
-)
+])
 
 /** The chain actor applies crypto incomes to orders inside its push commit (C16 crypto). */
 export { applyCryptoIncomes, type CryptoExpiryFacts, type CryptoIncomeEvent } from "./CryptoIncomes.ts"

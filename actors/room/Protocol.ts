@@ -3,8 +3,8 @@
  * the public room of a pair). It alone matches, consumes and releases its orders' locks.
  */
 import { Schema } from "effect"
-import { ClusterSchema, Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
+import { actorEntity } from "../../src/platform/ActorEntity.ts"
 import { OrderNotActive, OrderNotFound, OrderWouldMatch } from "../../schema/Errors.ts"
 import { TxIdOut, WalletIdOut } from "../../schema/Ids.ts"
 
@@ -41,11 +41,7 @@ export const Close = Rpc.make("Close", {
   success: Schema.Struct({ cancelled: Schema.Int })
 })
 
-export const RoomEntity = Entity.make("Room", [Match, Cancel, Close]).annotateRpcs(
-  // A caller that gives up (its deadline, a dropped connection) must not cut a commit from its in-memory update.
-  ClusterSchema.Uninterruptible,
-  "server"
-)
+export const RoomEntity = actorEntity("Room", [Match, Cancel, Close])
 
 export const roomEntityId = (roomKey: string, base: string, quote: string): string => `${roomKey}:${base}:${quote}`
 

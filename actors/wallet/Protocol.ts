@@ -6,8 +6,8 @@
  * (PostTreasury, ChargeDebt) are not the wallet's own debits and are not.
  */
 import { Schema } from "effect"
-import { ClusterSchema, Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
+import { actorEntity } from "../../src/platform/ActorEntity.ts"
 import {
   BalanceNotEnough,
   ConfirmationExpired,
@@ -169,7 +169,7 @@ export const LockForOrder = Rpc.make("LockForOrder", {
 /** Forget cached balances (sent after credits committed by other actors, or by operators). */
 export const Reload = Rpc.make("Reload")
 
-export const WalletEntity = Entity.make("Wallet", [
+export const WalletEntity = actorEntity("Wallet", [
   PostTreasury,
   ReserveTransfer,
   ConfirmTransfer,
@@ -179,8 +179,4 @@ export const WalletEntity = Entity.make("Wallet", [
   CommitInvestmentCreation,
   LockForOrder,
   Reload
-]).annotateRpcs(
-  // A caller that gives up (its deadline, a dropped connection) must not cut a commit from its in-memory update.
-  ClusterSchema.Uninterruptible,
-  "server"
-)
+])

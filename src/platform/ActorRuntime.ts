@@ -16,7 +16,7 @@ import { Digest } from "effect/crypto"
 import { RpcSerialization } from "effect/rpc"
 import { migrateClusterStorage } from "../../sql/ClusterMessageRepo.ts"
 import { fixSetting } from "../../sql/ClusterSettingsRepo.ts"
-import { type AppConfig, AppConfigService, limits, type RunnerHostPort } from "./Config.ts"
+import { type AppConfig, AppConfigService, limits, type RunnerHostPort, stopStart } from "./Config.ts"
 import { CountedSharding } from "./monitoring/ActorMetrics.ts"
 
 /**
@@ -35,12 +35,11 @@ const failoverTimings = {
 /** The shard count is fixed for the life of a database: a process started with another refuses to start. */
 const fixedShardCount = (count: number) =>
   Layer.effectDiscard(
-    Effect.flatMap(Effect.orDie(fixSetting("shard_count", String(count))), (recorded) => {
-      if (recorded === String(count)) return Effect.void
-      const message = `SHARD_COUNT: this database's cluster has ${recorded} shards, fixed for its life (got ${count})`
-      console.error(`core wallet service: ${message}`)
-      return Effect.die(new Error(message))
-    })
+    Effect.flatMap(Effect.orDie(fixSetting("shard_count", String(count))), (recorded) =>
+      recorded === String(count)
+        ? Effect.void
+        : stopStart(`SHARD_COUNT: this database's cluster has ${recorded} shards, fixed for its life (got ${count})`)
+    )
   )
 
 const shardingConfig = (config: AppConfig, runner: Option.Option<RunnerHostPort>) =>

@@ -96,7 +96,7 @@ export const parseRunnerAddress = (text: string): RunnerHostPort | string => {
 }
 
 /** A setting the start cannot go on with: one line on stderr naming the variable, then the start fails. */
-const stopStart = (message: string) =>
+export const stopStart = (message: string) =>
   Effect.suspend(() => {
     console.error(`core wallet service: ${message}`)
     return Effect.die(new Error(message))
