@@ -17,6 +17,7 @@ import { RpcSerialization } from "effect/rpc"
 import { migrateClusterStorage } from "../../sql/ClusterMessageRepo.ts"
 import { fixSetting } from "../../sql/ClusterSettingsRepo.ts"
 import { type AppConfig, AppConfigService, limits, type RunnerHostPort, stopStart } from "./Config.ts"
+import { LocalActors } from "./LocalActors.ts"
 import { CountedSharding } from "./monitoring/ActorMetrics.ts"
 
 /**
@@ -69,11 +70,12 @@ const messageStorage = SqlMessageStorage.layerStorage({}).pipe(
  * hangs on the embedded database (a reserved connection, a pool of one), and one runner has no one to meet.
  */
 const singleRunner = (config: AppConfig) =>
-  Sharding.layer.pipe(
+  LocalActors.pipe(
+    Layer.provideMerge(Sharding.layer),
     Layer.provideMerge(Runners.layerNoop),
     Layer.provideMerge(messageStorage),
     Layer.provide([RunnerStorage.layerMemory, RunnerHealth.layerNoop, Digest.layerWebCrypto]),
-    Layer.provide(shardingConfig(config, Option.none()))
+    Layer.provideMerge(shardingConfig(config, Option.none()))
   )
 
 /**

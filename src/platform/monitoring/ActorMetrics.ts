@@ -21,7 +21,7 @@ import { metricNames, Metrics } from "./Metrics.ts"
  * service key; if a later Effect renames it, every build counts as an activation and none as a
  * passivation or restart, and test/unit/actor-metrics.test.ts fails.
  */
-class ActivationScope extends Context.Service<ActivationScope, Scope.Scope>()(
+export class ActivationScope extends Context.Service<ActivationScope, Scope.Scope>()(
   "effect/cluster/internal/CurrentActivationScope"
 ) {}
 
