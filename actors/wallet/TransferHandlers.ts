@@ -26,6 +26,9 @@ import type { CancelTransfer, ConfirmTransfer, ReserveTransfer } from "./Protoco
 import { commitIt, type makeCommits, nameFailures, refuse } from "./Commit.ts"
 import type { WalletState } from "./State.ts"
 
+/** Reservations remembered per wallet actor (see `memo`). */
+const pendingMemoMax = 64
+
 type Payload<R extends { payloadSchema: { Type: unknown } }> = R["payloadSchema"]["Type"]
 
 /**
@@ -92,8 +95,19 @@ export const makeTransferHandlers = (
     ).pipe(Effect.catch(() => Effect.fail(notPending(String(tx.id)))))
   }
 
+  /**
+   * Reservations of transfers and swaps this actor made and has not yet settled or released: step two reads
+   * its pending record here instead of SQL (one read less per transfer). A hint, never the authority: every
+   * settle or release is a conditional transition in SQL (from Created), so a record that another process
+   * settled or cancelled meanwhile fails there and answers 10082, as the SQL read would have. An entry leaves
+   * with any step two or cancel of its transaction (a wrong code's retry reads SQL); withdrawals and partner
+   * transfers (their crypto and partner records) are always read. At most `pendingMemoMax` per actor.
+   */
+  const memo = new Map<string, NonNullable<Effect.Success<ReturnType<typeof findPendingWithConfirmation>>>>()
+  const forget = (txId: string) => Effect.sync(() => memo.delete(txId))
+
   const loadPending = Effect.fnUntraced(function* (txId: string) {
-    const pending = yield* db(findPendingWithConfirmation(txId))
+    const pending = memo.get(txId) ?? (yield* db(findPendingWithConfirmation(txId)))
     if (pending === undefined || pending.tx.walletFrom !== walletId || pending.tx.txState !== TxState.Created)
       return undefined
     return pending
@@ -177,6 +191,40 @@ export const makeTransferHandlers = (
           ConstraintViolated: () => new BalanceNotEnough({ message: "amount: the balance changed; retry" })
         })
       )
+    if (
+      payload.crypto === undefined &&
+      payload.typeTx !== TxType.Outcome &&
+      payload.typeTx !== TxType.FederationTransfer
+    ) {
+      if (memo.size >= pendingMemoMax) memo.delete(memo.keys().next().value!)
+      memo.set(payload.txId, {
+        tx: {
+          id: txId,
+          idUpdate,
+          typeTx: payload.typeTx,
+          txState: TxState.Created,
+          walletFrom: walletId,
+          walletTo: BigInt(payload.recipientId),
+          currency: payload.currency,
+          amount,
+          fee,
+          tag: payload.tag,
+          appId: null,
+          profitWallet: BigInt(payload.profitWalletId),
+          currencyTo: swap?.currencyTo ?? null,
+          amountTo: swap?.amountTo ?? null,
+          createdAt: new Date()
+        },
+        confirmation: {
+          txId,
+          walletId,
+          channel: payload.channel,
+          codeHash: payload.codeHash,
+          attemptsLeft: payload.attempts,
+          expiresAt: payload.expiresAt
+        }
+      })
+    }
     return { idUpdate: String(idUpdate) }
   })
 
@@ -298,7 +346,9 @@ export const makeTransferHandlers = (
 
   return {
     ReserveTransfer: ReserveTransferHandler,
-    ConfirmTransfer: ConfirmTransferHandler,
-    CancelTransfer: CancelTransferHandler
+    ConfirmTransfer: (request: { payload: Payload<typeof ConfirmTransfer> }) =>
+      Effect.ensuring(ConfirmTransferHandler(request), forget(request.payload.txId)),
+    CancelTransfer: (request: { payload: Payload<typeof CancelTransfer> }) =>
+      Effect.ensuring(CancelTransferHandler(request), forget(request.payload.txId))
   }
 }
