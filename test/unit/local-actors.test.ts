@@ -22,6 +22,7 @@ import {
 } from "effect/cluster"
 import { Rpc } from "effect/rpc"
 import { LocalActors } from "../../src/platform/LocalActors.ts"
+import { replayMax } from "../../src/platform/LocalMailbox.ts"
 import { answerDefects } from "../../src/platform/ActorFailures.ts"
 import { CountedSharding } from "../../src/platform/monitoring/ActorMetrics.ts"
 import { Metrics } from "../../src/platform/monitoring/Metrics.ts"
@@ -35,8 +36,14 @@ const Counter = Entity.make("Counter", [
   Rpc.make("Later", { payload: { n: Schema.Number } }).annotate(ClusterSchema.Persisted, true)
 ])
 
-/** Kept by effect/cluster: its defects are fatal (a room's book runs ahead of SQL). */
+/** Kept by effect/cluster: one message at a time with fatal defects (as the chain actor). */
 const Fatal = Entity.make("Fatal", [Rpc.make("Where", { success: Schema.String })])
+
+/** Hosted concurrently, its defects fatal (as the room): a defect rebuilds it and replays the message. */
+const Book = Entity.make("Book", [
+  Rpc.make("Hold", { payload: { ms: Schema.Number }, success: Schema.Number }),
+  Rpc.make("Crash", { payload: { times: Schema.Number }, success: Schema.Number })
+])
 
 const mailboxMax = 4
 const idleSeconds = 1
@@ -90,6 +97,29 @@ const CounterLayer = Counter.toLayer(
   { maxIdleTime: `${idleSeconds} seconds`, mailboxCapacity: mailboxMax, ...answerDefects }
 )
 
+let bookBuilds = 0
+let bookRunning = 0
+let bookMost = 0
+let crashes = 0
+const BookLayer = Book.toLayer(
+  Effect.sync(() => {
+    const build = ++bookBuilds
+    return Book.of({
+      Hold: ({ payload }) =>
+        Effect.gen(function* () {
+          bookMost = Math.max(bookMost, ++bookRunning)
+          yield* Effect.sleep(payload.ms)
+          bookRunning--
+          return build
+        }),
+      // Dies on its first `times` runs, each on a build of its own; then answers the build that served it.
+      Crash: ({ payload }) =>
+        crashes++ < payload.times ? Effect.die(new Error("the book ran ahead of SQL")) : Effect.succeed(build)
+    })
+  }),
+  { maxIdleTime: "1 minute", mailboxCapacity: "unbounded", concurrency: "unbounded" }
+)
+
 const FatalLayer = Fatal.toLayer(Effect.succeed(Fatal.of({ Where: () => Effect.succeed("cluster") })))
 
 /** The runtime as src/platform/ActorRuntime.ts wires a single runner, with a registry of this test's own. */
@@ -109,7 +139,7 @@ const runtime = (maxResidentEntities: number) =>
   )
 
 const testLayer = (maxResidentEntities = 100) =>
-  Layer.mergeAll(CounterLayer, FatalLayer).pipe(Layer.provideMerge(runtime(maxResidentEntities)))
+  Layer.mergeAll(CounterLayer, FatalLayer, BookLayer).pipe(Layer.provideMerge(runtime(maxResidentEntities)))
 
 const figures = Metrics.useSync((metrics) => statsOf(metrics).actors.Counter)
 
@@ -227,6 +257,31 @@ describe("local mailboxes", () => {
         assert.strictEqual(yield* counter("s").Add({ n: 1, delayMs: 0 }), 1)
         assert.strictEqual(yield* counter("p").Add({ n: 0, delayMs: 0 }), 0, "a released actor starts afresh")
       }).pipe(Effect.provide(testLayer(3)), quiet),
+    30_000
+  )
+
+  it.live(
+    "a concurrent kind with fatal defects: messages run at once; a defect rebuilds the actor and replays the message, bounded",
+    () =>
+      Effect.gen(function* () {
+        const book = yield* Book.client
+        const builds = yield* Effect.all(
+          Array.from({ length: 5 }, () => book("x").Hold({ ms: 100 })),
+          { concurrency: "unbounded" }
+        )
+        assert.deepStrictEqual(builds, [1, 1, 1, 1, 1])
+        assert.strictEqual(bookMost, 5, "the five ran at once")
+        // Two deaths: two rebuilds (restarts, not activations), the third run answers.
+        assert.strictEqual(yield* book("x").Crash({ times: 2 }), 3)
+        const stats = yield* Metrics.useSync((metrics) => statsOf(metrics).actors.Book)
+        assert.deepInclude(stats, { resident: 1, activations: 1, restarts: 2 })
+        // A message that dies on every rebuild is answered with its defect after replayMax replays, not forever.
+        crashes = 0
+        const dead = yield* Effect.exit(book("x").Crash({ times: 1_000 }))
+        assert.include(failure(dead), "the book ran ahead of SQL")
+        assert.strictEqual(crashes, replayMax + 1)
+        assert.strictEqual(yield* book("x").Hold({ ms: 0 }), bookBuilds, "the actor serves on its latest build")
+      }).pipe(Effect.provide(testLayer()), quiet),
     30_000
   )
 
