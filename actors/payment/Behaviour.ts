@@ -1,8 +1,9 @@
 /**
  * The payment order actor wraps the pure engine (Engine.ts) with persistence: it loads the order's row
- * as an OrderState, asks the engine, and commits the decision as one ledger operation — the order
- * transaction's transition, the payment_order_update row (conditional on the state it leaves, so a
- * commit from another process that lost the race fails with LC409) and the engine's postings. A
+ * as an OrderState (or, for a change, takes the facts its own last commit left: Act.ts), asks the engine,
+ * and commits the decision as one ledger operation — the order transaction's transition, the
+ * payment_order_update row (conditional on the state it leaves, so a commit from another process that
+ * lost the race fails with LC409) and the engine's postings. A
  * decision that takes a wallet's free balance (`debits`, pay_internal) goes through that wallet's actor
  * (`CommitWithDebit`), which alone debits free. The actor serialises one order's messages.
  *
@@ -14,10 +15,11 @@ import { Effect } from "effect"
 import { Entity } from "effect/cluster"
 import { type LedgerOperation, rowsOf, SystemWallet } from "../../sql/Ledger.ts"
 import { finalIncomesOfOrders } from "../../sql/OrderAddressRepo.ts"
-import { paymentOrderByTx, type PaymentOrderRow } from "../../sql/PaymentOrderRepo.ts"
+import { paymentOrderByTx } from "../../sql/PaymentOrderRepo.ts"
 import { walletById } from "../../sql/WalletRepo.ts"
 import { PaymentOrderAddressDetaches } from "../../sql/rows/PaymentCryptoRows.ts"
 import { PaymentOrderPresets } from "../../sql/rows/PaymentPresetRows.ts"
+import type { PaymentOrderInsert } from "../../sql/rows/PaymentRows.ts"
 import { balanceIn } from "../../sql/LedgerRepo.ts"
 import { BalanceNotEnough, NonceExists, RateLimited, SameAccounts } from "../../schema/Errors.ts"
 import {
@@ -54,7 +56,15 @@ import {
   type TerminalOffer
 } from "./Engine.ts"
 import { decideTransferCreation, payoutWithdrawalOperation, transferCreationOperation } from "./Payouts.ts"
-import { type CommitExtras, orderCreationOperation, orderUpdateRow, stateOfRow } from "./OrderRow.ts"
+import {
+  type CommitExtras,
+  createdFacts,
+  type OrderFacts,
+  orderCreationOperation,
+  orderUpdateRow,
+  stateOfRow
+} from "./OrderRow.ts"
+import { makeOrderAct } from "./Act.ts"
 import { type OfferData, type OrderError, PaymentOrderEntity } from "./Protocol.ts"
 import { makeRefundHandler } from "./RefundHandler.ts"
 import { makeCardHandler } from "./CardHandler.ts"
@@ -107,7 +117,7 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
     const tariffs = yield* Tariffs
     const currencies = yield* Currencies
 
-    const load = Effect.gen(function* () {
+    const read = Effect.gen(function* () {
       const row = yield* db(paymentOrderByTx(txId))
       if (row === undefined) return yield* new PaymentOrderNotFound({ message: "code: no such order" })
       return row
@@ -115,7 +125,7 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
 
     /** Commits an Ok decision: the transition, the conditional row, the postings (through the debited wallet). */
     const commit = (
-      row: PaymentOrderRow,
+      row: OrderFacts,
       before: OrderState,
       decision: Decision,
       extras: CommitExtras = {}
@@ -189,7 +199,7 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
       })
 
     /** Commits a due order's expiry; the wallets it credits reload. */
-    const commitExpiry = (row: PaymentOrderRow, before: OrderState, now: number) =>
+    const commitExpiry = (row: OrderFacts, before: OrderState, now: number) =>
       Effect.gen(function* () {
         const { decision, extras, credited } = yield* expiryOf(before, now)
         if (decision._tag === "Reject") return decision
@@ -198,24 +208,7 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
         return decision
       })
 
-    /** Loads, decides and commits; an action on a due order commits Expired first and answers 10301. */
-    const act = (
-      decide: (s: OrderState, now: number) => Decision,
-      extras?: CommitExtras | ((after: OrderState) => CommitExtras)
-    ) =>
-      Effect.gen(function* () {
-        const row = yield* load
-        const before = stateOfRow(row)
-        const now = Date.now()
-        const decision = decide(before, now)
-        if (decision._tag === "Reject" && decision.rule === "Expired" && before.stateCode !== OrderStateCode.Expired) {
-          yield* Effect.ignore(commitExpiry(row, before, now))
-        }
-        if (decision._tag === "Ok" && decision.replayed === true) return { stateCode: before.stateCode, replayed: true }
-        const more = typeof extras === "function" ? (decision._tag === "Ok" ? extras(decision.state) : {}) : extras
-        yield* commit(row, before, decision, more)
-        return { stateCode: decision._tag === "Ok" ? decision.state.stateCode : before.stateCode, replayed: false }
-      })
+    const { load, act, created } = makeOrderAct({ read, commit, commitExpiry })
 
     const refundOrder = makeRefundHandler({ txId, db, walletActor, load, stateOfRow, orderUpdateRow })
     const card = makeCardHandler({ txId, db, load, stateOfRow, act, commit, offerOf })
@@ -229,26 +222,27 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
       Create: ({ payload }) =>
         trace.create((traceRows) =>
           Effect.gen(function* () {
+            const order: Omit<PaymentOrderInsert, "stateCode"> = {
+              txId,
+              appId: payload.appId,
+              externalId: payload.externalId,
+              requestHash: payload.requestHash,
+              kind: "PaymentOrder",
+              codeHash: payload.codeHash,
+              code: payload.code,
+              merchantWallet: payload.merchantWallet,
+              currency: payload.currency,
+              orderAmount: payload.orderAmount,
+              fee: 0n,
+              profitWallet: SystemWallet.Fees,
+              expiresAt: payload.expiresAt,
+              description: payload.description,
+              returnUrlSuccess: payload.returnUrlSuccess,
+              returnUrlFail: payload.returnUrlFail,
+              webhookUrl: payload.webhookUrl
+            }
             const operation = orderCreationOperation(
-              {
-                txId,
-                appId: payload.appId,
-                externalId: payload.externalId,
-                requestHash: payload.requestHash,
-                kind: "PaymentOrder",
-                codeHash: payload.codeHash,
-                code: payload.code,
-                merchantWallet: payload.merchantWallet,
-                currency: payload.currency,
-                orderAmount: payload.orderAmount,
-                fee: 0n,
-                profitWallet: SystemWallet.Fees,
-                expiresAt: payload.expiresAt,
-                description: payload.description,
-                returnUrlSuccess: payload.returnUrlSuccess,
-                returnUrlFail: payload.returnUrlFail,
-                webhookUrl: payload.webhookUrl
-              },
+              order,
               [],
               payload.preset === undefined || payload.preset === null
                 ? traceRows
@@ -263,6 +257,7 @@ export const PaymentOrderEntityLayer = PaymentOrderEntity.toLayer(
                     : Effect.die(failure)
                 )
               )
+            created(createdFacts(order))
           })
         ),
       Start: traced(

@@ -10,8 +10,41 @@ import { type PaymentOrderInsert, PaymentOrderInserts, PaymentOrderUpdates } fro
 import { TxType } from "../../schema/Transfer.ts"
 import { type OrderState, OrderStateCode, type PaymentMethod } from "./Order.ts"
 
+/**
+ * What the order's actor decides and commits on (Behaviour.ts): the engine's fields, the transaction's
+ * state and the row's version (the conditional update's guard). A stored row is one.
+ */
+export type OrderFacts = Pick<
+  PaymentOrderRow,
+  | "txId"
+  | "kind"
+  | "stateCode"
+  | "txState"
+  | "currency"
+  | "orderAmount"
+  | "payCurrency"
+  | "payAmount"
+  | "fee"
+  | "profitWallet"
+  | "merchantWallet"
+  | "terminalId"
+  | "method"
+  | "rate"
+  | "spreadPct"
+  | "expiresAt"
+  | "paidAmount"
+  | "refundedAmount"
+  | "pendingRefunds"
+  | "refundCount"
+  | "payerWalletId"
+  | "cardSessionPending"
+  | "incomeSeen"
+  | "incomeFinal"
+  | "version"
+>
+
 /** The engine's record of a stored order. */
-export const stateOfRow = (row: PaymentOrderRow): OrderState => ({
+export const stateOfRow = (row: OrderFacts): OrderState => ({
   kind: row.kind,
   stateCode: row.stateCode as OrderStateCode,
   txState: row.txState as 1 | 8 | 16,
@@ -53,7 +86,7 @@ export interface CommitExtras {
 
 /** The conditional payment_order_update row of a decision's new state (every OrderState field). */
 export const orderUpdateRow = (
-  row: PaymentOrderRow,
+  row: Pick<OrderFacts, "txId" | "version">,
   before: OrderState,
   after: OrderState,
   extras: CommitExtras = {}
@@ -84,6 +117,72 @@ export const orderUpdateRow = (
       meta: extras.meta ?? null
     }
   ])
+
+/**
+ * The facts as a committed orderUpdateRow of `after` left them (every OrderState field written, the
+ * version one up, the transaction's state moved with the order's).
+ */
+export const factsAfter = (row: OrderFacts, after: OrderState): OrderFacts => ({
+  txId: row.txId,
+  kind: row.kind,
+  stateCode: after.stateCode,
+  txState: after.txState,
+  currency: row.currency,
+  orderAmount: row.orderAmount,
+  payCurrency: after.payCurrency,
+  payAmount: after.payAmount,
+  fee: after.fee,
+  profitWallet: after.profitWallet,
+  merchantWallet: row.merchantWallet,
+  terminalId: after.terminal?.terminalId ?? null,
+  method: after.terminal?.method ?? null,
+  rate: after.terminal?.rate ?? null,
+  spreadPct: after.terminal?.spreadPct ?? null,
+  expiresAt: row.expiresAt,
+  paidAmount: after.paidAmount,
+  refundedAmount: after.refundedAmount,
+  pendingRefunds: after.pendingRefunds,
+  refundCount: after.refundCount,
+  payerWalletId: after.payerWalletId,
+  cardSessionPending: after.cardSessionPending,
+  incomeSeen: after.incomeSeen,
+  incomeFinal: after.incomeFinal,
+  version: row.version + 1n
+})
+
+/** The facts of an order its creation commit (orderCreationOperation) just stored: Created, version 0. */
+export const createdFacts = (
+  order: Pick<
+    PaymentOrderInsert,
+    "txId" | "kind" | "currency" | "orderAmount" | "fee" | "profitWallet" | "merchantWallet" | "expiresAt"
+  >
+): OrderFacts => ({
+  txId: order.txId,
+  kind: order.kind,
+  stateCode: OrderStateCode.Created,
+  txState: 1,
+  currency: order.currency,
+  orderAmount: order.orderAmount,
+  payCurrency: null,
+  payAmount: null,
+  fee: order.fee,
+  profitWallet: order.profitWallet,
+  merchantWallet: order.merchantWallet,
+  terminalId: null,
+  method: null,
+  rate: null,
+  spreadPct: null,
+  expiresAt: order.expiresAt,
+  paidAmount: 0n,
+  refundedAmount: 0n,
+  pendingRefunds: 0n,
+  refundCount: 0,
+  payerWalletId: null,
+  cardSessionPending: false,
+  incomeSeen: 0n,
+  incomeFinal: 0n,
+  version: 0n
+})
 
 /**
  * The creation commit of an order (PaymentOrder typeTx 20 or TransferOrder 21): its transaction (the

@@ -291,10 +291,13 @@ export const makePaymentOffers = Effect.gen(function* () {
       return yield* Effect.forEach(offeredTerminals(order, all), (t) => offerOf(order, t, rules, walletGroup, now))
     })
 
+  /** The terminals as the caller already read them in this request, else read now. */
+  const listed = (known: ReadonlyArray<Terminal> | undefined) =>
+    known !== undefined ? Effect.succeed(known) : terminals.all()
+
   /** One terminal's offer for the order, priced only if it is offered (the others are not quoted). */
-  const oneOffer = (order: OfferOrder, pick: (t: Terminal) => boolean) =>
+  const oneOffer = (order: OfferOrder, all: ReadonlyArray<Terminal>, pick: (t: Terminal) => boolean) =>
     Effect.gen(function* () {
-      const all = yield* terminals.all()
       const terminal = offeredTerminals(order, all).find(pick)
       if (terminal === undefined) return undefined
       const rules = yield* tariffs.list()
@@ -304,13 +307,16 @@ export const makePaymentOffers = Effect.gen(function* () {
   /**
    * The engine's offer of one terminal (none: the internal one). A terminal that exists but is not
    * offered gets an unavailable offer, so the engine answers in its order (expired, state, locked, 10303);
-   * an unknown one is 404 10040.
+   * an unknown one is 404 10040. `known`: the terminals already read in this request.
    */
-  const offerOn = (order: OfferOrder, terminalId: string | undefined) =>
+  const offerOn = (order: OfferOrder, terminalId: string | undefined, known?: ReadonlyArray<Terminal>) =>
     Effect.gen(function* () {
-      const found = yield* oneOffer(order, (t) => (terminalId === undefined ? t.builtIn : String(t.id) === terminalId))
+      const all = yield* listed(known)
+      const found = yield* oneOffer(order, all, (t) =>
+        terminalId === undefined ? t.builtIn : String(t.id) === terminalId
+      )
       if (found !== undefined) return found.offer
-      const terminal = (yield* terminals.all()).find((t) => String(t.id) === terminalId)
+      const terminal = all.find((t) => String(t.id) === terminalId)
       if (terminal === undefined)
         return yield* new TerminalNotFound({ message: `tokenNetworkId: no terminal ${terminalId}` })
       const offer: OfferData = {
@@ -327,15 +333,19 @@ export const makePaymentOffers = Effect.gen(function* () {
       return offer
     })
 
-  /** get_order_info's `terminal`: the locked terminal, else the preselected one, else null. */
-  const terminalOf = (order: OfferOrder): Effect.Effect<TerminalOut | null> =>
+  /**
+   * get_order_info's `terminal`: the locked terminal, else the preselected one, else null. `known`: the
+   * terminals already read in this request.
+   */
+  const terminalOf = (order: OfferOrder, known?: ReadonlyArray<Terminal>): Effect.Effect<TerminalOut | null> =>
     Effect.gen(function* () {
       const id = order.terminalId ?? (order.stateCode === Created ? order.presetTerminalId : null)
       if (id === null) return null
-      const found = yield* oneOffer(order, (t) => t.id === id)
+      const all = yield* listed(known)
+      const found = yield* oneOffer(order, all, (t) => t.id === id)
       if (found !== undefined) return found.out
       // Locked on a terminal no longer offered (hidden since): still shown, from the snapshot.
-      const terminal = (yield* terminals.all()).find((t) => t.id === id)
+      const terminal = all.find((t) => t.id === id)
       if (terminal === undefined) return null
       const rules = yield* tariffs.list()
       return (yield* offerOf(order, terminal, rules, yield* groupOf(order), Date.now())).out

@@ -54,6 +54,7 @@ import { orderAddressOut } from "./OrderAddressView.ts"
 import { orderViews } from "./PaymentOrderViews.ts"
 import { checkWebhookUrl } from "./WebhookUrlCheck.ts"
 import { Terminals } from "../crypto/Terminals.ts"
+import type { Terminal } from "../../../sql/ReferenceRepo.ts"
 
 export const hashOfOrderCode = (code: string): Uint8Array => createHash("sha256").update(code, "utf8").digest()
 const newOrderCode = () => "P" + randomBytes(16).toString("base64url")
@@ -185,12 +186,18 @@ export class PaymentOrders extends Context.Service<
         })
       const ofApp = (appId: string, ref: OrderRef) => byRef(ref, appId)
 
-      /** The gate's view of an order: its locked (or preselected) terminal as offered, its crypto address (OrderAddressView.ts). */
-      const infoOf = (row: PaymentOrderRow) =>
+      /**
+       * The gate's view of an order: its locked (or preselected) terminal as offered (`known`: the terminals
+       * this request already read), its crypto address (OrderAddressView.ts) and its latest card session.
+       * A session is only ever opened by pay_card, which locks the order on its Card terminal for good (the
+       * engine never moves a lock off a Card terminal), so an order not on one has none and is not asked.
+       */
+      const infoOf = (row: PaymentOrderRow, known?: ReadonlyArray<Terminal>) =>
         Effect.gen(function* () {
-          const terminal = yield* offers.terminalOf(row)
+          const terminal = yield* offers.terminalOf(row, known)
           const address = yield* orderAddressOut(db, (c) => currencies.find(c)?.decimals ?? 0, row)
-          const acquiring = orderAcquiringOut(yield* db(latestAcquiringSession(row.txId)))
+          const acquiring =
+            row.method === "CardAcquiring" ? orderAcquiringOut(yield* db(latestAcquiringSession(row.txId))) : null
           return { ...toInfo(row, terminal), address, acquiring }
         })
 
@@ -359,18 +366,21 @@ export class PaymentOrders extends Context.Service<
           Effect.gen(function* () {
             const row = yield* byCode(code)
             yield* refuseDisabledApp(row)
-            const offer = yield* offers.offerOn(row, tokenNetworkId)
+            // One read of the terminals serves the offer and the answer's view.
+            const known = yield* terminals.all()
+            const offer = yield* offers.offerOn(row, tokenNetworkId, known)
             yield* delivered(actor(String(row.txId)).Start({ offer }))
-            return yield* infoOf(yield* reread(row.txId))
+            return yield* infoOf(yield* reread(row.txId), known)
           }),
         payInternal: (code, payer) =>
           Effect.gen(function* () {
             const row = yield* byCode(code)
             yield* refuseDisabledApp(row)
             // pay_internal always pays on the internal terminal; one locked elsewhere answers 10304 (engine).
-            const offer = yield* offers.offerOn(row, undefined)
+            const known = yield* terminals.all()
+            const offer = yield* offers.offerOn(row, undefined, known)
             const answer = yield* delivered(actor(String(row.txId)).PayInternal({ payer: BigInt(payer), offer }))
-            return { ...(yield* infoOf(yield* reread(row.txId))), replayed: answer.replayed }
+            return { ...(yield* infoOf(yield* reread(row.txId), known)), replayed: answer.replayed }
           })
       })
     })
