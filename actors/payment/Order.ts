@@ -208,7 +208,8 @@ export interface NewOrder {
   readonly profitWallet?: bigint
 }
 
-const fresh = (o: NewOrder): OrderState => ({
+/** A new order's state: Created, nothing paid (also the facts its creation commit stores, OrderRow.ts). */
+export const fresh = (o: NewOrder): OrderState => ({
   kind: o.kind,
   stateCode: OrderStateCode.Created,
   txState: 1,

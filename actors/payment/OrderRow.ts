@@ -8,7 +8,7 @@ import { rowsOf } from "../../sql/Ledger.ts"
 import type { PaymentOrderRow } from "../../sql/PaymentOrderRepo.ts"
 import { type PaymentOrderInsert, PaymentOrderInserts, PaymentOrderUpdates } from "../../sql/rows/PaymentRows.ts"
 import { TxType } from "../../schema/Transfer.ts"
-import { type OrderState, OrderStateCode, type PaymentMethod } from "./Order.ts"
+import { fresh, type OrderState, OrderStateCode, type PaymentMethod } from "./Order.ts"
 
 /**
  * What the order's actor decides and commits on (Behaviour.ts): the engine's fields, the transaction's
@@ -118,37 +118,41 @@ export const orderUpdateRow = (
     }
   ])
 
+/** The facts of a stored row holding `state` (every OrderState field) at `version`. */
+const factsOf = (stored: Pick<OrderFacts, "txId" | "expiresAt" | "version">, state: OrderState): OrderFacts => ({
+  txId: stored.txId,
+  kind: state.kind,
+  stateCode: state.stateCode,
+  txState: state.txState,
+  currency: state.currency,
+  orderAmount: state.orderAmount,
+  payCurrency: state.payCurrency,
+  payAmount: state.payAmount,
+  fee: state.fee,
+  profitWallet: state.profitWallet,
+  merchantWallet: state.merchantWallet,
+  terminalId: state.terminal?.terminalId ?? null,
+  method: state.terminal?.method ?? null,
+  rate: state.terminal?.rate ?? null,
+  spreadPct: state.terminal?.spreadPct ?? null,
+  expiresAt: stored.expiresAt,
+  paidAmount: state.paidAmount,
+  refundedAmount: state.refundedAmount,
+  pendingRefunds: state.pendingRefunds,
+  refundCount: state.refundCount,
+  payerWalletId: state.payerWalletId,
+  cardSessionPending: state.cardSessionPending,
+  incomeSeen: state.incomeSeen,
+  incomeFinal: state.incomeFinal,
+  version: stored.version
+})
+
 /**
  * The facts as a committed orderUpdateRow of `after` left them (every OrderState field written, the
  * version one up, the transaction's state moved with the order's).
  */
-export const factsAfter = (row: OrderFacts, after: OrderState): OrderFacts => ({
-  txId: row.txId,
-  kind: row.kind,
-  stateCode: after.stateCode,
-  txState: after.txState,
-  currency: row.currency,
-  orderAmount: row.orderAmount,
-  payCurrency: after.payCurrency,
-  payAmount: after.payAmount,
-  fee: after.fee,
-  profitWallet: after.profitWallet,
-  merchantWallet: row.merchantWallet,
-  terminalId: after.terminal?.terminalId ?? null,
-  method: after.terminal?.method ?? null,
-  rate: after.terminal?.rate ?? null,
-  spreadPct: after.terminal?.spreadPct ?? null,
-  expiresAt: row.expiresAt,
-  paidAmount: after.paidAmount,
-  refundedAmount: after.refundedAmount,
-  pendingRefunds: after.pendingRefunds,
-  refundCount: after.refundCount,
-  payerWalletId: after.payerWalletId,
-  cardSessionPending: after.cardSessionPending,
-  incomeSeen: after.incomeSeen,
-  incomeFinal: after.incomeFinal,
-  version: row.version + 1n
-})
+export const factsAfter = (row: OrderFacts, after: OrderState): OrderFacts =>
+  factsOf({ txId: row.txId, expiresAt: row.expiresAt, version: row.version + 1n }, after)
 
 /** The facts of an order its creation commit (orderCreationOperation) just stored: Created, version 0. */
 export const createdFacts = (
@@ -156,33 +160,11 @@ export const createdFacts = (
     PaymentOrderInsert,
     "txId" | "kind" | "currency" | "orderAmount" | "fee" | "profitWallet" | "merchantWallet" | "expiresAt"
   >
-): OrderFacts => ({
-  txId: order.txId,
-  kind: order.kind,
-  stateCode: OrderStateCode.Created,
-  txState: 1,
-  currency: order.currency,
-  orderAmount: order.orderAmount,
-  payCurrency: null,
-  payAmount: null,
-  fee: order.fee,
-  profitWallet: order.profitWallet,
-  merchantWallet: order.merchantWallet,
-  terminalId: null,
-  method: null,
-  rate: null,
-  spreadPct: null,
-  expiresAt: order.expiresAt,
-  paidAmount: 0n,
-  refundedAmount: 0n,
-  pendingRefunds: 0n,
-  refundCount: 0,
-  payerWalletId: null,
-  cardSessionPending: false,
-  incomeSeen: 0n,
-  incomeFinal: 0n,
-  version: 0n
-})
+): OrderFacts =>
+  factsOf(
+    { txId: order.txId, expiresAt: order.expiresAt, version: 0n },
+    fresh({ ...order, expiresAt: order.expiresAt.getTime() })
+  )
 
 /**
  * The creation commit of an order (PaymentOrder typeTx 20 or TransferOrder 21): its transaction (the

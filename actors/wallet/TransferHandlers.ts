@@ -125,6 +125,29 @@ export const makeTransferHandlers = (
     const reservedFee = swap === undefined ? fee : 0n
     const withheld = payload.withheld ?? 0n
     const txId = BigInt(payload.txId)
+    /** The transaction and confirmation this step stores: committed below, then remembered for step two. */
+    const tx = {
+      id: txId,
+      typeTx: payload.typeTx,
+      txState: TxState.Created,
+      walletFrom: walletId,
+      walletTo: BigInt(payload.recipientId),
+      currency: payload.currency,
+      amount,
+      fee,
+      tag: payload.tag,
+      appId: null,
+      profitWallet: BigInt(payload.profitWalletId),
+      currencyTo: swap?.currencyTo ?? null,
+      amountTo: swap?.amountTo ?? null
+    }
+    const confirmation = {
+      txId,
+      walletId,
+      channel: payload.channel,
+      codeHash: payload.codeHash,
+      expiresAt: payload.expiresAt
+    }
     const idUpdate = yield* commits
       .commitPlanned(payload.currency, (known) => {
         const decision = reserveTransfer(
@@ -145,33 +168,10 @@ export const makeTransferHandlers = (
           )
         }
         return commitIt({
-          tx: {
-            id: txId,
-            typeTx: payload.typeTx,
-            txState: TxState.Created,
-            walletFrom: walletId,
-            walletTo: BigInt(payload.recipientId),
-            currency: payload.currency,
-            amount,
-            fee,
-            tag: payload.tag,
-            appId: null,
-            externalId: null,
-            requestHash: null,
-            clientNonce: payload.clientNonce,
-            profitWallet: BigInt(payload.profitWalletId),
-            ...(swap === undefined ? {} : { currencyTo: swap.currencyTo, amountTo: swap.amountTo })
-          },
+          tx: { ...tx, externalId: null, requestHash: null, clientNonce: payload.clientNonce },
           postings: decision.postings,
           ...(payload.crypto === undefined ? {} : { rows: [rowsOf(CryptoTxInserts, [payload.crypto])] }),
-          confirmation: {
-            txId,
-            walletId,
-            channel: payload.channel,
-            codeHash: payload.codeHash,
-            attempts: payload.attempts,
-            expiresAt: payload.expiresAt
-          },
+          confirmation: { ...confirmation, attempts: payload.attempts },
           events:
             payload.codeForEvent === null
               ? []
@@ -198,31 +198,8 @@ export const makeTransferHandlers = (
     ) {
       if (memo.size >= pendingMemoMax) memo.delete(memo.keys().next().value!)
       memo.set(payload.txId, {
-        tx: {
-          id: txId,
-          idUpdate,
-          typeTx: payload.typeTx,
-          txState: TxState.Created,
-          walletFrom: walletId,
-          walletTo: BigInt(payload.recipientId),
-          currency: payload.currency,
-          amount,
-          fee,
-          tag: payload.tag,
-          appId: null,
-          profitWallet: BigInt(payload.profitWalletId),
-          currencyTo: swap?.currencyTo ?? null,
-          amountTo: swap?.amountTo ?? null,
-          createdAt: new Date()
-        },
-        confirmation: {
-          txId,
-          walletId,
-          channel: payload.channel,
-          codeHash: payload.codeHash,
-          attemptsLeft: payload.attempts,
-          expiresAt: payload.expiresAt
-        }
+        tx: { ...tx, idUpdate, createdAt: new Date() },
+        confirmation: { ...confirmation, attemptsLeft: payload.attempts }
       })
     }
     return { idUpdate: String(idUpdate) }
