@@ -97,9 +97,15 @@ export const makeCardHandler = (deps: {
 
   const mismatch = (message: string) => new WebhookMismatch({ message })
 
-  /** The session and the order as they are now (a session of another order, or other figures, is refused). */
+  /**
+   * The session and the order as they are now (a session of another order, or other figures, is refused).
+   * The order is read first: one commit decides both, so a session still Pending after it means the order
+   * was read before that commit (whose conditional update then fails and is retried), never an order
+   * already decided beside a session read before its decision (which the engine would refuse as NotPayable).
+   */
   const loadOutcome = (payload: Rpc.Payload<typeof CardOutcome>) =>
     Effect.gen(function* () {
+      const row = yield* deps.load
       const session = yield* db(acquiringSessionById(payload.acquiringId))
       if (session === undefined || session.orderTxId !== txId)
         return yield* mismatch("acquiringId: no such acquiring session")
@@ -107,7 +113,7 @@ export const makeCardHandler = (deps: {
         return yield* mismatch("amount: differs from the session's amount")
       if (payload.currency !== null && payload.currency !== session.currency)
         return yield* mismatch("currency: differs from the session's currency")
-      return { session, row: yield* deps.load }
+      return { session, row }
     })
 
   type Loaded = Effect.Success<ReturnType<typeof loadOutcome>>
